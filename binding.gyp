@@ -1,0 +1,26 @@
+{
+  "targets": [
+    {
+      "target_name": "lagwatch",
+      "sources": [
+        "src/core/tracker.c",
+        "src/core/histogram.c",
+        "src/core/conditions.c",
+        "src/core/validator.c",
+        "src/core/episodes.c",
+        "src/driver/sim.c",
+        "src/driver/uv.c",
+        "src/binding/binding.c"
+      ],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags_c": ["-std=gnu11", "-Wall", "-Wextra", "-O2"],
+      "cflags!": ["-fno-exceptions"],
+      "xcode_settings": {
+        "OTHER_CFLAGS": ["-std=gnu11", "-Wall", "-Wextra", "-O2"]
+      },
+      "msvs_settings": {
+        "VCCLCompilerTool": { "CompileAs": 1 }
+      }
+    }
+  ]
+}

@@ -1,0 +1,186 @@
+'use strict';
+// The JS face of the measurement conditions (SPEC §2–§5, §7): it shapes the API and calls user
+// callbacks; every rule runs in the C core behind `native`.
+const { EventEmitter } = require('events');
+const diagnosticsChannel = require('diagnostics_channel');
+const native = require('./native');
+const { simHandle } = require('./simulation');
+const { typeError, checkOptions, checkFunction, makeLog, describe } = require('./util');
+
+const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
+
+const VERDICTS = ['recorded', 'discarded', 'held', 'disposed'];
+
+class Tracker {
+  constructor(h) {
+    this._h = h;
+  }
+
+  open(reason) {
+    const h = this._h;
+    const handle = native.trackerOpen(h, reason);
+    let closed = false;
+    return function close() {
+      if (closed) return;
+      closed = true;
+      native.trackerClose(h, handle);
+    };
+  }
+
+  add(start, end, reason) {
+    native.trackerAdd(this._h, start, end, reason);
+  }
+
+  findOverlap(start, end, reason) {
+    return native.trackerFind(this._h, start, end, reason);
+  }
+
+  intervals() {
+    return native.trackerIntervals(this._h);
+  }
+}
+
+class Validator {
+  constructor(conditions, id, name) {
+    this._c = conditions;
+    this._id = id;
+    this.name = name;
+  }
+
+  // SPEC §4. The C core decides; a recorded sample's `record` runs here, synchronously.
+  submit(value, windowMs, record) {
+    const c = this._c;
+    if (typeof record !== 'function') checkFunction(record, 'record');
+    if (c._reader !== null) c._readLifecycle();
+    const code = native.submit(c._h, this._id, value, windowMs);
+    if (code === 0) {
+      c._callRecord(record, value);
+      return 'recorded';
+    }
+    const verdict = code % 4;
+    if (verdict === 2) c._records.set((code - verdict) / 4, record);
+    return VERDICTS[verdict];
+  }
+
+  dispose() {
+    native.validatorDispose(this._c._h, this._id);
+  }
+}
+
+class Conditions extends EventEmitter {
+  constructor(options) {
+    super();
+    const o = checkOptions(options);
+    let sim = null;
+    if (o.clock !== undefined) {
+      sim = simHandle(o.clock);
+      if (sim === undefined) {
+        throw typeError('The "options.clock" argument must be a clock made by lagwatch.createSimulation()');
+      }
+    }
+    this._log = makeLog(o.logger);
+    this._reader = null;
+    this._records = new Map(); // hold token -> record
+    this._h = native.condCreate(this, sim, o.stallThresholdMs, o.holdMs, o.episodeDelayMs,
+      o.retentionMs);
+    this.clock = o.clock;
+    this.tracker = new Tracker(this._h);
+    const h = this._h;
+    this.lifecycle = Object.freeze({
+      get state() {
+        return native.getState(h);
+      },
+    });
+  }
+
+  createValidator(options) {
+    if (options === null || typeof options !== 'object') {
+      throw typeError('The "options" argument must be an object with a name');
+    }
+    const id = native.validatorCreate(this._h, options.name, options.stallThresholdMs);
+    return new Validator(this, id, options.name);
+  }
+
+  setLifecycleState(state) {
+    const from = native.setState(this._h, state);
+    if (from !== undefined) this._emitSafely('lifecycle', { from, to: state });
+  }
+
+  setLifecycleReader(reader) {
+    if (reader !== null && reader !== undefined) checkFunction(reader, 'reader');
+    this._reader = reader || null;
+  }
+
+  stats() {
+    return native.stats(this._h);
+  }
+
+  dispose() {
+    native.condDispose(this._h);
+    this._records.clear();
+  }
+
+  // Step 1 of every submit: a reader that throws or answers nonsense changes nothing.
+  _readLifecycle() {
+    let state;
+    try {
+      state = this._reader();
+    } catch (err) {
+      this._log('error', `lagwatch: lifecycle reader threw: ${describe(err)}`);
+      return;
+    }
+    try {
+      this.setLifecycleState(state);
+    } catch (err) {
+      this._log('error', `lagwatch: lifecycle reader returned ${String(state)}: ${err.message}`);
+    }
+  }
+
+  _callRecord(record, value) {
+    try {
+      record(value);
+    } catch (err) {
+      this._log('error', `lagwatch: record callback threw: ${describe(err)}`);
+    }
+  }
+
+  // Each listener runs on its own: one that throws is logged and the others still run.
+  _emitSafely(name, payload) {
+    for (const listener of this.rawListeners(name)) {
+      try {
+        listener.call(this, payload);
+      } catch (err) {
+        this._log('error', `lagwatch: '${name}' listener threw: ${describe(err)}`);
+      }
+    }
+  }
+
+  _onEvents(events) {
+    for (const ev of events) {
+      if (ev.type === 'resolved') {
+        const record = this._records.get(ev.token);
+        this._records.delete(ev.token);
+        if (record !== undefined && ev.verdict === 'recorded') this._callRecord(record, ev.value);
+      } else if (ev.type === 'cancelled') {
+        this._records.delete(ev.token);
+      } else if (ev.type === 'stall') {
+        const stall = {
+          kind: ev.kind,
+          durationMs: ev.durationMs,
+          start: ev.start,
+          end: ev.end,
+          samples: ev.samples,
+          monitors: ev.monitors,
+        };
+        this._emitSafely('stall', stall);
+        if (stallChannel.hasSubscribers) stallChannel.publish(stall);
+      }
+    }
+  }
+}
+
+function createConditions(options) {
+  return new Conditions(options);
+}
+
+module.exports = { Conditions, Validator, Tracker, createConditions };

@@ -1,0 +1,14 @@
+'use strict';
+// lagwatch: event-loop lag that knows when a sample is not the app's fault.
+const native = require('./native');
+const { createConditions, Conditions } = require('./conditions');
+const { createSimulation, Simulation } = require('./simulation');
+
+module.exports = {
+  // Monotonic ms of this thread, on the origin of its performance.now() (SPEC §1).
+  now: native.now,
+  createConditions,
+  createSimulation,
+  Conditions,
+  Simulation,
+};

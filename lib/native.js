@@ -1,0 +1,33 @@
+'use strict';
+// Loads the addon for this JS thread and ties it to this thread's performance.now().
+const path = require('path');
+
+const native = require(path.join(__dirname, '..', 'build', 'Release', 'lagwatch.node'));
+
+// uv_hrtime() at performance.now() === 0 on this thread. performance.now() is uv_hrtime() less a
+// per-thread origin that Node does not expose, so it is measured: the read of hrtime bracketed
+// most tightly by two reads of performance.now() pins the origin to a fraction of a microsecond.
+function timeOriginNs() {
+  let best = Infinity;
+  let origin = 0n;
+  for (let i = 0; i < 200; i++) {
+    const a = performance.now();
+    const h = process.hrtime.bigint();
+    const b = performance.now();
+    if (b - a < best) {
+      best = b - a;
+      origin = h - BigInt(Math.round(((a + b) / 2) * 1e6));
+    }
+  }
+  return origin;
+}
+
+// Every conditions receives its events (held samples decided, episodes reported, held samples
+// cancelled) through this one function: one call per run of the conditions.
+function dispatch(conditions, events) {
+  conditions._onEvents(events);
+}
+
+native.init(dispatch, timeOriginNs());
+
+module.exports = native;

@@ -1,0 +1,160 @@
+#include "conditions.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const state_names[LW_STATE_COUNT] = {"active", "passive", "hidden", "frozen",
+                                                         "terminated"};
+static const char *const kind_names[LW_KIND_COUNT] = {"hang", "suspend", "pause"};
+
+void lw_conditions_config_default(lw_conditions_config_t *cfg) {
+  cfg->stall_threshold_ms = 5000;
+  cfg->hold_ms = 2000;
+  cfg->episode_delay_ms = 2000;
+  cfg->retention_ms = 120000;
+}
+
+int lw_conditions_config_valid(const lw_conditions_config_t *cfg) {
+  return cfg->stall_threshold_ms > 0 && !isnan(cfg->stall_threshold_ms) &&
+         isfinite(cfg->hold_ms) && cfg->hold_ms >= 0 && isfinite(cfg->episode_delay_ms) &&
+         cfg->episode_delay_ms >= 0 && isfinite(cfg->retention_ms) && cfg->retention_ms >= 0;
+}
+
+int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg) {
+  int rc;
+  memset(c, 0, sizeof(*c));
+  if (!lw_conditions_config_valid(cfg)) return LW_EINVAL;
+  c->cfg = *cfg;
+  c->state = LW_STATE_ACTIVE;
+  c->next_token = 1;
+  rc = lw_tracker_init(&c->tracker, cfg->retention_ms);
+  if (rc != LW_OK) return rc;
+  rc = lw__discarded_fit(c);
+  if (rc != LW_OK) lw_tracker_free(&c->tracker);
+  return rc;
+}
+
+void lw_conditions_free(lw_conditions_t *c) {
+  size_t i;
+  lw_conditions_events_clear(c);
+  for (i = 0; i < c->nvalidators; i++) free(c->validators[i]);
+  for (i = 0; i < c->nnames; i++) free(c->names[i]);
+  for (i = 0; i < c->nepisodes; i++) free(c->episodes[i].monitors);
+  free(c->validators);
+  free(c->names);
+  free(c->held);
+  free(c->episodes);
+  free(c->events);
+  free(c->discarded);
+  lw_tracker_free(&c->tracker);
+  memset(c, 0, sizeof(*c));
+}
+
+int lw__discarded_fit(lw_conditions_t *c) {
+  size_t old = c->discarded_cap;
+  if (lw__grow((void **)&c->discarded, &c->discarded_cap, c->tracker.nreasons,
+               sizeof(*c->discarded)) != LW_OK)
+    return LW_ENOMEM;
+  memset(c->discarded + old, 0, (c->discarded_cap - old) * sizeof(*c->discarded));
+  return LW_OK;
+}
+
+lw_event_t *lw__event_push(lw_conditions_t *c, lw_event_type_t type, double at) {
+  lw_event_t *ev;
+  if (lw__grow((void **)&c->events, &c->events_cap, c->nevents + 1, sizeof(*c->events)) != LW_OK)
+    return NULL;
+  ev = &c->events[c->nevents++];
+  memset(ev, 0, sizeof(*ev));
+  ev->type = type;
+  ev->at = at;
+  return ev;
+}
+
+const lw_event_t *lw_conditions_events(const lw_conditions_t *c, size_t *n) {
+  *n = c->nevents;
+  return c->events;
+}
+
+void lw_conditions_events_clear(lw_conditions_t *c) {
+  size_t i;
+  for (i = 0; i < c->nevents; i++) free(c->events[i].monitors);
+  c->nevents = 0;
+}
+
+double lw_conditions_next_due(const lw_conditions_t *c) {
+  double due = lw__held_next_due(c);
+  double e = lw__episodes_next_due(c);
+  return e < due ? e : due;
+}
+
+void lw_conditions_run(lw_conditions_t *c, double now) {
+  /* Merge the two sorted sources so that everything happens in order of due time. */
+  for (;;) {
+    double h = lw__held_next_due(c);
+    double e = lw__episodes_next_due(c);
+    if (h <= e && h <= now)
+      lw__held_resolve_one(c);
+    else if (e < h && e <= now)
+      lw__episodes_report_one(c);
+    else
+      break;
+  }
+  lw__episodes_expire(c, now);
+}
+
+void lw_conditions_dispose(lw_conditions_t *c, double now) {
+  size_t i;
+  if (c->disposed) return;
+  lw__episodes_report_all(c, now);
+  for (i = 0; i < c->nvalidators; i++) lw_validator_dispose(c, (uint32_t)i);
+  c->disposed = 1;
+}
+
+/* Lifecycle ------------------------------------------------------------------------------- */
+
+lw_state_t lw_state_parse(const char *s, size_t len) {
+  int i;
+  for (i = 0; i < LW_STATE_COUNT; i++)
+    if (strlen(state_names[i]) == len && memcmp(state_names[i], s, len) == 0) return (lw_state_t)i;
+  return LW_STATE_COUNT;
+}
+
+const char *lw_state_name(lw_state_t s) {
+  return (unsigned)s < LW_STATE_COUNT ? state_names[s] : NULL;
+}
+
+const char *lw_kind_name(lw_kind_t k) { return (unsigned)k < LW_KIND_COUNT ? kind_names[k] : NULL; }
+
+int lw_state_visible(lw_state_t s) { return s == LW_STATE_ACTIVE || s == LW_STATE_PASSIVE; }
+
+/* Opens or closes the interval behind `*seq` so that it is open exactly when `want` is set. */
+static int lifecycle_interval(lw_conditions_t *c, uint64_t *seq, int want, uint32_t reason,
+                              double now) {
+  if (want && *seq == 0) return lw_tracker_open(&c->tracker, reason, now, 0, seq);
+  if (!want && *seq != 0) {
+    lw_tracker_close(&c->tracker, *seq, now);
+    *seq = 0;
+  }
+  return LW_OK;
+}
+
+int lw_conditions_set_state(lw_conditions_t *c, lw_state_t state, double now, lw_state_t *from) {
+  int want_hidden, want_frozen, had_hidden, rc;
+  if ((unsigned)state >= LW_STATE_COUNT) return LW_EINVAL;
+  if (state == c->state) return 0;
+  want_hidden = state == LW_STATE_HIDDEN || state == LW_STATE_FROZEN;
+  want_frozen = state == LW_STATE_FROZEN;
+  had_hidden = c->hidden_seq != 0;
+  /* Opening comes first (hidden before frozen) so a failed allocation changes nothing. */
+  rc = lifecycle_interval(c, &c->hidden_seq, want_hidden, LW_REASON_HIDDEN, now);
+  if (rc != LW_OK) return rc;
+  rc = lifecycle_interval(c, &c->frozen_seq, want_frozen, LW_REASON_FROZEN, now);
+  if (rc != LW_OK) {
+    if (!had_hidden) lifecycle_interval(c, &c->hidden_seq, 0, LW_REASON_HIDDEN, now);
+    return rc;
+  }
+  *from = c->state;
+  c->state = state;
+  return 1;
+}

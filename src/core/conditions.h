@@ -1,0 +1,215 @@
+/* Measurement conditions (SPEC §3–§5): the tracker, the lifecycle, the validators with their held
+ * samples, the stall episodes, the counts of stats() and the queue of events for the embedder.
+ *
+ * Driving: every call takes `now` (ms, see common.h). After any call, lw_conditions_next_due()
+ * tells when lw_conditions_run() must be called next; run() does everything due at or before
+ * `now`, in order of due time. Results that do not come back from the call itself (held samples
+ * resolved, episodes reported, held samples cancelled) are appended to the event queue, which the
+ * embedder reads with lw_conditions_events() and empties with lw_conditions_events_clear().
+ *
+ * Invariants:
+ * - submitted == recorded + sum(discarded) + held + cancelled, for the conditions and for each
+ *   validator name.
+ * - Held samples are resolved in submission order: every hold lasts hold_ms, so the queue is
+ *   sorted by due time.
+ * - The `hidden` lifecycle interval is open exactly while the state is hidden or frozen, the
+ *   `frozen` one exactly while it is frozen.
+ */
+#ifndef LW_CORE_CONDITIONS_H_
+#define LW_CORE_CONDITIONS_H_
+
+#include "common.h"
+#include "histogram.h"
+#include "tracker.h"
+
+#define LW_NAME_MAX_LEN 64
+
+typedef enum {
+  LW_STATE_ACTIVE = 0,
+  LW_STATE_PASSIVE = 1,
+  LW_STATE_HIDDEN = 2,
+  LW_STATE_FROZEN = 3,
+  LW_STATE_TERMINATED = 4,
+  LW_STATE_COUNT = 5
+} lw_state_t;
+
+typedef enum { LW_KIND_HANG = 0, LW_KIND_SUSPEND = 1, LW_KIND_PAUSE = 2, LW_KIND_COUNT = 3 } lw_kind_t;
+
+typedef enum { LW_JUMP_SUSPEND = 0, LW_JUMP_STEP = 1, LW_JUMP_COUNT = 2 } lw_jump_t;
+
+typedef enum {
+  LW_VERDICT_RECORDED = 0,
+  LW_VERDICT_DISCARDED = 1,
+  LW_VERDICT_HELD = 2,
+  LW_VERDICT_DISPOSED = 3
+} lw_verdict_t;
+
+typedef enum {
+  LW_EVENT_RESOLVED = 1,  /* a held sample was decided: verdict RECORDED or DISCARDED */
+  LW_EVENT_CANCELLED = 2, /* a held sample was cancelled by a dispose */
+  LW_EVENT_STALL = 3      /* an episode was reported */
+} lw_event_type_t;
+
+typedef struct lw_event_s {
+  lw_event_type_t type;
+  double at; /* the due time the event belongs to */
+  /* RESOLVED, CANCELLED */
+  uint64_t token;
+  uint32_t validator;
+  lw_verdict_t verdict;
+  uint32_t reason; /* RESOLVED + DISCARDED */
+  double value;
+  /* STALL */
+  lw_kind_t kind;
+  double duration_ms;
+  double start;
+  double end;
+  uint32_t samples;
+  uint32_t *monitors; /* name ids, owned by the event queue */
+  size_t nmonitors;
+} lw_event_t;
+
+/* Counts and distribution of one validator name's samples since it was first used. */
+typedef struct lw_name_stats_s {
+  char name[LW_NAME_MAX_LEN + 1];
+  uint64_t submitted;
+  uint64_t recorded;
+  uint64_t discarded;
+  uint64_t held;
+  uint64_t cancelled;
+  lw_histogram_t recorded_hist;
+} lw_name_stats_t;
+
+/* Called for each recorded value of a validator that has a sink (a C monitor). */
+typedef void (*lw_record_cb)(void *data, double value);
+
+typedef struct lw_validator_s {
+  uint32_t name_id;
+  double stall_threshold_ms;
+  int disposed;
+  uint64_t held;
+  lw_record_cb record_cb;
+  void *record_data;
+} lw_validator_t;
+
+typedef struct lw__held_s {
+  double due;
+  double ws;
+  double we;
+  double value;
+  uint64_t token; /* 0 once cancelled */
+  uint32_t validator;
+} lw__held_t;
+
+typedef struct lw__episode_s {
+  double ws;
+  double we;
+  double due;         /* report time: first stall sample + episode_delay_ms */
+  double reported_at; /* +INFINITY while pending */
+  double duration_ms;
+  lw_kind_t kind;
+  uint32_t samples;
+  uint32_t *monitors;
+  size_t nmonitors;
+  size_t monitors_cap;
+} lw__episode_t;
+
+typedef struct lw_conditions_config_s {
+  double stall_threshold_ms; /* > 0, may be +INFINITY; default 5000 */
+  double hold_ms;            /* finite >= 0; default 2000 */
+  double episode_delay_ms;   /* finite >= 0; default 2000 */
+  double retention_ms;       /* finite >= 0; default 120000 */
+} lw_conditions_config_t;
+
+typedef struct lw_conditions_s {
+  lw_conditions_config_t cfg;
+  lw_tracker_t tracker;
+  lw_state_t state;
+  uint64_t hidden_seq; /* handle of the open `hidden` interval, 0 if none */
+  uint64_t frozen_seq;
+  int disposed;
+
+  lw_validator_t **validators;
+  size_t nvalidators;
+  size_t validators_cap;
+
+  lw_name_stats_t **names;
+  size_t nnames;
+  size_t names_cap;
+
+  lw__held_t *held; /* FIFO: [held_head, held_len) are live or cancelled entries */
+  size_t held_head;
+  size_t held_len;
+  size_t held_cap;
+  uint64_t next_token;
+
+  lw__episode_t *episodes; /* pending and recently reported, in order of creation */
+  size_t nepisodes;
+  size_t episodes_cap;
+
+  lw_event_t *events;
+  size_t nevents;
+  size_t events_cap;
+
+  uint64_t submitted;
+  uint64_t recorded;
+  uint64_t held_count;
+  uint64_t cancelled;
+  uint64_t *discarded; /* by reason id, tracker.nreasons entries */
+  size_t discarded_cap;
+  uint64_t stalls[LW_KIND_COUNT];
+  uint64_t jumps[LW_JUMP_COUNT];
+} lw_conditions_t;
+
+void lw_conditions_config_default(lw_conditions_config_t *cfg);
+/* Returns 1 if every field of `cfg` is in its range. */
+int lw_conditions_config_valid(const lw_conditions_config_t *cfg);
+
+int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg);
+void lw_conditions_free(lw_conditions_t *c);
+
+/* Reports every pending episode (STALL events), then cancels every held sample (CANCELLED
+ * events) and disposes every validator. Idempotent. */
+void lw_conditions_dispose(lw_conditions_t *c, double now);
+
+/* Does everything due at or before `now`, in order of due time. */
+void lw_conditions_run(lw_conditions_t *c, double now);
+double lw_conditions_next_due(const lw_conditions_t *c);
+
+const lw_event_t *lw_conditions_events(const lw_conditions_t *c, size_t *n);
+void lw_conditions_events_clear(lw_conditions_t *c);
+
+/* Lifecycle (SPEC §3). Returns 1 and sets `*from` if the state changed, 0 if it was already
+ * `state`, or a negative error (LW_EINVAL, LW_ENOMEM: nothing changed). */
+int lw_conditions_set_state(lw_conditions_t *c, lw_state_t state, double now, lw_state_t *from);
+/* Parses a state name; returns LW_STATE_COUNT for an unknown one. */
+lw_state_t lw_state_parse(const char *s, size_t len);
+const char *lw_state_name(lw_state_t s);
+const char *lw_kind_name(lw_kind_t k);
+int lw_state_visible(lw_state_t s);
+
+/* Returns 1 if `name` is a valid validator name: 1..64 bytes, no NUL. */
+int lw_name_valid(const char *name, size_t len);
+
+/* Creates a validator; its id goes to `*id`. `stall_threshold_ms` > 0 (may be +INFINITY).
+ * LW_EDISPOSED after lw_conditions_dispose(). */
+int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
+                        double stall_threshold_ms, uint32_t *id);
+lw_validator_t *lw_validator_get(const lw_conditions_t *c, uint32_t id);
+/* Sends every value this validator records to `cb` (C monitors). */
+void lw_validator_set_sink(lw_conditions_t *c, uint32_t id, lw_record_cb cb, void *data);
+/* Cancels the validator's held samples (CANCELLED events); later submits are DISPOSED. */
+int lw_validator_dispose(lw_conditions_t *c, uint32_t id);
+
+/* SPEC §4. `value` and `window_ms` must be finite and >= 0 (LW_EINVAL otherwise, nothing
+ * counted). On success returns the verdict; for DISCARDED the reason id goes to `*detail`, for
+ * HELD the token that its RESOLVED event will carry. */
+int lw_validator_submit(lw_conditions_t *c, uint32_t id, double value, double window_ms,
+                        double now, uint64_t *detail);
+
+/* Reports a stall sample (SPEC §5): joins the episode whose window overlaps [ws, we] or starts
+ * one. Monitors whose detector finds stalls outside a validator use it too. */
+int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, lw_kind_t kind,
+                        uint32_t name_id, double now);
+
+#endif /* LW_CORE_CONDITIONS_H_ */

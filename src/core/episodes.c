@@ -1,0 +1,112 @@
+/* Stall episodes (SPEC §5): stall samples whose windows overlap join one episode, reported once,
+ * episode_delay_ms after its first sample. */
+#include "conditions.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Kind precedence: suspend, then pause, then hang. */
+static int kind_rank(lw_kind_t k) {
+  return k == LW_KIND_SUSPEND ? 2 : k == LW_KIND_PAUSE ? 1 : 0;
+}
+
+static int add_monitor(lw__episode_t *e, uint32_t name_id) {
+  size_t i;
+  for (i = 0; i < e->nmonitors; i++)
+    if (e->monitors[i] == name_id) return LW_OK;
+  if (lw__grow((void **)&e->monitors, &e->monitors_cap, e->nmonitors + 1, sizeof(*e->monitors)) !=
+      LW_OK)
+    return LW_ENOMEM;
+  e->monitors[e->nmonitors++] = name_id;
+  return LW_OK;
+}
+
+int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, lw_kind_t kind,
+                        uint32_t name_id, double now) {
+  size_t i;
+  lw__episode_t *e;
+  lw__episodes_expire(c, now);
+  for (i = 0; i < c->nepisodes; i++) {
+    e = &c->episodes[i];
+    /* The overlap rule of closed intervals: touching windows are separate episodes. */
+    if (!(ws < e->we && we > e->ws)) continue;
+    if (e->reported_at != INFINITY) return LW_OK; /* a late join adds nothing */
+    if (ws < e->ws) e->ws = ws;
+    if (we > e->we) e->we = we;
+    if (value > e->duration_ms) e->duration_ms = value;
+    if (kind_rank(kind) > kind_rank(e->kind)) e->kind = kind;
+    e->samples++;
+    return add_monitor(e, name_id);
+  }
+  if (lw__grow((void **)&c->episodes, &c->episodes_cap, c->nepisodes + 1, sizeof(*c->episodes)) !=
+      LW_OK)
+    return LW_ENOMEM;
+  e = &c->episodes[c->nepisodes];
+  memset(e, 0, sizeof(*e));
+  e->ws = ws;
+  e->we = we;
+  e->due = now + c->cfg.episode_delay_ms;
+  e->reported_at = INFINITY;
+  e->duration_ms = value;
+  e->kind = kind;
+  e->samples = 1;
+  if (add_monitor(e, name_id) != LW_OK) return LW_ENOMEM;
+  c->nepisodes++;
+  return LW_OK;
+}
+
+/* Episodes are created in order of time, each due a fixed delay later: the first pending one is
+ * the next due. */
+static lw__episode_t *first_pending(const lw_conditions_t *c) {
+  size_t i;
+  for (i = 0; i < c->nepisodes; i++)
+    if (c->episodes[i].reported_at == INFINITY) return &c->episodes[i];
+  return NULL;
+}
+
+double lw__episodes_next_due(const lw_conditions_t *c) {
+  const lw__episode_t *e = first_pending(c);
+  return e ? e->due : LW_NEVER;
+}
+
+static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
+  lw_event_t *ev;
+  e->reported_at = at;
+  c->stalls[e->kind]++;
+  ev = lw__event_push(c, LW_EVENT_STALL, at);
+  if (ev == NULL) return;
+  ev->kind = e->kind;
+  ev->duration_ms = e->duration_ms;
+  ev->start = e->ws;
+  ev->end = e->we;
+  ev->samples = e->samples;
+  ev->monitors = malloc(e->nmonitors * sizeof(*ev->monitors) + 1);
+  if (ev->monitors != NULL) {
+    memcpy(ev->monitors, e->monitors, e->nmonitors * sizeof(*ev->monitors));
+    ev->nmonitors = e->nmonitors;
+  }
+}
+
+void lw__episodes_report_one(lw_conditions_t *c) {
+  lw__episode_t *e = first_pending(c);
+  if (e != NULL) report(c, e, e->due);
+}
+
+void lw__episodes_report_all(lw_conditions_t *c, double now) {
+  lw__episode_t *e;
+  while ((e = first_pending(c)) != NULL) report(c, e, now < e->due ? now : e->due);
+}
+
+void lw__episodes_expire(lw_conditions_t *c, double now) {
+  size_t i, j;
+  for (i = 0, j = 0; i < c->nepisodes; i++) {
+    lw__episode_t *e = &c->episodes[i];
+    if (e->reported_at != INFINITY && now > e->reported_at + c->cfg.retention_ms) {
+      free(e->monitors);
+      continue;
+    }
+    c->episodes[j++] = *e;
+  }
+  c->nepisodes = j;
+}

@@ -1,0 +1,294 @@
+#include "tracker.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const builtin_reasons[LW_REASON_BUILTIN_COUNT] = {
+    "hidden", "frozen", "suspend", "pause", "throttled"};
+
+int lw__grow(void **items, size_t *cap, size_t need, size_t size) {
+  size_t ncap;
+  void *p;
+  if (need <= *cap) return LW_OK;
+  ncap = *cap ? *cap : 8;
+  while (ncap < need) ncap *= 2;
+  p = realloc(*items, ncap * size);
+  if (p == NULL) return LW_ENOMEM;
+  *items = p;
+  *cap = ncap;
+  return LW_OK;
+}
+
+int lw_reason_valid(const char *s, size_t len) {
+  size_t i;
+  if (len < 1 || len > LW_REASON_MAX_LEN) return 0;
+  for (i = 0; i < len; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+      return 0;
+  }
+  return 1;
+}
+
+int lw_tracker_init(lw_tracker_t *t, double retention_ms) {
+  uint32_t id;
+  int i;
+  memset(t, 0, sizeof(*t));
+  t->retention_ms = retention_ms;
+  t->min_closed_end = INFINITY;
+  t->next_seq = 1;
+  for (i = 0; i < LW_REASON_BUILTIN_COUNT; i++) {
+    if (lw_tracker_reason(t, builtin_reasons[i], strlen(builtin_reasons[i]), &id) != LW_OK) {
+      lw_tracker_free(t);
+      return LW_ENOMEM;
+    }
+  }
+  return LW_OK;
+}
+
+void lw_tracker_free(lw_tracker_t *t) {
+  size_t i;
+  for (i = 0; i < t->nreasons; i++) {
+    free(t->buckets[i].items);
+    free(t->buckets[i].maxend);
+  }
+  free(t->buckets);
+  free(t->names);
+  memset(t, 0, sizeof(*t));
+}
+
+uint32_t lw_tracker_reason_find(const lw_tracker_t *t, const char *name, size_t len) {
+  size_t i;
+  if (len > LW_REASON_MAX_LEN) return LW_REASON_ANY;
+  for (i = 0; i < t->nreasons; i++) {
+    if (strncmp(t->names[i], name, len) == 0 && t->names[i][len] == '\0') return (uint32_t)i;
+  }
+  return LW_REASON_ANY;
+}
+
+int lw_tracker_reason(lw_tracker_t *t, const char *name, size_t len, uint32_t *id) {
+  uint32_t found = lw_tracker_reason_find(t, name, len);
+  size_t cap;
+  if (found != LW_REASON_ANY) {
+    *id = found;
+    return LW_OK;
+  }
+  if (!lw_reason_valid(name, len)) return LW_EINVAL;
+  if (t->nreasons >= LW_REASONS_MAX) return LW_ELIMIT;
+  /* Both arrays grow to the same capacity; the second grow may fail after the first. */
+  cap = t->reasons_cap;
+  if (lw__grow((void **)&t->names, &cap, t->nreasons + 1, sizeof(*t->names)) != LW_OK)
+    return LW_ENOMEM;
+  cap = t->reasons_cap;
+  if (lw__grow((void **)&t->buckets, &cap, t->nreasons + 1, sizeof(*t->buckets)) != LW_OK)
+    return LW_ENOMEM;
+  t->reasons_cap = cap;
+  memcpy(t->names[t->nreasons], name, len);
+  t->names[t->nreasons][len] = '\0';
+  memset(&t->buckets[t->nreasons], 0, sizeof(lw__bucket_t));
+  *id = (uint32_t)t->nreasons++;
+  return LW_OK;
+}
+
+const char *lw_tracker_reason_name(const lw_tracker_t *t, uint32_t id) {
+  return id < t->nreasons ? t->names[id] : NULL;
+}
+
+/* Recomputes the running maximum of end from index `from` on. */
+static void bucket_fix_maxend(lw__bucket_t *b, size_t from) {
+  size_t i;
+  double m = from > 0 ? b->maxend[from - 1] : -INFINITY;
+  for (i = from; i < b->len; i++) {
+    if (b->items[i].end > m) m = b->items[i].end;
+    b->maxend[i] = m;
+  }
+}
+
+static int bucket_insert(lw__bucket_t *b, const lw_interval_t *iv) {
+  size_t lo = 0, hi = b->len, cap = b->cap;
+  if (lw__grow((void **)&b->items, &cap, b->len + 1, sizeof(*b->items)) != LW_OK) return LW_ENOMEM;
+  cap = b->cap;
+  if (lw__grow((void **)&b->maxend, &cap, b->len + 1, sizeof(*b->maxend)) != LW_OK)
+    return LW_ENOMEM;
+  b->cap = cap;
+  /* Upper bound on start: equal starts stay in order of addition. */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (b->items[mid].start <= iv->start)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(&b->items[lo + 1], &b->items[lo], (b->len - lo) * sizeof(*b->items));
+  b->items[lo] = *iv;
+  b->len++;
+  bucket_fix_maxend(b, lo);
+  return LW_OK;
+}
+
+static void tracker_recompute_min_end(lw_tracker_t *t) {
+  size_t r, i;
+  double m = INFINITY;
+  for (r = 0; r < t->nreasons; r++) {
+    const lw__bucket_t *b = &t->buckets[r];
+    for (i = 0; i < b->len; i++)
+      if (b->items[i].end < m) m = b->items[i].end;
+  }
+  t->min_closed_end = m;
+}
+
+size_t lw_tracker_expire(lw_tracker_t *t, double now) {
+  size_t r, i, j;
+  if (!(now > t->min_closed_end + t->retention_ms)) return t->total;
+  for (r = 0; r < t->nreasons; r++) {
+    lw__bucket_t *b = &t->buckets[r];
+    size_t first = b->len;
+    for (i = 0, j = 0; i < b->len; i++) {
+      if (now > b->items[i].end + t->retention_ms) {
+        if (first == b->len) first = j;
+        continue;
+      }
+      b->items[j++] = b->items[i];
+    }
+    t->total -= b->len - j;
+    b->len = j;
+    if (first < b->len) bucket_fix_maxend(b, first);
+  }
+  tracker_recompute_min_end(t);
+  return t->total;
+}
+
+int lw_tracker_open(lw_tracker_t *t, uint32_t reason, double now, int counted, uint64_t *seq) {
+  lw_interval_t iv;
+  int rc;
+  if (reason >= t->nreasons) return LW_EINVAL;
+  if (counted && t->open_counted >= LW_OPEN_MAX) return LW_ELIMIT;
+  lw_tracker_expire(t, now);
+  iv.start = now;
+  iv.end = INFINITY;
+  iv.seq = t->next_seq;
+  iv.reason = reason;
+  iv.counted = counted ? 1 : 0;
+  rc = bucket_insert(&t->buckets[reason], &iv);
+  if (rc != LW_OK) return rc;
+  t->next_seq++;
+  t->total++;
+  if (counted) t->open_counted++;
+  *seq = iv.seq;
+  return LW_OK;
+}
+
+int lw_tracker_close(lw_tracker_t *t, uint64_t seq, double now) {
+  size_t r, i;
+  for (r = 0; r < t->nreasons; r++) {
+    lw__bucket_t *b = &t->buckets[r];
+    for (i = 0; i < b->len; i++) {
+      lw_interval_t *iv = &b->items[i];
+      if (iv->seq != seq) continue;
+      if (iv->end != INFINITY) return LW_ENOENT;
+      iv->end = now < iv->start ? iv->start : now;
+      if (iv->counted) t->open_counted--;
+      bucket_fix_maxend(b, i);
+      if (iv->end < t->min_closed_end) t->min_closed_end = iv->end;
+      lw_tracker_expire(t, now);
+      return LW_OK;
+    }
+  }
+  return LW_ENOENT;
+}
+
+int lw_tracker_add(lw_tracker_t *t, double start, double end, uint32_t reason, double now) {
+  lw_interval_t iv;
+  int rc;
+  if (reason >= t->nreasons) return LW_EINVAL;
+  lw_tracker_expire(t, now);
+  if (end < start) return LW_OK;
+  iv.start = start;
+  iv.end = end;
+  iv.seq = t->next_seq;
+  iv.reason = reason;
+  iv.counted = 0;
+  rc = bucket_insert(&t->buckets[reason], &iv);
+  if (rc != LW_OK) return rc;
+  t->next_seq++;
+  t->total++;
+  if (end < t->min_closed_end) t->min_closed_end = end;
+  /* An interval already past its retention is dropped at once, as if it had been kept. */
+  lw_tracker_expire(t, now);
+  return LW_OK;
+}
+
+/* Index of the first overlapping interval of a bucket, or -1. */
+static ptrdiff_t bucket_find(const lw__bucket_t *b, double ws, double we) {
+  size_t lo = 0, hi = b->len, i;
+  if (b->len == 0 || !(b->maxend[b->len - 1] > ws)) return -1;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (b->maxend[mid] > ws)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  /* items[lo] is the first whose end passes ws. Later ones can only match when it starts at
+   * exactly `we` and a later open interval starts there too (open intervals include `we`). */
+  for (i = lo; i < b->len && b->items[i].start <= we; i++) {
+    const lw_interval_t *iv = &b->items[i];
+    if (!(iv->end > ws)) continue;
+    if (iv->start < we || (iv->end == INFINITY && iv->start <= we)) return (ptrdiff_t)i;
+  }
+  return -1;
+}
+
+static int earlier(const lw_interval_t *a, const lw_interval_t *b) {
+  return a->start < b->start || (a->start == b->start && a->seq < b->seq);
+}
+
+int lw_tracker_find(lw_tracker_t *t, double ws, double we, uint32_t reason, double now,
+                    lw_interval_t *out) {
+  size_t r;
+  int found = 0;
+  lw_tracker_expire(t, now);
+  if (t->total == 0) return 0;
+  if (reason != LW_REASON_ANY) {
+    ptrdiff_t i;
+    if (reason >= t->nreasons) return 0;
+    i = bucket_find(&t->buckets[reason], ws, we);
+    if (i < 0) return 0;
+    *out = t->buckets[reason].items[i];
+    return 1;
+  }
+  for (r = 0; r < t->nreasons; r++) {
+    ptrdiff_t i = bucket_find(&t->buckets[r], ws, we);
+    if (i < 0) continue;
+    if (!found || earlier(&t->buckets[r].items[i], out)) *out = t->buckets[r].items[i];
+    found = 1;
+  }
+  return found;
+}
+
+int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
+                             lw_interval_t *out) {
+  lw_tracker_expire(t, now);
+  if (t->total == 0) return 0;
+  if (lw_tracker_find(t, ws, we, LW_REASON_SUSPEND, now, out)) return 1;
+  if (lw_tracker_find(t, ws, we, LW_REASON_PAUSE, now, out)) return 1;
+  return lw_tracker_find(t, ws, we, LW_REASON_ANY, now, out);
+}
+
+static int cmp_interval(const void *pa, const void *pb) {
+  const lw_interval_t *a = pa, *b = pb;
+  if (earlier(a, b)) return -1;
+  if (earlier(b, a)) return 1;
+  return 0;
+}
+
+size_t lw_tracker_list(lw_tracker_t *t, double now, lw_interval_t *out, size_t max) {
+  size_t r, i, n = 0;
+  lw_tracker_expire(t, now);
+  for (r = 0; r < t->nreasons; r++) {
+    const lw__bucket_t *b = &t->buckets[r];
+    for (i = 0; i < b->len && n < max; i++) out[n++] = b->items[i];
+  }
+  qsort(out, n, sizeof(*out), cmp_interval);
+  return t->total;
+}

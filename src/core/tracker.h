@@ -1,0 +1,98 @@
+/* The reliability tracker (SPEC §2): intervals in which measurements are not correct.
+ *
+ * An interval is [start, end] with a reason; an open interval has end = +INFINITY. Reasons are
+ * interned: each distinct reason string gets a small id for the life of the tracker, and the
+ * built-in reasons have the fixed ids below.
+ *
+ * Invariants:
+ * - Intervals are kept in one bucket per reason, sorted by (start, seq); seq is the order of
+ *   addition, so ties resolve to the earliest added.
+ * - Each bucket also keeps the running maximum of `end` over its prefix. It is non-decreasing, so
+ *   the first interval whose end passes a window's start is found by binary search: a query costs
+ *   O(log n) per reason, whatever the number of kept intervals.
+ * - A closed interval is kept while now <= end + retention_ms; expiry is lazy: every call that
+ *   takes `now` drops what has expired before it answers.
+ */
+#ifndef LW_CORE_TRACKER_H_
+#define LW_CORE_TRACKER_H_
+
+#include "common.h"
+
+#define LW_REASON_MAX_LEN 64
+#define LW_REASONS_MAX 1024    /* distinct reasons one tracker interns */
+#define LW_OPEN_MAX 10000      /* open intervals at once through lw_tracker_open(counted) */
+#define LW_REASON_ANY UINT32_MAX
+
+enum {
+  LW_REASON_HIDDEN = 0,
+  LW_REASON_FROZEN = 1,
+  LW_REASON_SUSPEND = 2,
+  LW_REASON_PAUSE = 3,
+  LW_REASON_THROTTLED = 4,
+  LW_REASON_BUILTIN_COUNT = 5
+};
+
+typedef struct lw_interval_s {
+  double start;
+  double end;     /* +INFINITY while open */
+  uint64_t seq;   /* order of addition; also the handle of an open interval */
+  uint32_t reason;
+  uint8_t counted; /* opened by a caller that counts against LW_OPEN_MAX */
+} lw_interval_t;
+
+typedef struct lw__bucket_s {
+  lw_interval_t *items;
+  double *maxend; /* maxend[i] = max(items[0..i].end) */
+  size_t len;
+  size_t cap;
+} lw__bucket_t;
+
+typedef struct lw_tracker_s {
+  double retention_ms;
+  char (*names)[LW_REASON_MAX_LEN + 1];
+  lw__bucket_t *buckets; /* one per interned reason */
+  size_t nreasons;
+  size_t reasons_cap;
+  size_t total;        /* kept intervals */
+  size_t open_counted; /* open intervals that count against LW_OPEN_MAX */
+  uint64_t next_seq;
+  double min_closed_end; /* smallest end among closed intervals, or +INFINITY */
+} lw_tracker_t;
+
+/* Returns 1 if `s` (of `len` bytes) is a valid reason: 1..64 characters of [a-z0-9_.-]. */
+int lw_reason_valid(const char *s, size_t len);
+
+int lw_tracker_init(lw_tracker_t *t, double retention_ms);
+void lw_tracker_free(lw_tracker_t *t);
+
+/* Interns `name` (must be valid) and stores its id in `*id`. LW_ELIMIT past LW_REASONS_MAX. */
+int lw_tracker_reason(lw_tracker_t *t, const char *name, size_t len, uint32_t *id);
+/* Looks `name` up without interning it: its id, or LW_REASON_ANY if it was never seen. */
+uint32_t lw_tracker_reason_find(const lw_tracker_t *t, const char *name, size_t len);
+const char *lw_tracker_reason_name(const lw_tracker_t *t, uint32_t id);
+
+/* Opens an interval [now, +INFINITY). `counted` intervals are limited to LW_OPEN_MAX at once
+ * (LW_ELIMIT); the lifecycle's own intervals are not counted. The handle goes to `*seq`. */
+int lw_tracker_open(lw_tracker_t *t, uint32_t reason, double now, int counted, uint64_t *seq);
+/* Closes the open interval `seq` at `now`. Closing a closed or unknown interval does nothing and
+ * returns LW_ENOENT. */
+int lw_tracker_close(lw_tracker_t *t, uint64_t seq, double now);
+/* Adds the closed interval [start, end]; end < start is ignored (returns LW_OK, adds nothing). */
+int lw_tracker_add(lw_tracker_t *t, double start, double end, uint32_t reason, double now);
+
+/* Finds the first interval (earliest start, then earliest added) of `reason` (LW_REASON_ANY for
+ * every reason) overlapping [ws, we]: closed [s, e] iff s < we && e > ws; open [s, inf) iff
+ * we >= s. Returns 1 and fills `*out`, or 0. */
+int lw_tracker_find(lw_tracker_t *t, double ws, double we, uint32_t reason, double now,
+                    lw_interval_t *out);
+/* The validator's lookup (SPEC §4 step 2): suspend first, then pause, then any reason. */
+int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
+                             lw_interval_t *out);
+
+/* Drops expired intervals; returns the number kept. */
+size_t lw_tracker_expire(lw_tracker_t *t, double now);
+/* Copies up to `max` kept intervals, sorted by (start, seq), into `out`; returns the number kept
+ * (which may exceed `max`). */
+size_t lw_tracker_list(lw_tracker_t *t, double now, lw_interval_t *out, size_t max);
+
+#endif /* LW_CORE_TRACKER_H_ */

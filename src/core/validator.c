@@ -1,0 +1,212 @@
+/* The sample validator (SPEC §4) and its held samples. */
+#include "conditions.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int lw_name_valid(const char *name, size_t len) {
+  return len >= 1 && len <= LW_NAME_MAX_LEN && memchr(name, '\0', len) == NULL;
+}
+
+static int name_intern(lw_conditions_t *c, const char *name, size_t len, uint32_t *id) {
+  size_t i;
+  lw_name_stats_t *ns;
+  for (i = 0; i < c->nnames; i++) {
+    if (strlen(c->names[i]->name) == len && memcmp(c->names[i]->name, name, len) == 0) {
+      *id = (uint32_t)i;
+      return LW_OK;
+    }
+  }
+  if (lw__grow((void **)&c->names, &c->names_cap, c->nnames + 1, sizeof(*c->names)) != LW_OK)
+    return LW_ENOMEM;
+  ns = calloc(1, sizeof(*ns));
+  if (ns == NULL) return LW_ENOMEM;
+  memcpy(ns->name, name, len);
+  lw_histogram_init(&ns->recorded_hist);
+  c->names[c->nnames] = ns;
+  *id = (uint32_t)c->nnames++;
+  return LW_OK;
+}
+
+int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
+                        double stall_threshold_ms, uint32_t *id) {
+  lw_validator_t *v;
+  uint32_t name_id;
+  int rc;
+  if (c->disposed) return LW_EDISPOSED;
+  if (!lw_name_valid(name, len) || !(stall_threshold_ms > 0)) return LW_EINVAL;
+  if (c->nvalidators >= UINT32_MAX - 1) return LW_ELIMIT;
+  if (lw__grow((void **)&c->validators, &c->validators_cap, c->nvalidators + 1,
+               sizeof(*c->validators)) != LW_OK)
+    return LW_ENOMEM;
+  rc = name_intern(c, name, len, &name_id);
+  if (rc != LW_OK) return rc;
+  v = calloc(1, sizeof(*v));
+  if (v == NULL) return LW_ENOMEM;
+  v->name_id = name_id;
+  v->stall_threshold_ms = stall_threshold_ms;
+  c->validators[c->nvalidators] = v;
+  *id = (uint32_t)c->nvalidators++;
+  return LW_OK;
+}
+
+lw_validator_t *lw_validator_get(const lw_conditions_t *c, uint32_t id) {
+  return id < c->nvalidators ? c->validators[id] : NULL;
+}
+
+void lw_validator_set_sink(lw_conditions_t *c, uint32_t id, lw_record_cb cb, void *data) {
+  lw_validator_t *v = lw_validator_get(c, id);
+  if (v == NULL) return;
+  v->record_cb = cb;
+  v->record_data = data;
+}
+
+static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value) {
+  lw_name_stats_t *ns = c->names[v->name_id];
+  c->recorded++;
+  ns->recorded++;
+  lw_histogram_record(&ns->recorded_hist, value);
+  if (v->record_cb != NULL) v->record_cb(v->record_data, value);
+}
+
+static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reason) {
+  /* The reason was interned before this tracker query could find it, so the counts fit unless
+   * an allocation failed when it was interned; lw__discarded_fit() then retries. */
+  if (reason >= c->discarded_cap && lw__discarded_fit(c) != LW_OK) return;
+  c->discarded[reason]++;
+  c->names[v->name_id]->discarded++;
+}
+
+/* Step 2's stall rule: suspend and pause evidence make a long sample a stall of that kind. */
+static void stall_from_evidence(lw_conditions_t *c, lw_validator_t *v, uint32_t reason,
+                                double ws, double we, double value, double now) {
+  if (value < v->stall_threshold_ms) return;
+  if (reason == LW_REASON_SUSPEND)
+    lw_conditions_stall(c, ws, we, value, LW_KIND_SUSPEND, v->name_id, now);
+  else if (reason == LW_REASON_PAUSE)
+    lw_conditions_stall(c, ws, we, value, LW_KIND_PAUSE, v->name_id, now);
+}
+
+int lw_validator_submit(lw_conditions_t *c, uint32_t id, double value, double window_ms,
+                        double now, uint64_t *detail) {
+  lw_validator_t *v = lw_validator_get(c, id);
+  lw_interval_t iv;
+  lw__held_t *h;
+  double ws = now - window_ms, we = now;
+  if (v == NULL) return LW_ENOENT;
+  if (!(isfinite(value) && value >= 0 && isfinite(window_ms) && window_ms >= 0)) return LW_EINVAL;
+  if (v->disposed) return LW_VERDICT_DISPOSED;
+  *detail = 0;
+  if (lw_tracker_find_priority(&c->tracker, ws, we, now, &iv)) {
+    c->submitted++;
+    c->names[v->name_id]->submitted++;
+    count_discarded(c, v, iv.reason);
+    stall_from_evidence(c, v, iv.reason, ws, we, value, now);
+    *detail = iv.reason;
+    return LW_VERDICT_DISCARDED;
+  }
+  if (value < v->stall_threshold_ms) {
+    c->submitted++;
+    c->names[v->name_id]->submitted++;
+    count_recorded(c, v, value);
+    return LW_VERDICT_RECORDED;
+  }
+  /* Step 4: hold. Compact the queue when its dead head is more than half of it. */
+  if (c->held_head > 0 && c->held_head * 2 >= c->held_len) {
+    memmove(c->held, c->held + c->held_head, (c->held_len - c->held_head) * sizeof(*c->held));
+    c->held_len -= c->held_head;
+    c->held_head = 0;
+  }
+  if (lw__grow((void **)&c->held, &c->held_cap, c->held_len + 1, sizeof(*c->held)) != LW_OK)
+    return LW_ENOMEM;
+  h = &c->held[c->held_len++];
+  h->due = now + c->cfg.hold_ms;
+  h->ws = ws;
+  h->we = we;
+  h->value = value;
+  h->token = c->next_token++;
+  h->validator = id;
+  c->submitted++;
+  c->names[v->name_id]->submitted++;
+  c->names[v->name_id]->held++;
+  c->held_count++;
+  v->held++;
+  *detail = h->token;
+  return LW_VERDICT_HELD;
+}
+
+/* Skips cancelled entries at the head so that the head is live or the queue empty. */
+static void held_trim(lw_conditions_t *c) {
+  while (c->held_head < c->held_len && c->held[c->held_head].token == 0) c->held_head++;
+  if (c->held_head == c->held_len) c->held_head = c->held_len = 0;
+}
+
+double lw__held_next_due(const lw_conditions_t *c) {
+  size_t i;
+  for (i = c->held_head; i < c->held_len; i++)
+    if (c->held[i].token != 0) return c->held[i].due;
+  return LW_NEVER;
+}
+
+void lw__held_resolve_one(lw_conditions_t *c) {
+  lw__held_t h;
+  lw_validator_t *v;
+  lw_name_stats_t *ns;
+  lw_interval_t iv;
+  lw_event_t *ev;
+  held_trim(c);
+  if (c->held_head == c->held_len) return;
+  h = c->held[c->held_head++];
+  held_trim(c);
+  v = c->validators[h.validator];
+  ns = c->names[v->name_id];
+  v->held--;
+  ns->held--;
+  c->held_count--;
+  ev = lw__event_push(c, LW_EVENT_RESOLVED, h.due);
+  if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, h.due, &iv)) {
+    count_discarded(c, v, iv.reason);
+    stall_from_evidence(c, v, iv.reason, h.ws, h.we, h.value, h.due);
+    if (ev) {
+      ev->verdict = LW_VERDICT_DISCARDED;
+      ev->reason = iv.reason;
+    }
+  } else {
+    count_recorded(c, v, h.value);
+    lw_conditions_stall(c, h.ws, h.we, h.value, LW_KIND_HANG, v->name_id, h.due);
+    if (ev) ev->verdict = LW_VERDICT_RECORDED;
+  }
+  if (ev) {
+    ev->token = h.token;
+    ev->validator = h.validator;
+    ev->value = h.value;
+  }
+}
+
+int lw_validator_dispose(lw_conditions_t *c, uint32_t id) {
+  lw_validator_t *v = lw_validator_get(c, id);
+  size_t i;
+  if (v == NULL) return LW_ENOENT;
+  if (v->disposed) return LW_OK;
+  for (i = c->held_head; i < c->held_len && v->held > 0; i++) {
+    lw__held_t *h = &c->held[i];
+    lw_event_t *ev;
+    if (h->token == 0 || h->validator != id) continue;
+    ev = lw__event_push(c, LW_EVENT_CANCELLED, h->due);
+    if (ev) {
+      ev->token = h->token;
+      ev->validator = id;
+      ev->value = h->value;
+    }
+    h->token = 0;
+    v->held--;
+    c->names[v->name_id]->held--;
+    c->names[v->name_id]->cancelled++;
+    c->held_count--;
+    c->cancelled++;
+  }
+  held_trim(c);
+  v->disposed = 1;
+  return LW_OK;
+}

@@ -1,0 +1,48 @@
+/* What a driver runs: clients (one per conditions, later one per monitor) that report when they
+ * next need to run and do their work when called. A driver owns a list of clients and calls
+ * each one at its due time, in order of due time (ties: the earliest registered first). */
+#ifndef LW_DRIVER_SCHED_H_
+#define LW_DRIVER_SCHED_H_
+
+#include "../core/common.h"
+
+typedef struct lw_client_s lw_client_t;
+
+struct lw_client_s {
+  double (*next_due)(lw_client_t *client);
+  void (*run)(lw_client_t *client, double now);
+  lw_client_t *prev;
+  lw_client_t *next;
+};
+
+typedef struct lw_sched_s {
+  lw_client_t *head;
+  lw_client_t *tail;
+} lw_sched_t;
+
+static inline void lw_sched_add(lw_sched_t *s, lw_client_t *c) {
+  c->prev = s->tail;
+  c->next = NULL;
+  if (s->tail) s->tail->next = c; else s->head = c;
+  s->tail = c;
+}
+
+static inline void lw_sched_remove(lw_sched_t *s, lw_client_t *c) {
+  if (c->prev) c->prev->next = c->next; else if (s->head == c) s->head = c->next; else return;
+  if (c->next) c->next->prev = c->prev; else s->tail = c->prev;
+  c->prev = c->next = NULL;
+}
+
+/* The client due first, or NULL if none is due before +INFINITY; its due time in `*due`. */
+static inline lw_client_t *lw_sched_first(const lw_sched_t *s, double *due) {
+  lw_client_t *c, *best = NULL;
+  double d, best_due = LW_NEVER;
+  for (c = s->head; c != NULL; c = c->next) {
+    d = c->next_due(c);
+    if (d < best_due) { best_due = d; best = c; }
+  }
+  *due = best_due;
+  return best;
+}
+
+#endif /* LW_DRIVER_SCHED_H_ */

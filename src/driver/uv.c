@@ -1,0 +1,64 @@
+#include "uv.h"
+
+#include <math.h>
+
+int lw_uv_init(lw_uv_t *d, uv_loop_t *loop, uint64_t origin_ns) {
+  int rc;
+  d->sched.head = d->sched.tail = NULL;
+  d->origin_ns = origin_ns;
+  d->armed_due = LW_NEVER;
+  d->hook = NULL;
+  d->close_cb = NULL;
+  d->closing = 0;
+  rc = uv_timer_init(loop, &d->timer);
+  if (rc != 0) return rc;
+  d->timer.data = d;
+  uv_unref((uv_handle_t *)&d->timer);
+  return 0;
+}
+
+double lw_uv_now(const lw_uv_t *d) {
+  return (double)(int64_t)(uv_hrtime() - d->origin_ns) / 1e6;
+}
+
+static void timer_cb(uv_timer_t *t) {
+  lw_uv_t *d = t->data;
+  lw_client_t *c;
+  double due, now = lw_uv_now(d);
+  d->armed_due = LW_NEVER;
+  if (d->hook) d->hook(d, 1);
+  /* Run every client that is due; a client's run may make it due again (an episode created by
+   * a resolved hold), so ask again after each. */
+  while (!d->closing && (c = lw_sched_first(&d->sched, &due)) != NULL && due <= now)
+    c->run(c, now);
+  if (d->hook) d->hook(d, 0);
+  lw_uv_rearm(d);
+}
+
+void lw_uv_rearm(lw_uv_t *d) {
+  double due, delay;
+  if (d->closing) return;
+  lw_sched_first(&d->sched, &due);
+  if (due == d->armed_due) return;
+  if (due == LW_NEVER) {
+    uv_timer_stop(&d->timer);
+    d->armed_due = LW_NEVER;
+    return;
+  }
+  delay = ceil(due - lw_uv_now(d));
+  if (delay < 0) delay = 0;
+  d->armed_due = due;
+  uv_timer_start(&d->timer, timer_cb, (uint64_t)delay, 0);
+}
+
+static void close_cb(uv_handle_t *h) {
+  lw_uv_t *d = h->data;
+  if (d->close_cb) d->close_cb(d);
+}
+
+void lw_uv_close(lw_uv_t *d, lw_uv_close_cb cb) {
+  if (d->closing) return;
+  d->closing = 1;
+  d->close_cb = cb;
+  uv_close((uv_handle_t *)&d->timer, close_cb);
+}

@@ -52,7 +52,7 @@ class Validator {
     const c = this._c;
     if (typeof record !== 'function') checkFunction(record, 'record');
     if (c._reader !== null) c._readLifecycle();
-    const code = native.submit(c._h, this._id, value, windowMs);
+    const code = c._submit(this._id, value, windowMs);
     if (code === 0) {
       c._callRecord(record, value);
       return 'recorded';
@@ -83,6 +83,7 @@ class Conditions extends EventEmitter {
     this._records = new Map(); // hold token -> record
     this._h = native.condCreate(this, sim, o.stallThresholdMs, o.holdMs, o.episodeDelayMs,
       o.retentionMs);
+    this._submit = native.submitFn(this._h);
     this.clock = o.clock;
     this.tracker = new Tracker(this._h);
     const h = this._h;

@@ -38,6 +38,7 @@ typedef struct lwb_cond_s {
   lw_sim_t *sim; /* NULL: driven by the uv driver */
   napi_ref self; /* weak reference to the JS object that dispatch receives */
   int registered;
+  unsigned refs;
 } lwb_cond_t;
 
 static const napi_type_tag cond_tag = {0x6c61677761746368ULL, 0x636f6e6469740001ULL};
@@ -294,15 +295,22 @@ static void cond_rearm(lwb_cond_t *c) {
   if (c->sim == NULL && c->registered) lw_uv_rearm(&c->e->uv);
 }
 
-static void cond_finalize(napi_env env, void *data, void *hint) {
-  lwb_cond_t *c = data;
-  (void)hint;
-  cond_unregister(c);
+/* The JS object is gone: nothing is delivered any more. The memory goes with the last
+ * reference (the external and each submit function hold one). */
+static void cond_unref(napi_env env, lwb_cond_t *c) {
+  if (--c->refs > 0) return;
   if (c->self) napi_delete_reference(env, c->self);
   if (c->sim) lw_sim_unref(c->sim);
   lw_conditions_free(&c->core);
   env_unref(c->e);
   free(c);
+}
+
+static void cond_finalize(napi_env env, void *data, void *hint) {
+  lwb_cond_t *c = data;
+  (void)hint;
+  cond_unregister(c);
+  cond_unref(env, c);
 }
 
 static lwb_cond_t *get_cond(napi_env env, napi_value v) {
@@ -460,6 +468,7 @@ static napi_value b_cond_create(napi_env env, napi_callback_info info) {
     return NULL;
   }
   c->e = e;
+  c->refs = 1;
   e->refs++;
   c->sim = sim;
   c->client.next_due = cond_next_due;
@@ -538,25 +547,27 @@ static napi_value b_validator_dispose(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* submit(c, id, value, windowMs) -> verdict + 4 * detail (reason id or hold token) */
+/* The submit function of one conditions: submit(id, value, windowMs) -> verdict + 4 * detail
+ * (detail: the reason id of a discard, the token of a hold). It is made per conditions with the
+ * conditions as its data, so the hot path unwraps nothing; the function holds a reference on
+ * the conditions' memory, dropped by its finalizer. */
 static napi_value b_submit(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
+  size_t argc = 3;
+  napi_value argv[3];
   lwb_cond_t *c;
   uint32_t id;
   double value, window;
   uint64_t detail = 0;
   int rc;
-  LW_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 4) LW_THROW_TYPE(env, "submit() takes (value, windowMs, record)");
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
-  LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[1], &id));
-  if (arg_number(env, argv[2], "value", &value)) return NULL;
+  LW_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&c));
+  if (argc < 3) LW_THROW_TYPE(env, "submit() takes (value, windowMs, record)");
+  LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[0], &id));
+  if (arg_number(env, argv[1], "value", &value)) return NULL;
   if (!(isfinite(value) && value >= 0)) {
     throw_range(env, "value", "a finite number >= 0");
     return NULL;
   }
-  if (arg_nonneg(env, argv[3], "windowMs", &window)) return NULL;
+  if (arg_nonneg(env, argv[2], "windowMs", &window)) return NULL;
   rc = lw_validator_submit(&c->core, id, value, window, cond_now(c), &detail);
   if (rc < 0) {
     napi_throw_error(env, rc == LW_ENOMEM ? "ERR_MEMORY" : "ERR_LAGWATCH_INTERNAL",
@@ -565,6 +576,23 @@ static napi_value b_submit(napi_env env, napi_callback_info info) {
   }
   if (rc == LW_VERDICT_DISCARDED || rc == LW_VERDICT_HELD) cond_rearm(c);
   return make_number(env, (double)rc + 4.0 * (double)detail);
+}
+
+static void submit_fn_finalize(napi_env env, void *data, void *hint) {
+  (void)hint;
+  cond_unref(env, data);
+}
+
+/* submitFn(c) -> the submit function of c */
+static napi_value b_submit_fn(napi_env env, napi_callback_info info) {
+  napi_value argv[1], fn;
+  lwb_cond_t *c;
+  if (get_args(env, info, 1, argv)) return NULL;
+  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
+  LW_NAPI_CALL(env, napi_create_function(env, "submit", NAPI_AUTO_LENGTH, b_submit, c, &fn));
+  LW_NAPI_CALL(env, napi_add_finalizer(env, fn, c, submit_fn_finalize, NULL, NULL));
+  c->refs++;
+  return fn;
 }
 
 /* trackerOpen(c, reason) -> handle */
@@ -839,7 +867,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"condDispose", b_cond_dispose},
       {"validatorCreate", b_validator_create},
       {"validatorDispose", b_validator_dispose},
-      {"submit", b_submit},
+      {"submitFn", b_submit_fn},
       {"trackerOpen", b_tracker_open},
       {"trackerClose", b_tracker_close},
       {"trackerAdd", b_tracker_add},

@@ -1,0 +1,138 @@
+// Type declarations of lagwatch's public API (SPEC §2–§5, §7, §8).
+import { EventEmitter } from 'events';
+
+/** Monotonic ms of this thread, on the origin of its `performance.now()`. */
+export function now(): number;
+
+export type LifecycleState = 'active' | 'passive' | 'hidden' | 'frozen' | 'terminated';
+export type StallKind = 'hang' | 'suspend' | 'pause';
+export type Verdict = 'recorded' | 'discarded' | 'held' | 'disposed';
+
+/** A reason is 1–64 characters of [a-z0-9_.-]; built-in: hidden, frozen, suspend, pause, throttled. */
+export type Reason = 'hidden' | 'frozen' | 'suspend' | 'pause' | 'throttled' | (string & {});
+
+export interface Interval {
+  start: number;
+  /** `Infinity` while the interval is open. */
+  end: number;
+  reason: Reason;
+}
+
+export interface ReliabilityTracker {
+  /** Opens an interval at now(); the returned function closes it (later calls do nothing). */
+  open(reason: Reason): () => void;
+  /** Adds a closed interval; `end < start` is ignored. */
+  add(start: number, end: number, reason: Reason): void;
+  /** The first interval (earliest start, then earliest added) overlapping [start, end]. */
+  findOverlap(start: number, end: number, reason?: Reason): Interval | undefined;
+  /** The intervals kept now, by start. */
+  intervals(): Interval[];
+}
+
+export interface Validator {
+  readonly name: string;
+  /** Window = [now() − windowMs, now()]. `record` runs synchronously for a recorded sample. */
+  submit(value: number, windowMs: number, record: (value: number) => void): Verdict;
+  /** Cancels held samples; later submits return 'disposed'. Idempotent. */
+  dispose(): void;
+}
+
+export interface ValidatorOptions {
+  /** 1–64 bytes; the `monitor` attribute of its metrics and its key in stats().monitors. */
+  name: string;
+  /** Default: the conditions' stallThresholdMs. `Infinity` for ratio monitors. */
+  stallThresholdMs?: number;
+}
+
+export interface Stall {
+  kind: StallKind;
+  /** The longest sample of the episode. */
+  durationMs: number;
+  start: number;
+  end: number;
+  samples: number;
+  monitors: string[];
+}
+
+export interface MonitorStats {
+  submitted: number;
+  recorded: number;
+  discarded: number;
+  held: number;
+  cancelled: number;
+  /** Of the recorded samples; null until one is recorded. p50/p99 are exact to about 1.6 %. */
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  p50: number | null;
+  p99: number | null;
+}
+
+export interface Stats {
+  submitted: number;
+  recorded: number;
+  discarded: Record<Reason, number>;
+  held: number;
+  cancelled: number;
+  stalls: Record<StallKind, number>;
+  jumps: { suspend: number; step: number };
+  /** Intervals kept now. */
+  intervals: number;
+  monitors: Record<string, MonitorStats>;
+}
+
+export interface Logger {
+  log(level: 'error' | 'warn' | 'info' | 'debug', message: string): void;
+}
+
+export interface ConditionsOptions {
+  /** A clock from createSimulation(); default: the real clock. */
+  clock?: Simulation;
+  logger?: Logger;
+  /** An OpenTelemetry Meter (metrics come with a later release). */
+  meter?: unknown;
+  /** Default 5000; > 0, Infinity allowed. */
+  stallThresholdMs?: number;
+  /** Default 2000. */
+  holdMs?: number;
+  /** Default 2000. */
+  episodeDelayMs?: number;
+  /** Default 120000. */
+  retentionMs?: number;
+}
+
+export interface Conditions extends EventEmitter {
+  readonly tracker: ReliabilityTracker;
+  readonly lifecycle: { readonly state: LifecycleState };
+  setLifecycleState(state: LifecycleState): void;
+  /** Called at step 1 of every submit; null removes it. */
+  setLifecycleReader(reader: (() => LifecycleState) | null): void;
+  createValidator(options: ValidatorOptions): Validator;
+  stats(): Stats;
+  /** Reports waiting episodes, then disposes every validator. Idempotent. */
+  dispose(): void;
+  on(event: 'stall', listener: (stall: Stall) => void): this;
+  on(event: 'lifecycle', listener: (change: { from: LifecycleState; to: LifecycleState }) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
+export function createConditions(options?: ConditionsOptions): Conditions;
+
+export type Platform = 'linux' | 'darwin' | 'win32';
+
+export interface SimulationOptions {
+  /** Default 'linux'. */
+  platform?: Platform;
+  /** Default 0. */
+  startMs?: number;
+}
+
+export interface Simulation {
+  readonly platform: Platform;
+  /** Monotonic ms of the simulated main thread. */
+  now(): number;
+  /** Time passes normally; due work runs at its due time, in order. */
+  advance(ms: number): void;
+}
+
+export function createSimulation(options?: SimulationOptions): Simulation;

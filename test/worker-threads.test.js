@@ -1,0 +1,86 @@
+'use strict';
+// SPEC §7/§11: each JS thread has its own state, and worker_threads that load the addon can be
+// created and terminated repeatedly, with real-clock work pending (an armed uv timer, held
+// samples), without a crash or a leak of the main thread's state.
+const assert = require('assert');
+const path = require('path');
+const { Worker } = require('worker_threads');
+const lagwatch = require('..');
+
+const root = path.resolve(__dirname, '..');
+
+function runWorker(code) {
+  return new Worker(`const lagwatch = require(${JSON.stringify(root)});\n${code}`, { eval: true });
+}
+
+describe('worker_threads', function () {
+  this.timeout(60000);
+
+  it('loads in 20 workers, one after another, each terminated with held samples pending', async () => {
+    const main = lagwatch.createConditions();
+    const v = main.createValidator({ name: 'main' });
+    assert.strictEqual(v.submit(6000, 6000, () => {}), 'held');
+    for (let i = 0; i < 20; i++) {
+      const w = runWorker(`
+        const { parentPort } = require('worker_threads');
+        const c = lagwatch.createConditions();
+        const v = c.createValidator({ name: 'w' });
+        const verdicts = [v.submit(1, 1, () => {}), v.submit(6000, 6000, () => {})];
+        c.setLifecycleState('hidden');
+        parentPort.postMessage({ verdicts, stats: c.stats(), state: c.lifecycle.state });
+        setInterval(() => {}, 1000); // keeps the worker alive until it is terminated
+      `);
+      const msg = await new Promise((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      });
+      assert.deepStrictEqual(msg.verdicts, ['recorded', 'held']);
+      assert.strictEqual(msg.stats.submitted, 2);
+      assert.strictEqual(msg.stats.held, 1);
+      assert.strictEqual(msg.state, 'hidden');
+      const code = await w.terminate();
+      assert.strictEqual(code, 1); // terminated, not crashed
+    }
+    // The main thread's state is its own: untouched by the workers.
+    const s = main.stats();
+    assert.strictEqual(s.submitted, 1);
+    assert.strictEqual(s.held, 1);
+    assert.strictEqual(main.lifecycle.state, 'active');
+    main.dispose();
+    assert.strictEqual(main.stats().cancelled, 1);
+  });
+
+  it('runs a worker to its natural end while its held sample is pending (unref\'d timer)', async () => {
+    const t0 = performance.now();
+    const w = runWorker(`
+      const c = lagwatch.createConditions();
+      c.createValidator({ name: 'w' }).submit(6000, 6000, () => {});
+    `);
+    const code = await new Promise((resolve, reject) => {
+      w.once('exit', resolve);
+      w.once('error', reject);
+    });
+    assert.strictEqual(code, 0);
+    assert.ok(performance.now() - t0 < 1900, 'the worker exited before its held sample was due');
+  });
+
+  it('gives each worker thread its own time origin for now()', async () => {
+    const w = runWorker(`
+      const { parentPort } = require('worker_threads');
+      let bad = 0;
+      for (let i = 0; i < 2000; i++) {
+        const a = performance.now(), n = lagwatch.now(), b = performance.now();
+        if (!(n >= a - 0.01 && n <= b + 0.01)) bad++;
+      }
+      parentPort.postMessage({ bad, now: lagwatch.now() });
+    `);
+    const msg = await new Promise((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    await w.terminate();
+    assert.strictEqual(msg.bad, 0);
+    // The worker's clock started with the worker, long after the main thread's.
+    assert.ok(msg.now < lagwatch.now());
+  });
+});

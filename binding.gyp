@@ -8,9 +8,12 @@
         "src/core/conditions.c",
         "src/core/validator.c",
         "src/core/episodes.c",
+        "src/core/monitors.c",
         "src/driver/sim.c",
         "src/driver/uv.c",
-        "src/binding/binding.c"
+        "src/platform/clocks.c",
+        "src/binding/binding.c",
+        "src/binding/monitors.c"
       ],
       "defines": ["NAPI_VERSION=8"],
       "cflags_c": ["-std=gnu11", "-Wall", "-Wextra", "-O2"],

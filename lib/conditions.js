@@ -175,6 +175,14 @@ class Conditions extends EventEmitter {
         };
         this._emitSafely('stall', stall);
         if (stallChannel.hasSubscribers) stallChannel.publish(stall);
+      } else if (ev.type === 'jump') {
+        this._emitSafely('jump', { kind: ev.kind, at: ev.at, deltaMs: ev.deltaMs });
+      } else if (ev.type === 'workerHang') {
+        this._emitSafely('workerHang', {
+          start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs,
+        });
+      } else if (ev.type === 'batch') {
+        this._emitSafely('samples', ev.batches);
       }
     }
   }

@@ -3,12 +3,15 @@
 const native = require('./native');
 const { createConditions, Conditions } = require('./conditions');
 const { createSimulation, Simulation } = require('./simulation');
+const { setupAllMonitors, pauseWhileHidden } = require('./monitors');
 
 module.exports = {
   // Monotonic ms of this thread, on the origin of its performance.now() (SPEC §1).
   now: native.now,
   createConditions,
   createSimulation,
+  setupAllMonitors,
+  pauseWhileHidden,
   Conditions,
   Simulation,
 };

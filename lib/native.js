@@ -2,7 +2,9 @@
 // Loads the addon for this JS thread and ties it to this thread's performance.now().
 const path = require('path');
 
-const native = require(path.join(__dirname, '..', 'build', 'Release', 'lagwatch.node'));
+// LAGWATCH_ADDON names another build of the same sources (the sanitizer build of `npm test`).
+const native = require(process.env.LAGWATCH_ADDON ||
+  path.join(__dirname, '..', 'build', 'Release', 'lagwatch.node'));
 
 // uv_hrtime() at performance.now() === 0 on this thread. performance.now() is uv_hrtime() less a
 // per-thread origin that Node does not expose, so it is measured: the read of hrtime bracketed

@@ -23,6 +23,37 @@ class Simulation {
   advance(ms) {
     native.simAdvance(handles.get(this), ms);
   }
+
+  // The main thread is busy for ms: only the worker runs; overdue main work runs late, after.
+  block(ms) {
+    native.simVerb(handles.get(this), 'block', ms);
+  }
+
+  // A system suspend: nothing runs; wall and sleep-inclusive clocks advance; the monotonic clock
+  // only on darwin and win32.
+  sleep(ms) {
+    native.simVerb(handles.get(this), 'sleep', ms);
+  }
+
+  // The process is stopped (SIGSTOP, a debugger): nothing runs; every clock advances.
+  pause(ms) {
+    native.simVerb(handles.get(this), 'pause', ms);
+  }
+
+  // The wall clock jumps by ms (negative: back).
+  stepWall(ms) {
+    native.simVerb(handles.get(this), 'stepWall', ms);
+  }
+
+  // Only the worker thread stops for ms.
+  stallWorker(ms) {
+    native.simVerb(handles.get(this), 'stallWorker', ms);
+  }
+
+  // For ms, main-thread timers fire only at multiples of alignMs (App Nap, background throttling).
+  throttle(ms, alignMs = 1000) {
+    native.simVerb(handles.get(this), 'throttle', ms, alignMs);
+  }
 }
 
 // The native handle of a simulation, or undefined for anything else.

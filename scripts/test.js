@@ -2,27 +2,58 @@
 // `npm test`: every suite, in order, each one's own output shown; exits non-zero if any failed.
 //  1. the C unit tests of the core, built and run twice: plain and under ASan + UBSan;
 //  2. the shared conformance check of SPEC §2–§5, when ../shared is beside the checkout;
-//  3. the mocha tests of the JS API (simulation, bad input, real clock);
-//  4. lib/index.d.ts compiled against a usage file.
+//  3. the mocha tests of the JS API (simulation, bad input, real clock, worker_threads);
+//  4. the same mocha tests again against an ASan + UBSan build of the whole addon (core, drivers
+//     and binding), so that the Node-API glue is checked too;
+//  5. lib/index.d.ts compiled against a usage file.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-const steps = [
-  ['C core (plain + ASan/UBSan)', 'make', ['-s', '-C', 'test/c']],
-];
-const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
-if (fs.existsSync(conformance)) steps.push(['conformance', process.execPath, [conformance]]);
-steps.push(['mocha', process.execPath, [require.resolve('mocha/bin/mocha.js')]]);
-steps.push(['TypeScript declarations', process.execPath,
-  [require.resolve('typescript/bin/tsc'), '-p', 'test/types/tsconfig.json']]);
-
+const mocha = require.resolve('mocha/bin/mocha.js');
 const failed = [];
-for (const [name, cmd, args] of steps) {
+
+function step(name, cmd, args, env) {
   console.log(`\n=== ${name}: ${cmd === process.execPath ? 'node' : cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   if (r.error || r.status !== 0) failed.push(name);
+  return !r.error && r.status === 0;
 }
+
+// The sources of binding.gyp (written as JSON), compiled with the sanitizers into build/asan/.
+function buildAsanAddon() {
+  const gyp = JSON.parse(fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8'));
+  const target = gyp.targets[0];
+  const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
+  const out = path.join(root, 'build', 'asan', 'lagwatch.node');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const ok = step('addon under ASan/UBSan: build', 'gcc', [
+    '-std=gnu11', '-Wall', '-Wextra', '-Werror', '-O1', '-g', '-fPIC', '-shared',
+    '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer',
+    ...target.defines.map((d) => `-D${d}`), `-I${include}`, ...target.sources, '-o', out, '-lm',
+  ]);
+  return ok ? out : null;
+}
+
+step('C core (plain + ASan/UBSan)', 'make', ['-s', '-C', 'test/c']);
+const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
+if (fs.existsSync(conformance)) step('conformance', process.execPath, [conformance]);
+step('mocha', process.execPath, [mocha]);
+const asan = buildAsanAddon();
+if (asan) {
+  const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();
+  // Node itself is not built for LeakSanitizer (it keeps much alive until exit): leaks of the
+  // core are checked by the C tests; here ASan checks every access and UBSan every operation.
+  step('mocha, addon under ASan/UBSan', process.execPath, [mocha], {
+    LAGWATCH_ADDON: asan,
+    LD_PRELOAD: libasan,
+    ASAN_OPTIONS: 'detect_leaks=0:abort_on_error=1',
+    UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
+  });
+}
+step('TypeScript declarations', process.execPath,
+  [require.resolve('typescript/bin/tsc'), '-p', 'test/types/tsconfig.json']);
+
 console.log(failed.length ? `\nFAILED: ${failed.join(', ')}` : '\nall suites passed');
 process.exit(failed.length ? 1 : 0);

@@ -13,33 +13,11 @@
 #include "../core/conditions.h"
 #include "../driver/sim.h"
 #include "../driver/uv.h"
-#include "napi_util.h"
+#include "binding.h"
 
-typedef struct lwb_env_s {
-  napi_env env;
-  lw_uv_t uv;
-  int uv_ready;
-  int in_uv_callback;
-  napi_ref dispatch;
-  napi_async_context actx;
-  int actx_ready;
-  napi_async_cleanup_hook_handle cleanup;
-  unsigned refs; /* the instance data and each conditions: freed by the last to go */
-} lwb_env_t;
-
-static void env_unref(lwb_env_t *e) {
+void lwb_env_unref(lwb_env_t *e) {
   if (--e->refs == 0) free(e);
 }
-
-typedef struct lwb_cond_s {
-  lw_client_t client; /* first member: the driver hands back this pointer */
-  lw_conditions_t core;
-  lwb_env_t *e;
-  lw_sim_t *sim; /* NULL: driven by the uv driver */
-  napi_ref self; /* weak reference to the JS object that dispatch receives */
-  int registered;
-  unsigned refs;
-} lwb_cond_t;
 
 static const napi_type_tag cond_tag = {0x6c61677761746368ULL, 0x636f6e6469740001ULL};
 static const napi_type_tag sim_tag = {0x6c61677761746368ULL, 0x73696d756c610001ULL};
@@ -48,7 +26,7 @@ static const napi_type_tag sim_tag = {0x6c61677761746368ULL, 0x73696d756c610001U
 
 #define MAX_ARGS 8
 
-static int get_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
+int lwb_get_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
   size_t argc = n;
   size_t i;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
@@ -63,13 +41,13 @@ static int get_args(napi_env env, napi_callback_info info, size_t n, napi_value 
   return 0;
 }
 
-static int is_undefined(napi_env env, napi_value v) {
+int lwb_is_undefined(napi_env env, napi_value v) {
   napi_valuetype t;
   return napi_typeof(env, v, &t) == napi_ok && t == napi_undefined;
 }
 
 /* A number, else TypeError naming `name`. Range checks are the caller's. */
-static int arg_number(napi_env env, napi_value v, const char *name, double *out) {
+int lwb_arg_number(napi_env env, napi_value v, const char *name, double *out) {
   napi_status s = napi_get_value_double(env, v, out);
   if (s == napi_ok) return 0;
   if (s == napi_number_expected) {
@@ -82,7 +60,7 @@ static int arg_number(napi_env env, napi_value v, const char *name, double *out)
   return -1;
 }
 
-static int throw_range(napi_env env, const char *name, const char *what) {
+int lwb_throw_range(napi_env env, const char *name, const char *what) {
   char m[200];
   snprintf(m, sizeof(m), "The \"%s\" argument must be %s", name, what);
   napi_throw_range_error(env, "ERR_OUT_OF_RANGE", m);
@@ -90,15 +68,15 @@ static int throw_range(napi_env env, const char *name, const char *what) {
 }
 
 /* A finite number >= 0. */
-static int arg_nonneg(napi_env env, napi_value v, const char *name, double *out) {
-  if (arg_number(env, v, name, out)) return -1;
-  if (!(isfinite(*out) && *out >= 0)) return throw_range(env, name, "a finite number >= 0");
+int lwb_arg_nonneg(napi_env env, napi_value v, const char *name, double *out) {
+  if (lwb_arg_number(env, v, name, out)) return -1;
+  if (!(isfinite(*out) && *out >= 0)) return lwb_throw_range(env, name, "a finite number >= 0");
   return 0;
 }
 
 /* A string of at most `cap - 1` bytes; longer strings are reported through `*len` > cap - 1
  * so that the caller's range check names them. */
-static int arg_string(napi_env env, napi_value v, const char *name, char *buf, size_t cap,
+int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size_t cap,
                       size_t *len) {
   napi_status s = napi_get_value_string_utf8(env, v, NULL, 0, len);
   if (s == napi_string_expected) {
@@ -120,13 +98,13 @@ static int arg_string(napi_env env, napi_value v, const char *name, char *buf, s
 }
 
 static int arg_reason(napi_env env, napi_value v, const char *name, char *buf, size_t *len) {
-  if (arg_string(env, v, name, buf, LW_REASON_MAX_LEN + 1, len)) return -1;
+  if (lwb_arg_string(env, v, name, buf, LW_REASON_MAX_LEN + 1, len)) return -1;
   if (*len > LW_REASON_MAX_LEN || !lw_reason_valid(buf, *len))
-    return throw_range(env, name, "1 to 64 characters of [a-z0-9_.-]");
+    return lwb_throw_range(env, name, "1 to 64 characters of [a-z0-9_.-]");
   return 0;
 }
 
-static void *unwrap_tagged(napi_env env, napi_value v, const napi_type_tag *tag, const char *what) {
+void *lwb_unwrap_tagged(napi_env env, napi_value v, const napi_type_tag *tag, const char *what) {
   bool ok = false;
   void *p = NULL;
   napi_valuetype t;
@@ -141,7 +119,7 @@ static void *unwrap_tagged(napi_env env, napi_value v, const napi_type_tag *tag,
   return p;
 }
 
-static lwb_env_t *get_env(napi_env env) {
+lwb_env_t *lwb_get_env(napi_env env) {
   lwb_env_t *e = NULL;
   if (napi_get_instance_data(env, (void **)&e) != napi_ok || e == NULL) {
     napi_throw_error(env, NULL, "lagwatch: the addon is not initialized on this thread");
@@ -150,19 +128,19 @@ static lwb_env_t *get_env(napi_env env) {
   return e;
 }
 
-static napi_value make_number(napi_env env, double d) {
+napi_value lwb_make_number(napi_env env, double d) {
   napi_value v;
   LW_NAPI_CALL(env, napi_create_double(env, d, &v));
   return v;
 }
 
-static napi_value make_string(napi_env env, const char *s) {
+napi_value lwb_make_string(napi_env env, const char *s) {
   napi_value v;
   LW_NAPI_CALL(env, napi_create_string_utf8(env, s, NAPI_AUTO_LENGTH, &v));
   return v;
 }
 
-static int set_value(napi_env env, napi_value obj, const char *key, napi_value v) {
+int lwb_set_value(napi_env env, napi_value obj, const char *key, napi_value v) {
   if (v == NULL) return -1;
   if (napi_set_named_property(env, obj, key, v) != napi_ok) {
     LW_NAPI_THROW_LAST(env);
@@ -171,17 +149,17 @@ static int set_value(napi_env env, napi_value obj, const char *key, napi_value v
   return 0;
 }
 
-static int set_number(napi_env env, napi_value obj, const char *key, double d) {
-  return set_value(env, obj, key, make_number(env, d));
+int lwb_set_number(napi_env env, napi_value obj, const char *key, double d) {
+  return lwb_set_value(env, obj, key, lwb_make_number(env, d));
 }
 
-static int set_string(napi_env env, napi_value obj, const char *key, const char *s) {
-  return set_value(env, obj, key, make_string(env, s));
+int lwb_set_string(napi_env env, napi_value obj, const char *key, const char *s) {
+  return lwb_set_value(env, obj, key, lwb_make_string(env, s));
 }
 
 /* The clock ------------------------------------------------------------------------------ */
 
-static double cond_now(const lwb_cond_t *c) {
+double lwb_cond_now(const lwb_cond_t *c) {
   return c->sim ? lw_sim_now(c->sim) : lw_uv_now(&c->e->uv);
 }
 
@@ -193,49 +171,61 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   switch (ev->type) {
     case LW_EVENT_RESOLVED:
-      if (set_string(env, o, "type", "resolved") || set_number(env, o, "token", (double)ev->token) ||
-          set_string(env, o, "verdict",
+      if (lwb_set_string(env, o, "type", "resolved") || lwb_set_number(env, o, "token", (double)ev->token) ||
+          lwb_set_string(env, o, "verdict",
                      ev->verdict == LW_VERDICT_RECORDED ? "recorded" : "discarded") ||
-          set_number(env, o, "value", ev->value))
+          lwb_set_number(env, o, "value", ev->value))
         return NULL;
       if (ev->verdict == LW_VERDICT_DISCARDED &&
-          set_string(env, o, "reason", lw_tracker_reason_name(&core->tracker, ev->reason)))
+          lwb_set_string(env, o, "reason", lw_tracker_reason_name(&core->tracker, ev->reason)))
         return NULL;
       break;
     case LW_EVENT_CANCELLED:
-      if (set_string(env, o, "type", "cancelled") || set_number(env, o, "token", (double)ev->token))
+      if (lwb_set_string(env, o, "type", "cancelled") || lwb_set_number(env, o, "token", (double)ev->token))
         return NULL;
       break;
     case LW_EVENT_STALL:
-      if (set_string(env, o, "type", "stall") || set_string(env, o, "kind", lw_kind_name(ev->kind)) ||
-          set_number(env, o, "durationMs", ev->duration_ms) || set_number(env, o, "start", ev->start) ||
-          set_number(env, o, "end", ev->end) || set_number(env, o, "samples", ev->samples) ||
-          set_number(env, o, "at", ev->at))
+      if (lwb_set_string(env, o, "type", "stall") || lwb_set_string(env, o, "kind", lw_kind_name(ev->kind)) ||
+          lwb_set_number(env, o, "durationMs", ev->duration_ms) || lwb_set_number(env, o, "start", ev->start) ||
+          lwb_set_number(env, o, "end", ev->end) || lwb_set_number(env, o, "samples", ev->samples) ||
+          lwb_set_number(env, o, "at", ev->at))
         return NULL;
       LW_NAPI_CALL(env, napi_create_array_with_length(env, ev->nmonitors, &arr));
       for (i = 0; i < ev->nmonitors; i++) {
-        napi_value name = make_string(env, core->names[ev->monitors[i]]->name);
+        napi_value name = lwb_make_string(env, core->names[ev->monitors[i]]->name);
         if (name == NULL) return NULL;
         LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, name));
       }
-      if (set_value(env, o, "monitors", arr)) return NULL;
+      if (lwb_set_value(env, o, "monitors", arr)) return NULL;
+      break;
+    case LW_EVENT_JUMP:
+      if (lwb_set_string(env, o, "type", "jump") ||
+          lwb_set_string(env, o, "kind", ev->jump == LW_JUMP_SUSPEND ? "suspend" : "step") ||
+          lwb_set_number(env, o, "at", ev->at) || lwb_set_number(env, o, "deltaMs", ev->duration_ms))
+        return NULL;
+      break;
+    case LW_EVENT_WORKER_HANG:
+      if (lwb_set_string(env, o, "type", "workerHang") || lwb_set_number(env, o, "start", ev->start) ||
+          lwb_set_number(env, o, "detectedAt", ev->detected_at) ||
+          lwb_set_number(env, o, "end", ev->end) ||
+          lwb_set_number(env, o, "durationMs", ev->duration_ms))
+        return NULL;
       break;
   }
   return o;
 }
 
-/* Hands the queued events of `c` to the dispatch function, then empties the queue. Returns -1
- * if a JS exception is pending afterwards. */
-static int deliver(lwb_cond_t *c) {
+int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data) {
   lwb_env_t *e = c->e;
   napi_env env = e->env;
   napi_handle_scope scope;
   napi_value self = NULL, fn, arr, argv[2], global, result;
   const lw_event_t *evs;
   size_t n, i;
+  uint32_t len = 0;
   int rc = 0;
   evs = lw_conditions_events(&c->core, &n);
-  if (n == 0) return 0;
+  if (n == 0 && extra == NULL) return 0;
   if (napi_open_handle_scope(env, &scope) != napi_ok) {
     lw_conditions_events_clear(&c->core);
     return -1;
@@ -247,12 +237,17 @@ static int deliver(lwb_cond_t *c) {
     goto done; /* the JS side is gone: nobody is left to tell */
   for (i = 0; i < n; i++) {
     napi_value ev = event_to_js(env, &c->core, &evs[i]);
-    if (ev == NULL || napi_set_element(env, arr, (uint32_t)i, ev) != napi_ok) {
+    if (ev == NULL || napi_set_element(env, arr, len++, ev) != napi_ok) {
       rc = -1;
       goto done;
     }
   }
   lw_conditions_events_clear(&c->core);
+  if (extra != NULL && extra(env, arr, &len, data) != 0) {
+    rc = -1;
+    goto done;
+  }
+  if (len == 0) goto done;
   argv[0] = self;
   argv[1] = arr;
   if (e->in_uv_callback) {
@@ -278,7 +273,7 @@ static double cond_next_due(lw_client_t *client) {
 static void cond_run(lw_client_t *client, double now) {
   lwb_cond_t *c = (lwb_cond_t *)client;
   lw_conditions_run(&c->core, now);
-  deliver(c);
+  lwb_deliver(c, NULL, NULL);
 }
 
 static void cond_unregister(lwb_cond_t *c) {
@@ -291,18 +286,18 @@ static void cond_unregister(lwb_cond_t *c) {
 }
 
 /* After a call that may have made work due earlier: tell the real driver. */
-static void cond_rearm(lwb_cond_t *c) {
+void lwb_cond_rearm(lwb_cond_t *c) {
   if (c->sim == NULL && c->registered) lw_uv_rearm(&c->e->uv);
 }
 
 /* The JS object is gone: nothing is delivered any more. The memory goes with the last
  * reference (the external and each submit function hold one). */
-static void cond_unref(napi_env env, lwb_cond_t *c) {
+void lwb_cond_unref(napi_env env, lwb_cond_t *c) {
   if (--c->refs > 0) return;
   if (c->self) napi_delete_reference(env, c->self);
   if (c->sim) lw_sim_unref(c->sim);
   lw_conditions_free(&c->core);
-  env_unref(c->e);
+  lwb_env_unref(c->e);
   free(c);
 }
 
@@ -310,11 +305,11 @@ static void cond_finalize(napi_env env, void *data, void *hint) {
   lwb_cond_t *c = data;
   (void)hint;
   cond_unregister(c);
-  cond_unref(env, c);
+  lwb_cond_unref(env, c);
 }
 
-static lwb_cond_t *get_cond(napi_env env, napi_value v) {
-  return unwrap_tagged(env, v, &cond_tag, "conditions");
+lwb_cond_t *lwb_get_cond(napi_env env, napi_value v) {
+  return lwb_unwrap_tagged(env, v, &cond_tag, "conditions");
 }
 
 static void uv_hook(lw_uv_t *d, int enter) {
@@ -327,12 +322,12 @@ static void uv_hook(lw_uv_t *d, int enter) {
 /* init(dispatch, originNs: bigint) */
 static napi_value b_init(napi_env env, napi_callback_info info) {
   napi_value argv[2], name;
-  lwb_env_t *e = get_env(env);
+  lwb_env_t *e = lwb_get_env(env);
   uint64_t origin;
   bool lossless;
   napi_valuetype t;
   uv_loop_t *loop;
-  if (e == NULL || get_args(env, info, 2, argv)) return NULL;
+  if (e == NULL || lwb_get_args(env, info, 2, argv)) return NULL;
   LW_NAPI_CALL(env, napi_typeof(env, argv[0], &t));
   if (t != napi_function) LW_THROW_TYPE(env, "The \"dispatch\" argument must be a function");
   LW_NAPI_CALL(env, napi_get_value_bigint_uint64(env, argv[1], &origin, &lossless));
@@ -354,10 +349,10 @@ static napi_value b_init(napi_env env, napi_callback_info info) {
 }
 
 static napi_value b_now(napi_env env, napi_callback_info info) {
-  lwb_env_t *e = get_env(env);
+  lwb_env_t *e = lwb_get_env(env);
   (void)info;
   if (e == NULL) return NULL;
-  return make_number(env, lw_uv_now(&e->uv));
+  return lwb_make_number(env, lw_uv_now(&e->uv));
 }
 
 static void sim_finalize(napi_env env, void *data, void *hint) {
@@ -374,8 +369,8 @@ static napi_value b_sim_create(napi_env env, napi_callback_info info) {
   double start;
   lw_platform_t p;
   lw_sim_t *sim;
-  if (get_args(env, info, 2, argv)) return NULL;
-  if (arg_string(env, argv[0], "options.platform", platform, sizeof(platform), &len)) return NULL;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if (lwb_arg_string(env, argv[0], "options.platform", platform, sizeof(platform), &len)) return NULL;
   if (len < sizeof(platform) && strcmp(platform, "linux") == 0)
     p = LW_PLATFORM_LINUX;
   else if (len < sizeof(platform) && strcmp(platform, "darwin") == 0)
@@ -384,7 +379,7 @@ static napi_value b_sim_create(napi_env env, napi_callback_info info) {
     p = LW_PLATFORM_WIN32;
   else
     LW_THROW_RANGE(env, "The \"options.platform\" argument must be 'linux', 'darwin' or 'win32'");
-  if (arg_nonneg(env, argv[1], "options.startMs", &start)) return NULL;
+  if (lwb_arg_nonneg(env, argv[1], "options.startMs", &start)) return NULL;
   sim = lw_sim_new(p, start);
   if (sim == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
@@ -402,9 +397,9 @@ static napi_value b_sim_create(napi_env env, napi_callback_info info) {
 static napi_value b_sim_now(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lw_sim_t *sim;
-  if (get_args(env, info, 1, argv)) return NULL;
-  if ((sim = unwrap_tagged(env, argv[0], &sim_tag, "simulation")) == NULL) return NULL;
-  return make_number(env, lw_sim_now(sim));
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((sim = lwb_unwrap_tagged(env, argv[0], &sim_tag, "simulation")) == NULL) return NULL;
+  return lwb_make_number(env, lw_sim_now(sim));
 }
 
 /* simAdvance(sim, ms): runs all work due up to now + ms, each at its due time. */
@@ -413,9 +408,9 @@ static napi_value b_sim_advance(napi_env env, napi_callback_info info) {
   lw_sim_t *sim;
   double ms, target;
   bool pending = false;
-  if (get_args(env, info, 2, argv)) return NULL;
-  if ((sim = unwrap_tagged(env, argv[0], &sim_tag, "simulation")) == NULL) return NULL;
-  if (arg_nonneg(env, argv[1], "ms", &ms)) return NULL;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((sim = lwb_unwrap_tagged(env, argv[0], &sim_tag, "simulation")) == NULL) return NULL;
+  if (lwb_arg_nonneg(env, argv[1], "ms", &ms)) return NULL;
   if (sim->advancing) {
     napi_throw_error(env, "ERR_LAGWATCH_REENTRANT",
                      "lagwatch: the simulation cannot advance from inside its own callbacks");
@@ -432,10 +427,68 @@ static napi_value b_sim_advance(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* simVerb(sim, verb, ms, alignMs?): block, sleep, pause, stepWall, stallWorker, throttle. The
+ * clocks and thread states move; then time passes (block, stallWorker, throttle) or the work that
+ * came due runs at the wake-up (sleep, pause). */
+static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  lw_sim_t *sim;
+  char verb[16];
+  size_t len;
+  double ms, align = 1000, target;
+  bool pending = false;
+  if (lwb_get_args(env, info, 4, argv)) return NULL;
+  if ((sim = lwb_unwrap_tagged(env, argv[0], &sim_tag, "simulation")) == NULL) return NULL;
+  if (lwb_arg_string(env, argv[1], "verb", verb, sizeof(verb), &len)) return NULL;
+  if (strcmp(verb, "stepWall") == 0) {
+    if (lwb_arg_finite(env, argv[2], "ms", &ms)) return NULL;
+  } else if (lwb_arg_nonneg(env, argv[2], "ms", &ms)) {
+    return NULL;
+  }
+  if (strcmp(verb, "throttle") == 0 && !lwb_is_undefined(env, argv[3])) {
+    if (lwb_arg_number(env, argv[3], "alignMs", &align)) return NULL;
+    if (!(isfinite(align) && align > 0)) LW_THROW_RANGE(env, "The \"alignMs\" argument must be a finite number > 0");
+  }
+  if (sim->advancing) {
+    napi_throw_error(env, "ERR_LAGWATCH_REENTRANT",
+                     "lagwatch: the simulation cannot advance from inside its own callbacks");
+    return NULL;
+  }
+  target = lw_sim_now(sim);
+  if (strcmp(verb, "block") == 0) {
+    lw_sim_block(sim, ms);
+    target += ms;
+  } else if (strcmp(verb, "sleep") == 0) {
+    lw_sim_sleep(sim, ms);
+    target = lw_sim_now(sim);
+  } else if (strcmp(verb, "pause") == 0) {
+    lw_sim_pause(sim, ms);
+    target = lw_sim_now(sim);
+  } else if (strcmp(verb, "stepWall") == 0) {
+    lw_sim_step_wall(sim, ms);
+  } else if (strcmp(verb, "stallWorker") == 0) {
+    lw_sim_stall_worker(sim, ms);
+    target += ms;
+  } else if (strcmp(verb, "throttle") == 0) {
+    lw_sim_throttle(sim, ms, align);
+    target += ms;
+  } else {
+    LW_THROW_RANGE(env, "lagwatch: unknown simulation verb");
+  }
+  sim->advancing = 1;
+  lw_sim_ref(sim);
+  while (lw_sim_step(sim, target) != NULL) {
+    if (napi_is_exception_pending(env, &pending) != napi_ok || pending) break;
+  }
+  sim->advancing = 0;
+  lw_sim_unref(sim);
+  return NULL;
+}
+
 /* condCreate(self, sim | null, stallThresholdMs?, holdMs?, episodeDelayMs?, retentionMs?) */
 static napi_value b_cond_create(napi_env env, napi_callback_info info) {
   napi_value argv[6], ext;
-  lwb_env_t *e = get_env(env);
+  lwb_env_t *e = lwb_get_env(env);
   lw_conditions_config_t cfg;
   lw_sim_t *sim = NULL;
   lwb_cond_t *c;
@@ -444,9 +497,9 @@ static napi_value b_cond_create(napi_env env, napi_callback_info info) {
                                        "options.episodeDelayMs", "options.retentionMs"};
   double *fields[4];
   int i;
-  if (e == NULL || get_args(env, info, 6, argv)) return NULL;
+  if (e == NULL || lwb_get_args(env, info, 6, argv)) return NULL;
   LW_NAPI_CALL(env, napi_typeof(env, argv[1], &t));
-  if (t != napi_null && (sim = unwrap_tagged(env, argv[1], &sim_tag, "simulation")) == NULL)
+  if (t != napi_null && (sim = lwb_unwrap_tagged(env, argv[1], &sim_tag, "simulation")) == NULL)
     return NULL;
   lw_conditions_config_default(&cfg);
   fields[0] = &cfg.stall_threshold_ms;
@@ -454,8 +507,8 @@ static napi_value b_cond_create(napi_env env, napi_callback_info info) {
   fields[2] = &cfg.episode_delay_ms;
   fields[3] = &cfg.retention_ms;
   for (i = 0; i < 4; i++) {
-    if (is_undefined(env, argv[2 + i])) continue;
-    if (arg_number(env, argv[2 + i], names[i], fields[i])) return NULL;
+    if (lwb_is_undefined(env, argv[2 + i])) continue;
+    if (lwb_arg_number(env, argv[2 + i], names[i], fields[i])) return NULL;
     if (i == 0 && !(*fields[i] > 0))
       LW_THROW_RANGE(env, "The \"%s\" argument must be a number > 0 (Infinity allowed)", names[i]);
     if (i > 0 && !(isfinite(*fields[i]) && *fields[i] >= 0))
@@ -493,12 +546,12 @@ static napi_value b_cond_create(napi_env env, napi_callback_info info) {
 static napi_value b_cond_dispose(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_cond_t *c;
-  if (get_args(env, info, 1, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   if (c->core.disposed) return NULL;
-  lw_conditions_dispose(&c->core, cond_now(c));
+  lw_conditions_dispose(&c->core, lwb_cond_now(c));
   cond_unregister(c);
-  deliver(c);
+  lwb_deliver(c, NULL, NULL);
   return NULL;
 }
 
@@ -511,14 +564,14 @@ static napi_value b_validator_create(napi_env env, napi_callback_info info) {
   double threshold;
   uint32_t id;
   int rc;
-  if (get_args(env, info, 3, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
-  if (arg_string(env, argv[1], "options.name", name, sizeof(name), &len)) return NULL;
+  if (lwb_get_args(env, info, 3, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_string(env, argv[1], "options.name", name, sizeof(name), &len)) return NULL;
   if (!(len <= LW_NAME_MAX_LEN && lw_name_valid(name, len)))
     LW_THROW_RANGE(env, "The \"options.name\" argument must be 1 to 64 bytes long");
   threshold = c->core.cfg.stall_threshold_ms;
-  if (!is_undefined(env, argv[2])) {
-    if (arg_number(env, argv[2], "options.stallThresholdMs", &threshold)) return NULL;
+  if (!lwb_is_undefined(env, argv[2])) {
+    if (lwb_arg_number(env, argv[2], "options.stallThresholdMs", &threshold)) return NULL;
     if (!(threshold > 0))
       LW_THROW_RANGE(env,
                      "The \"options.stallThresholdMs\" argument must be a number > 0 (Infinity allowed)");
@@ -532,18 +585,18 @@ static napi_value b_validator_create(napi_env env, napi_callback_info info) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: cannot create a validator");
     return NULL;
   }
-  return make_number(env, id);
+  return lwb_make_number(env, id);
 }
 
 static napi_value b_validator_dispose(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   lwb_cond_t *c;
   uint32_t id;
-  if (get_args(env, info, 2, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[1], &id));
   lw_validator_dispose(&c->core, id);
-  deliver(c);
+  lwb_deliver(c, NULL, NULL);
   return NULL;
 }
 
@@ -562,33 +615,33 @@ static napi_value b_submit(napi_env env, napi_callback_info info) {
   LW_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&c));
   if (argc < 3) LW_THROW_TYPE(env, "submit() takes (value, windowMs, record)");
   LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[0], &id));
-  if (arg_number(env, argv[1], "value", &value)) return NULL;
+  if (lwb_arg_number(env, argv[1], "value", &value)) return NULL;
   if (!(isfinite(value) && value >= 0)) {
-    throw_range(env, "value", "a finite number >= 0");
+    lwb_throw_range(env, "value", "a finite number >= 0");
     return NULL;
   }
-  if (arg_nonneg(env, argv[2], "windowMs", &window)) return NULL;
-  rc = lw_validator_submit(&c->core, id, value, window, cond_now(c), &detail);
+  if (lwb_arg_nonneg(env, argv[2], "windowMs", &window)) return NULL;
+  rc = lw_validator_submit(&c->core, id, value, window, lwb_cond_now(c), &detail);
   if (rc < 0) {
     napi_throw_error(env, rc == LW_ENOMEM ? "ERR_MEMORY" : "ERR_LAGWATCH_INTERNAL",
                      "lagwatch: submit failed");
     return NULL;
   }
-  if (rc == LW_VERDICT_DISCARDED || rc == LW_VERDICT_HELD) cond_rearm(c);
-  return make_number(env, (double)rc + 4.0 * (double)detail);
+  if (rc == LW_VERDICT_DISCARDED || rc == LW_VERDICT_HELD) lwb_cond_rearm(c);
+  return lwb_make_number(env, (double)rc + 4.0 * (double)detail);
 }
 
 static void submit_fn_finalize(napi_env env, void *data, void *hint) {
   (void)hint;
-  cond_unref(env, data);
+  lwb_cond_unref(env, data);
 }
 
 /* submitFn(c) -> the submit function of c */
 static napi_value b_submit_fn(napi_env env, napi_callback_info info) {
   napi_value argv[1], fn;
   lwb_cond_t *c;
-  if (get_args(env, info, 1, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_create_function(env, "submit", NAPI_AUTO_LENGTH, b_submit, c, &fn));
   LW_NAPI_CALL(env, napi_add_finalizer(env, fn, c, submit_fn_finalize, NULL, NULL));
   c->refs++;
@@ -604,36 +657,36 @@ static napi_value b_tracker_open(napi_env env, napi_callback_info info) {
   uint32_t rid;
   uint64_t seq;
   int rc;
-  if (get_args(env, info, 2, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   if (arg_reason(env, argv[1], "reason", reason, &len)) return NULL;
   if (c->core.tracker.open_counted >= LW_OPEN_MAX)
     LW_THROW_RANGE(env, "lagwatch: at most %d intervals can be open at once", LW_OPEN_MAX);
   rc = lw_tracker_reason(&c->core.tracker, reason, len, &rid);
   if (rc == LW_ELIMIT) LW_THROW_RANGE(env, "The \"reason\" argument is one reason too many (at most %d)", LW_REASONS_MAX);
-  if (rc == LW_OK) rc = lw_tracker_open(&c->core.tracker, rid, cond_now(c), 1, &seq);
+  if (rc == LW_OK) rc = lw_tracker_open(&c->core.tracker, rid, lwb_cond_now(c), 1, &seq);
   if (rc != LW_OK) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: cannot open an interval");
     return NULL;
   }
-  return make_number(env, (double)seq);
+  return lwb_make_number(env, (double)seq);
 }
 
 static napi_value b_tracker_close(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   lwb_cond_t *c;
   double seq;
-  if (get_args(env, info, 2, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
-  if (arg_number(env, argv[1], "handle", &seq)) return NULL;
-  lw_tracker_close(&c->core.tracker, (uint64_t)seq, cond_now(c));
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_number(env, argv[1], "handle", &seq)) return NULL;
+  lw_tracker_close(&c->core.tracker, (uint64_t)seq, lwb_cond_now(c));
   return NULL;
 }
 
 /* A finite number, else TypeError / RangeError. */
-static int arg_finite(napi_env env, napi_value v, const char *name, double *out) {
-  if (arg_number(env, v, name, out)) return -1;
-  if (!isfinite(*out)) return throw_range(env, name, "a finite number");
+int lwb_arg_finite(napi_env env, napi_value v, const char *name, double *out) {
+  if (lwb_arg_number(env, v, name, out)) return -1;
+  if (!isfinite(*out)) return lwb_throw_range(env, name, "a finite number");
   return 0;
 }
 
@@ -645,15 +698,15 @@ static napi_value b_tracker_add(napi_env env, napi_callback_info info) {
   double start, end;
   uint32_t rid;
   int rc;
-  if (get_args(env, info, 4, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
-  if (arg_finite(env, argv[1], "start", &start) || arg_finite(env, argv[2], "end", &end) ||
+  if (lwb_get_args(env, info, 4, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_finite(env, argv[1], "start", &start) || lwb_arg_finite(env, argv[2], "end", &end) ||
       arg_reason(env, argv[3], "reason", reason, &len))
     return NULL;
   if (end < start) return NULL; /* ignored, and nothing interned */
   rc = lw_tracker_reason(&c->core.tracker, reason, len, &rid);
   if (rc == LW_ELIMIT) LW_THROW_RANGE(env, "The \"reason\" argument is one reason too many (at most %d)", LW_REASONS_MAX);
-  if (rc == LW_OK) rc = lw_tracker_add(&c->core.tracker, start, end, rid, cond_now(c));
+  if (rc == LW_OK) rc = lw_tracker_add(&c->core.tracker, start, end, rid, lwb_cond_now(c));
   if (rc != LW_OK) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: cannot add an interval");
     return NULL;
@@ -664,8 +717,8 @@ static napi_value b_tracker_add(napi_env env, napi_callback_info info) {
 static napi_value interval_to_js(napi_env env, const lw_tracker_t *t, const lw_interval_t *iv) {
   napi_value o;
   LW_NAPI_CALL(env, napi_create_object(env, &o));
-  if (set_number(env, o, "start", iv->start) || set_number(env, o, "end", iv->end) ||
-      set_string(env, o, "reason", lw_tracker_reason_name(t, iv->reason)))
+  if (lwb_set_number(env, o, "start", iv->start) || lwb_set_number(env, o, "end", iv->end) ||
+      lwb_set_string(env, o, "reason", lw_tracker_reason_name(t, iv->reason)))
     return NULL;
   return o;
 }
@@ -679,17 +732,17 @@ static napi_value b_tracker_find(napi_env env, napi_callback_info info) {
   double ws, we;
   uint32_t rid = LW_REASON_ANY;
   lw_interval_t iv;
-  if (get_args(env, info, 4, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
-  if (arg_number(env, argv[1], "start", &ws) || arg_number(env, argv[2], "end", &we)) return NULL;
+  if (lwb_get_args(env, info, 4, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_number(env, argv[1], "start", &ws) || lwb_arg_number(env, argv[2], "end", &we)) return NULL;
   if (isnan(ws)) LW_THROW_RANGE(env, "The \"start\" argument must not be NaN");
   if (isnan(we)) LW_THROW_RANGE(env, "The \"end\" argument must not be NaN");
-  if (!is_undefined(env, argv[3])) {
+  if (!lwb_is_undefined(env, argv[3])) {
     if (arg_reason(env, argv[3], "reason", reason, &len)) return NULL;
     rid = lw_tracker_reason_find(&c->core.tracker, reason, len);
     if (rid == LW_REASON_ANY) return NULL; /* never seen: nothing can overlap */
   }
-  if (!lw_tracker_find(&c->core.tracker, ws, we, rid, cond_now(c), &iv)) return NULL;
+  if (!lw_tracker_find(&c->core.tracker, ws, we, rid, lwb_cond_now(c), &iv)) return NULL;
   return interval_to_js(env, &c->core.tracker, &iv);
 }
 
@@ -698,15 +751,15 @@ static napi_value b_tracker_intervals(napi_env env, napi_callback_info info) {
   lwb_cond_t *c;
   lw_interval_t *list;
   size_t n, i;
-  if (get_args(env, info, 1, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
-  n = lw_tracker_expire(&c->core.tracker, cond_now(c));
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  n = lw_tracker_expire(&c->core.tracker, lwb_cond_now(c));
   list = malloc((n ? n : 1) * sizeof(*list));
   if (list == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
     return NULL;
   }
-  n = lw_tracker_list(&c->core.tracker, cond_now(c), list, n);
+  n = lw_tracker_list(&c->core.tracker, lwb_cond_now(c), list, n);
   if (napi_create_array_with_length(env, n, &arr) != napi_ok) goto fail;
   for (i = 0; i < n; i++) {
     napi_value o = interval_to_js(env, &c->core.tracker, &list[i]);
@@ -728,29 +781,41 @@ static napi_value b_set_state(napi_env env, napi_callback_info info) {
   size_t len;
   lw_state_t s, from;
   int rc;
-  if (get_args(env, info, 2, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
-  if (arg_string(env, argv[1], "state", name, sizeof(name), &len)) return NULL;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_string(env, argv[1], "state", name, sizeof(name), &len)) return NULL;
   s = len < sizeof(name) ? lw_state_parse(name, len) : LW_STATE_COUNT;
   if (s == LW_STATE_COUNT)
     LW_THROW_RANGE(env,
                    "The \"state\" argument must be one of 'active', 'passive', 'hidden', 'frozen', "
                    "'terminated'");
-  rc = lw_conditions_set_state(&c->core, s, cond_now(c), &from);
+  rc = lw_conditions_set_state(&c->core, s, lwb_cond_now(c), &from);
   if (rc < 0) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: cannot change the lifecycle state");
     return NULL;
   }
   if (rc == 0) return NULL;
-  return make_string(env, lw_state_name(from));
+  return lwb_make_string(env, lw_state_name(from));
 }
 
 static napi_value b_get_state(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_cond_t *c;
-  if (get_args(env, info, 1, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
-  return make_string(env, lw_state_name(c->core.state));
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  return lwb_make_string(env, lw_state_name(c->core.state));
+}
+
+static napi_value b_state_visible(napi_env env, napi_callback_info info) {
+  napi_value argv[1], r;
+  char name[16];
+  size_t len;
+  lw_state_t s;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if (lwb_arg_string(env, argv[0], "state", name, sizeof(name), &len)) return NULL;
+  s = len < sizeof(name) ? lw_state_parse(name, len) : LW_STATE_COUNT;
+  LW_NAPI_CALL(env, napi_get_boolean(env, s != LW_STATE_COUNT && lw_state_visible(s), &r));
+  return r;
 }
 
 static napi_value b_reason_name(napi_env env, napi_callback_info info) {
@@ -758,19 +823,19 @@ static napi_value b_reason_name(napi_env env, napi_callback_info info) {
   lwb_cond_t *c;
   uint32_t id;
   const char *name;
-  if (get_args(env, info, 2, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[1], &id));
   name = lw_tracker_reason_name(&c->core.tracker, id);
-  return name ? make_string(env, name) : NULL;
+  return name ? lwb_make_string(env, name) : NULL;
 }
 
 /* A statistic that has no value yet is null. */
-static int set_stat(napi_env env, napi_value obj, const char *key, double d) {
+int lwb_set_stat(napi_env env, napi_value obj, const char *key, double d) {
   napi_value v;
-  if (!isnan(d)) return set_number(env, obj, key, d);
+  if (!isnan(d)) return lwb_set_number(env, obj, key, d);
   if (napi_get_null(env, &v) != napi_ok) return -1;
-  return set_value(env, obj, key, v);
+  return lwb_set_value(env, obj, key, v);
 }
 
 static napi_value b_stats(napi_env env, napi_callback_info info) {
@@ -778,8 +843,8 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
   lwb_cond_t *c;
   lw_conditions_t *k;
   size_t i;
-  if (get_args(env, info, 1, argv)) return NULL;
-  if ((c = get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   k = &c->core;
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &disc));
@@ -787,68 +852,73 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
   LW_NAPI_CALL(env, napi_create_object(env, &jumps));
   LW_NAPI_CALL(env, napi_create_object(env, &mons));
   for (i = 0; i < k->tracker.nreasons; i++)
-    if (set_number(env, disc, k->tracker.names[i], i < k->discarded_cap ? (double)k->discarded[i] : 0))
+    if (lwb_set_number(env, disc, k->tracker.names[i], i < k->discarded_cap ? (double)k->discarded[i] : 0))
       return NULL;
   for (i = 0; i < LW_KIND_COUNT; i++)
-    if (set_number(env, stalls, lw_kind_name((lw_kind_t)i), (double)k->stalls[i])) return NULL;
-  if (set_number(env, jumps, "suspend", (double)k->jumps[LW_JUMP_SUSPEND]) ||
-      set_number(env, jumps, "step", (double)k->jumps[LW_JUMP_STEP]))
+    if (lwb_set_number(env, stalls, lw_kind_name((lw_kind_t)i), (double)k->stalls[i])) return NULL;
+  if (lwb_set_number(env, jumps, "suspend", (double)k->jumps[LW_JUMP_SUSPEND]) ||
+      lwb_set_number(env, jumps, "step", (double)k->jumps[LW_JUMP_STEP]))
     return NULL;
   for (i = 0; i < k->nnames; i++) {
     const lw_name_stats_t *ns = k->names[i];
     const lw_histogram_t *h = &ns->recorded_hist;
     napi_value m;
     LW_NAPI_CALL(env, napi_create_object(env, &m));
-    if (set_number(env, m, "submitted", (double)ns->submitted) ||
-        set_number(env, m, "recorded", (double)ns->recorded) ||
-        set_number(env, m, "discarded", (double)ns->discarded) ||
-        set_number(env, m, "held", (double)ns->held) ||
-        set_number(env, m, "cancelled", (double)ns->cancelled) ||
-        set_stat(env, m, "min", h->count ? h->min : NAN) ||
-        set_stat(env, m, "max", h->count ? h->max : NAN) ||
-        set_stat(env, m, "mean", lw_histogram_mean(h)) ||
-        set_stat(env, m, "p50", lw_histogram_quantile(h, 0.5)) ||
-        set_stat(env, m, "p99", lw_histogram_quantile(h, 0.99)) || set_value(env, mons, ns->name, m))
+    if (lwb_set_number(env, m, "submitted", (double)ns->submitted) ||
+        lwb_set_number(env, m, "recorded", (double)ns->recorded) ||
+        lwb_set_number(env, m, "discarded", (double)ns->discarded) ||
+        lwb_set_number(env, m, "held", (double)ns->held) ||
+        lwb_set_number(env, m, "cancelled", (double)ns->cancelled) ||
+        lwb_set_stat(env, m, "min", h->count ? h->min : NAN) ||
+        lwb_set_stat(env, m, "max", h->count ? h->max : NAN) ||
+        lwb_set_stat(env, m, "mean", lw_histogram_mean(h)) ||
+        lwb_set_stat(env, m, "p50", lw_histogram_quantile(h, 0.5)) ||
+        lwb_set_stat(env, m, "p99", lw_histogram_quantile(h, 0.99)) || lwb_set_value(env, mons, ns->name, m))
       return NULL;
   }
-  if (set_number(env, o, "submitted", (double)k->submitted) ||
-      set_number(env, o, "recorded", (double)k->recorded) || set_value(env, o, "discarded", disc) ||
-      set_number(env, o, "held", (double)k->held_count) ||
-      set_number(env, o, "cancelled", (double)k->cancelled) || set_value(env, o, "stalls", stalls) ||
-      set_value(env, o, "jumps", jumps) ||
-      set_number(env, o, "intervals", (double)lw_tracker_expire(&k->tracker, cond_now(c))) ||
-      set_value(env, o, "monitors", mons))
+  if (lwb_set_number(env, o, "submitted", (double)k->submitted) ||
+      lwb_set_number(env, o, "recorded", (double)k->recorded) || lwb_set_value(env, o, "discarded", disc) ||
+      lwb_set_number(env, o, "held", (double)k->held_count) ||
+      lwb_set_number(env, o, "cancelled", (double)k->cancelled) || lwb_set_value(env, o, "stalls", stalls) ||
+      lwb_set_value(env, o, "jumps", jumps) ||
+      lwb_set_number(env, o, "intervals", (double)lw_tracker_expire(&k->tracker, lwb_cond_now(c))) ||
+      lwb_set_value(env, o, "monitors", mons))
     return NULL;
   return o;
 }
 
 /* Per-thread lifetime -------------------------------------------------------------------- */
 
-static void uv_closed(lw_uv_t *d) {
-  lwb_env_t *e = d->data;
-  napi_remove_async_cleanup_hook(e->cleanup);
+void lwb_env_closed(lwb_env_t *e) {
+  if (e->pending_closes > 0 && --e->pending_closes == 0 && e->cleaning)
+    napi_remove_async_cleanup_hook(e->cleanup);
 }
 
-/* The environment is going away: stop the timer; the hook completes when it is closed. */
+static void uv_closed(lw_uv_t *d) { lwb_env_closed(d->data); }
+
+/* The environment is going away: every monitor set stops its worker thread and closes its
+ * handles, then the timer closes; the hook completes when the last handle is closed. */
 static void env_cleanup(napi_async_cleanup_hook_handle handle, void *arg) {
   lwb_env_t *e = arg;
   e->cleanup = handle;
+  e->cleaning = 1;
   if (e->actx_ready) {
     napi_async_destroy(e->env, e->actx);
     e->actx_ready = 0;
   }
-  if (!e->uv_ready) {
-    napi_remove_async_cleanup_hook(handle);
-    return;
+  lwb_monitors_cleanup(e);
+  if (e->uv_ready) {
+    e->pending_closes++;
+    lw_uv_close(&e->uv, uv_closed);
   }
-  lw_uv_close(&e->uv, uv_closed);
+  if (e->pending_closes == 0) napi_remove_async_cleanup_hook(handle);
 }
 
 /* Finalizers only free; conditions finalized after this still find their driver's memory. */
 static void env_finalize(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
-  env_unref(data);
+  lwb_env_unref(data);
 }
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
@@ -863,6 +933,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"simCreate", b_sim_create},
       {"simNow", b_sim_now},
       {"simAdvance", b_sim_advance},
+      {"simVerb", b_sim_verb},
       {"condCreate", b_cond_create},
       {"condDispose", b_cond_dispose},
       {"validatorCreate", b_validator_create},
@@ -876,6 +947,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"setState", b_set_state},
       {"getState", b_get_state},
       {"reasonName", b_reason_name},
+      {"stateVisible", b_state_visible},
       {"stats", b_stats},
   };
   e = calloc(1, sizeof(*e));
@@ -896,5 +968,6 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     LW_NAPI_CALL(env, napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f));
     LW_NAPI_CALL(env, napi_set_named_property(env, exports, fns[i].name, f));
   }
+  if (lwb_monitors_init(env, exports) != 0) return NULL;
   return exports;
 }

@@ -47,7 +47,9 @@ typedef enum {
 typedef enum {
   LW_EVENT_RESOLVED = 1,  /* a held sample was decided: verdict RECORDED or DISCARDED */
   LW_EVENT_CANCELLED = 2, /* a held sample was cancelled by a dispose */
-  LW_EVENT_STALL = 3      /* an episode was reported */
+  LW_EVENT_STALL = 3,     /* an episode was reported */
+  LW_EVENT_JUMP = 4,      /* clockDrift saw a jump: `jump`, `duration_ms` = its size */
+  LW_EVENT_WORKER_HANG = 5 /* the worker's hang detector saw a hang end: start, detected_at, end */
 } lw_event_type_t;
 
 typedef struct lw_event_s {
@@ -67,6 +69,9 @@ typedef struct lw_event_s {
   uint32_t samples;
   uint32_t *monitors; /* name ids, owned by the event queue */
   size_t nmonitors;
+  /* JUMP, WORKER_HANG */
+  lw_jump_t jump;
+  double detected_at;
 } lw_event_t;
 
 /* Counts and distribution of one validator name's samples since it was first used. */

@@ -8,9 +8,17 @@
 
 typedef struct lw_client_s lw_client_t;
 
+typedef enum { LW_THREAD_MAIN = 0, LW_THREAD_WORKER = 1 } lw_thread_t;
+
 struct lw_client_s {
   double (*next_due)(lw_client_t *client);
   void (*run)(lw_client_t *client, double now);
+  /* Called once per main-loop iteration, before its work (the simulation's uv_prepare); NULL
+   * if not wanted. */
+  void (*iteration)(lw_client_t *client, double now);
+  lw_thread_t thread; /* where run() happens: the simulation models each thread */
+  int is_timer;       /* its work is timers (throttled by the OS); else I/O such as async */
+  unsigned ran_turn;  /* the uv driver's turn in which it last ran */
   lw_client_t *prev;
   lw_client_t *next;
 };

@@ -1,7 +1,19 @@
-/* The simulation driver (SPEC §8): virtual time for the main thread. advance() runs every due
- * client at its due time, in order; the clock reads exactly that due time while it runs.
- * Reference-counted: each conditions registered on it holds a reference, so the order in which
- * their owners are finalized does not matter. */
+/* The simulation driver (SPEC §8): virtual time and clocks for the main thread and the worker
+ * thread. Every client runs at its due time, in order, through the same core code as in real
+ * time; the verbs model what the OS does to a process:
+ *
+ * - block(ms): the main thread is busy; only the worker runs; overdue main work runs after.
+ * - sleep(ms): system suspend; nothing runs; wall and sleep-inclusive clocks advance, the
+ *   monotonic clock only on darwin and win32 (there it counts sleep, as uv_hrtime does).
+ * - pause(ms): the process is stopped; nothing runs; every clock advances.
+ * - stepWall(ms): the wall clock jumps.
+ * - stallWorker(ms): only the worker thread stops.
+ * - throttle(ms, align): main-thread timers fire only at multiples of `align` for `ms`.
+ *
+ * Clocks: monotonic = `now`; wall, sleep-inclusive and sleep-exclusive are `now` plus offsets
+ * that the verbs move. The main loop's idle time is `now - busy_total`: only block() makes it
+ * busy. The main thread's progress stamp is the time of its last iteration.
+ * Reference-counted: each client's owner holds a reference, so finalization order is free. */
 #ifndef LW_DRIVER_SIM_H_
 #define LW_DRIVER_SIM_H_
 
@@ -11,6 +23,16 @@ typedef enum { LW_PLATFORM_LINUX = 0, LW_PLATFORM_DARWIN = 1, LW_PLATFORM_WIN32 
 
 typedef struct lw_sim_s {
   double now;
+  double wall_off;
+  double incl_off;
+  double excl_off;
+  double busy_total;
+  double main_free_at;
+  double worker_free_at;
+  double throttle_until;
+  double throttle_align;
+  double last_iteration;
+  double progress;
   lw_platform_t platform;
   lw_sched_t sched;
   unsigned refs;
@@ -23,9 +45,25 @@ void lw_sim_unref(lw_sim_t *sim);
 double lw_sim_now(const lw_sim_t *sim);
 static inline void lw_sim_add(lw_sim_t *sim, lw_client_t *c) { lw_sched_add(&sim->sched, c); }
 static inline void lw_sim_remove(lw_sim_t *sim, lw_client_t *c) { lw_sched_remove(&sim->sched, c); }
-/* Runs the first client due at or before `target`, after moving the clock to its due time, and
- * returns it; returns NULL and moves the clock to `target` when none is due. Call it until it
- * returns NULL to advance to `target`. */
+
+/* Runs the first client due at or before `target` (after the thread it runs on is free and, for
+ * throttled timers, at the next aligned time), after moving the clock to that time, and returns
+ * it; returns NULL and moves the clock to `target` when none is due. Call it until it returns
+ * NULL to advance to `target`. */
 lw_client_t *lw_sim_step(lw_sim_t *sim, double target);
+
+/* The verbs move the clocks and the thread states; the caller then steps to now + ms (block,
+ * stallWorker, throttle) or to now (sleep, pause: overdue work runs at the wake-up). */
+void lw_sim_block(lw_sim_t *sim, double ms);
+void lw_sim_sleep(lw_sim_t *sim, double ms);
+void lw_sim_pause(lw_sim_t *sim, double ms);
+void lw_sim_step_wall(lw_sim_t *sim, double ms);
+void lw_sim_stall_worker(lw_sim_t *sim, double ms);
+void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
+
+double lw_sim_wall(const lw_sim_t *sim);
+void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive);
+double lw_sim_idle(const lw_sim_t *sim);
+int lw_sim_mono_includes_sleep(const lw_sim_t *sim);
 
 #endif /* LW_DRIVER_SIM_H_ */

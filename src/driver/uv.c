@@ -21,16 +21,28 @@ double lw_uv_now(const lw_uv_t *d) {
   return (double)(int64_t)(uv_hrtime() - d->origin_ns) / 1e6;
 }
 
+/* The due client that has not run in this turn, or NULL. */
+static lw_client_t *first_due(lw_uv_t *d, double now) {
+  lw_client_t *c;
+  for (c = d->sched.head; c != NULL; c = c->next)
+    if (c->ran_turn != d->turn && c->next_due(c) <= now) return c;
+  return NULL;
+}
+
 static void timer_cb(uv_timer_t *t) {
   lw_uv_t *d = t->data;
   lw_client_t *c;
-  double due, now = lw_uv_now(d);
+  double now = lw_uv_now(d);
   d->armed_due = LW_NEVER;
+  d->turn++;
   if (d->hook) d->hook(d, 1);
-  /* Run every client that is due; a client's run may make it due again (an episode created by
-   * a resolved hold), so ask again after each. */
-  while (!d->closing && (c = lw_sched_first(&d->sched, &due)) != NULL && due <= now)
+  /* Each due client runs once; the list may change while they run (a dispose removes one), so
+   * it is searched again after each. Work a run makes due at once (a zero-delay task) waits for
+   * the next turn of the loop, as a zero-delay timer does. */
+  while (!d->closing && (c = first_due(d, now)) != NULL) {
+    c->ran_turn = d->turn;
     c->run(c, now);
+  }
   if (d->hook) d->hook(d, 0);
   lw_uv_rearm(d);
 }

@@ -20,6 +20,7 @@ struct lw_uv_s {
   lw_uv_hook_cb hook;   /* called around the runs of one timer callback */
   lw_uv_close_cb close_cb;
   void *data;
+  unsigned turn; /* counts timer callbacks: each client runs at most once per callback */
   int closing;
 };
 

@@ -1,0 +1,148 @@
+'use strict';
+// setupAllMonitors and pauseWhileHidden (SPEC §6, §7). The monitors run in C on libuv (or on the
+// simulation); this file only shapes them as { name, start(), stop(), running } objects.
+const native = require('./native');
+const { Conditions, createConditions } = require('./conditions');
+const { typeError, checkOptions, checkFunction } = require('./util');
+
+const NAMES = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness',
+  'clockDrift', 'timerThrottle'];
+// The default wiring of setupAllMonitors: these stop while the app is not visible.
+const PAUSED_WHILE_HIDDEN = new Set(['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability',
+  'worker', 'liveness']);
+// Per-monitor options and the native option each maps to.
+const OPTION_KEYS = {
+  driftLag: ['intervalMs'],
+  macrotaskLag: ['intervalMs'],
+  loopBlock: [],
+  idleAvailability: ['intervalMs'],
+  worker: ['intervalMs'],
+  liveness: ['intervalMs'],
+  clockDrift: ['intervalMs', 'suspendMinMs', 'stepMinMs', 'sleepClock'],
+  timerThrottle: ['lateMs', 'firings'],
+};
+
+let current = null; // the one setupAllMonitors of this JS thread
+
+class Monitor {
+  constructor(h, name) {
+    this._h = h;
+    this.name = name;
+    Object.freeze(this);
+  }
+
+  start() {
+    native.monStart(this._h, this.name);
+  }
+
+  stop() {
+    native.monStop(this._h, this.name);
+  }
+
+  get running() {
+    return native.monRunning(this._h, this.name);
+  }
+}
+
+function pauseWhileHidden(monitor, conditions) {
+  if (monitor === null || typeof monitor !== 'object') {
+    throw typeError('The "monitor" argument must be an object with start() and stop()');
+  }
+  checkFunction(monitor.start, 'monitor.start');
+  checkFunction(monitor.stop, 'monitor.stop');
+  if (!(conditions instanceof Conditions)) {
+    throw typeError('The "conditions" argument must be made by lagwatch.createConditions()');
+  }
+  if (!native.stateVisible(conditions.lifecycle.state)) monitor.stop();
+  const onChange = ({ from, to }) => {
+    const was = native.stateVisible(from);
+    const is = native.stateVisible(to);
+    if (was && !is) monitor.stop();
+    else if (!was && is) monitor.start();
+  };
+  conditions.on('lifecycle', onChange);
+  return function remove() {
+    conditions.off('lifecycle', onChange);
+  };
+}
+
+// { driftLag: { intervalMs: 10 }, worker: false } -> which run, and the flat native options.
+function monitorOptions(monitors) {
+  const m = checkOptions(monitors, 'options.monitors');
+  const enabled = new Set(NAMES);
+  const flat = {};
+  for (const name of Object.keys(m)) {
+    if (!NAMES.includes(name)) {
+      const err = new RangeError(`The "options.monitors" argument has an unknown monitor: ${name}`);
+      err.code = 'ERR_OUT_OF_RANGE';
+      throw err;
+    }
+    const v = m[name];
+    if (v === false) {
+      enabled.delete(name);
+    } else if (v !== true && v !== undefined) {
+      const opts = checkOptions(v, `options.monitors.${name}`);
+      for (const key of Object.keys(opts)) {
+        if (!OPTION_KEYS[name].includes(key)) {
+          const err = new RangeError(`The "options.monitors.${name}" argument has an unknown option: ${key}`);
+          err.code = 'ERR_OUT_OF_RANGE';
+          throw err;
+        }
+        flat[key === 'sleepClock' ? 'sleepClock' : `${name}.${key}`] = opts[key];
+      }
+    }
+  }
+  return { enabled, flat };
+}
+
+class MonitorSet {
+  constructor(options) {
+    const o = checkOptions(options);
+    const { enabled, flat } = monitorOptions(o.monitors);
+    if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
+    this.conditions = createConditions({
+      clock: o.clock, logger: o.logger, meter: o.meter, stallThresholdMs: o.stallThresholdMs,
+      holdMs: o.holdMs, episodeDelayMs: o.episodeDelayMs, retentionMs: o.retentionMs,
+    });
+    this._h = native.monCreate(this.conditions._h, this, flat);
+    this._unpause = [];
+    this._stopped = false;
+    this.monitors = {};
+    for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name);
+    Object.freeze(this.monitors);
+    for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
+    for (const name of NAMES) {
+      if (enabled.has(name) && PAUSED_WHILE_HIDDEN.has(name)) {
+        this._unpause.push(pauseWhileHidden(this.monitors[name], this.conditions));
+      }
+    }
+  }
+
+  // The worker's own view: self-lag of its timer, and the hangs its detector saw.
+  workerStats() {
+    return native.monStats(this._h);
+  }
+
+  // Stops every monitor (their last samples are flushed), then disposes the conditions: waiting
+  // episodes are reported. Idempotent.
+  stop() {
+    if (this._stopped) return;
+    this._stopped = true;
+    for (const remove of this._unpause) remove();
+    for (const name of NAMES) this.monitors[name].stop();
+    this.conditions.dispose();
+    if (current === this) current = null;
+  }
+}
+
+function setupAllMonitors(options) {
+  if (current !== null) {
+    const err = new Error('lagwatch: setupAllMonitors() runs once per thread; stop() the first one');
+    err.code = 'ERR_LAGWATCH_ALREADY_SET_UP';
+    throw err;
+  }
+  current = new MonitorSet(options);
+  return current;
+}
+
+module.exports = { setupAllMonitors, pauseWhileHidden, MONITOR_NAMES: NAMES };

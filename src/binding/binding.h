@@ -1,0 +1,74 @@
+/* What the files of the binding share: the per-thread state, the conditions wrapper and the
+ * argument helpers. */
+#ifndef LW_BINDING_BINDING_H_
+#define LW_BINDING_BINDING_H_
+
+#include <node_api.h>
+
+#include "../core/conditions.h"
+#include "../driver/sim.h"
+#include "../driver/uv.h"
+#include "napi_util.h"
+
+typedef struct lwb_mon_s lwb_mon_t;
+
+typedef struct lwb_env_s {
+  napi_env env;
+  lw_uv_t uv;
+  int uv_ready;
+  int in_uv_callback;
+  napi_ref dispatch;
+  napi_async_context actx;
+  int actx_ready;
+  napi_async_cleanup_hook_handle cleanup;
+  unsigned refs; /* the instance data and each conditions: freed by the last to go */
+  lwb_mon_t *mons;         /* monitor sets of this thread, for the cleanup hook */
+  unsigned pending_closes; /* uv handles closing during the cleanup hook */
+  int cleaning;
+} lwb_env_t;
+
+
+typedef struct lwb_cond_s {
+  lw_client_t client; /* first member: the driver hands back this pointer */
+  lw_conditions_t core;
+  lwb_env_t *e;
+  lw_sim_t *sim; /* NULL: driven by the uv driver */
+  napi_ref self; /* weak reference to the JS object that dispatch receives */
+  int registered;
+  unsigned refs;
+} lwb_cond_t;
+
+void lwb_env_unref(lwb_env_t *e);
+/* A uv handle of this thread finished closing; the cleanup hook completes after the last. */
+void lwb_env_closed(lwb_env_t *e);
+
+int lwb_get_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv);
+int lwb_is_undefined(napi_env env, napi_value v);
+int lwb_arg_number(napi_env env, napi_value v, const char *name, double *out);
+int lwb_throw_range(napi_env env, const char *name, const char *what);
+int lwb_arg_nonneg(napi_env env, napi_value v, const char *name, double *out);
+int lwb_arg_finite(napi_env env, napi_value v, const char *name, double *out);
+int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size_t cap, size_t *len);
+void *lwb_unwrap_tagged(napi_env env, napi_value v, const napi_type_tag *tag, const char *what);
+lwb_env_t *lwb_get_env(napi_env env);
+napi_value lwb_make_number(napi_env env, double d);
+napi_value lwb_make_string(napi_env env, const char *s);
+int lwb_set_value(napi_env env, napi_value obj, const char *key, napi_value v);
+int lwb_set_number(napi_env env, napi_value obj, const char *key, double d);
+int lwb_set_string(napi_env env, napi_value obj, const char *key, const char *s);
+int lwb_set_stat(napi_env env, napi_value obj, const char *key, double d);
+double lwb_cond_now(const lwb_cond_t *c);
+/* Appends more events to `arr` (its length in `*len`); returns 0, or -1 with an exception. */
+typedef int (*lwb_extra_cb)(napi_env env, napi_value arr, uint32_t *len, void *data);
+/* Hands the queued events of `c`, and those `extra` appends, to the dispatch function in one
+ * call, then empties the queue. Returns -1 if a JS exception is pending afterwards. */
+int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data);
+lwb_cond_t *lwb_get_cond(napi_env env, napi_value v);
+void lwb_cond_rearm(lwb_cond_t *c);
+void lwb_cond_unref(napi_env env, lwb_cond_t *c);
+
+/* monitors.c */
+int lwb_monitors_init(napi_env env, napi_value exports);
+void lwb_monitors_cleanup(lwb_env_t *e);
+
+#endif /* LW_BINDING_BINDING_H_ */

@@ -1,0 +1,503 @@
+/* The rules of the monitors (SPEC §6). See monitors.h for the threading contract. */
+#include "monitors.h"
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mon_names[LW_MON_COUNT] = {
+    "driftLag", "macrotaskLag", "loopBlock", "idleAvailability",
+    "worker",   "liveness",     "clockDrift", "timerThrottle"};
+
+const char *lw_mon_name(lw_mon_t mon) { return (unsigned)mon < LW_MON_COUNT ? mon_names[mon] : NULL; }
+
+lw_mon_t lw_mon_parse(const char *name, size_t len) {
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++)
+    if (strlen(mon_names[i]) == len && memcmp(mon_names[i], name, len) == 0) return (lw_mon_t)i;
+  return LW_MON_COUNT;
+}
+
+int lw_mon_paused_while_hidden(lw_mon_t mon) {
+  return mon != LW_MON_CLOCKDRIFT && mon != LW_MON_THROTTLE;
+}
+
+/* Monitors that submit samples to a validator of their own. */
+static int validated(lw_mon_t mon) {
+  return mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK || mon == LW_MON_LOOPBLOCK ||
+         mon == LW_MON_IDLE || mon == LW_MON_WORKER;
+}
+
+void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c) {
+  cfg->drift_interval_ms = 20;
+  cfg->macrotask_interval_ms = 250;
+  cfg->idle_period_ms = 1000;
+  cfg->worker_interval_ms = 1000;
+  cfg->liveness_interval_ms = 100;
+  cfg->clock_interval_ms = 1000;
+  cfg->flush_interval_ms = 1000;
+  cfg->suspend_min_ms = 100;
+  cfg->step_min_ms = 1000;
+  cfg->throttle_late_ms = 500;
+  cfg->throttle_firings = 3;
+  cfg->sleep_clock = 1;
+  cfg->stall_threshold_ms = c ? c->cfg.stall_threshold_ms : 5000;
+}
+
+static int positive(double x) { return isfinite(x) && x > 0; }
+
+int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {
+  return positive(cfg->drift_interval_ms) && positive(cfg->macrotask_interval_ms) &&
+         positive(cfg->idle_period_ms) && positive(cfg->worker_interval_ms) &&
+         positive(cfg->liveness_interval_ms) && positive(cfg->clock_interval_ms) &&
+         positive(cfg->flush_interval_ms) && positive(cfg->suspend_min_ms) &&
+         positive(cfg->step_min_ms) && positive(cfg->throttle_late_ms) &&
+         cfg->throttle_firings >= 1 && cfg->throttle_firings <= 8 &&
+         cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
+}
+
+static void batch_record(void *data, double value) {
+  struct lw_sink_s *s = data;
+  lw_batch_t *b = &s->m->batch[s->mon];
+  if (lw__grow((void **)&b->values, &b->cap, b->len + 1, sizeof(*b->values)) != LW_OK) return;
+  b->values[b->len++] = value;
+}
+
+int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
+                     const lw_readings_t *rd) {
+  int i, rc;
+  memset(m, 0, sizeof(*m));
+  if (!lw_monitors_config_valid(cfg)) return LW_EINVAL;
+  m->c = c;
+  m->cfg = *cfg;
+  m->rd = *rd;
+  m->worker.cfg = &m->cfg;
+  m->flush_due = LW_NEVER;
+  m->macro_posted = INFINITY;
+  m->last_activity = -INFINITY;
+  m->resumed_at = -INFINITY;
+  lw_histogram_init(&m->self_lag_hist);
+  lw_histogram_init(&m->hang_hist);
+  for (i = 0; i < LW_MON_COUNT; i++) {
+    const char *name = mon_names[i];
+    if (!validated((lw_mon_t)i)) continue;
+    /* Ratios are never stalls; durations use the configured threshold. */
+    rc = lw_validator_create(c, name, strlen(name),
+                             i == LW_MON_IDLE ? INFINITY : cfg->stall_threshold_ms, &m->vid[i]);
+    if (rc != LW_OK) return rc;
+    m->sink[i].m = m;
+    m->sink[i].mon = (lw_mon_t)i;
+    lw_validator_set_sink(c, m->vid[i], batch_record, &m->sink[i]);
+  }
+  return LW_OK;
+}
+
+void lw_monitors_free(lw_monitors_t *m) {
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++) {
+    if (validated((lw_mon_t)i)) lw_validator_set_sink(m->c, m->vid[i], NULL, NULL);
+    free(m->batch[i].values);
+  }
+  memset(m, 0, sizeof(*m));
+}
+
+static int any_running(const lw_monitors_t *m) {
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++)
+    if (m->running[i]) return 1;
+  return 0;
+}
+
+static void submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, double now) {
+  uint64_t detail;
+  if (value < 0) value = 0;
+  if (window < 0) window = 0;
+  lw_validator_submit(m->c, m->vid[mon], value, window, now, &detail);
+}
+
+static double idle_now(const lw_monitors_t *m) { return m->rd.idle ? m->rd.idle(m->rd.data) : 0; }
+
+/* The sleep-clock difference (inclusive - exclusive), or 0 without a pair. */
+static int sleep_diff(const lw_readings_t *rd, int enabled, double *diff) {
+  double a, b;
+  if (!enabled || rd->sleep_pair == NULL || rd->sleep_pair(rd->data, &a, &b) != 0) return 0;
+  *diff = a - b;
+  return 1;
+}
+
+void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
+  lw_worker_t *w = &m->worker;
+  if ((unsigned)mon >= LW_MON_COUNT || m->running[mon]) return;
+  if (!any_running(m)) m->flush_due = now + m->cfg.flush_interval_ms;
+  m->running[mon] = 1;
+  switch (mon) {
+    case LW_MON_DRIFT:
+      m->drift_prev = now;
+      m->drift_due = now + m->cfg.drift_interval_ms;
+      m->drift_busy_prev = m->busy_total;
+      m->throttle_late = 0;
+      break;
+    case LW_MON_MACROTASK:
+      m->macro_due = now + m->cfg.macrotask_interval_ms;
+      m->macro_posted = INFINITY;
+      break;
+    case LW_MON_LOOPBLOCK:
+      m->loop_prev_t = now;
+      m->loop_prev_idle = idle_now(m);
+      break;
+    case LW_MON_IDLE:
+      m->idle_due = now + m->cfg.idle_period_ms;
+      m->idle_prev_t = now;
+      m->idle_prev_idle = idle_now(m);
+      break;
+    case LW_MON_CLOCKDRIFT:
+      m->clock_due = now + m->cfg.clock_interval_ms;
+      m->clock_prev_mono = now;
+      m->clock_prev_wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
+      m->clock_has_sleep = sleep_diff(&m->rd, m->cfg.sleep_clock, &m->clock_prev_sleep);
+      break;
+    case LW_MON_WORKER:
+    case LW_MON_LIVENESS:
+      if (!w->heartbeat_on && !w->liveness_on) {
+        w->prev_fire = now;
+        w->has_sleep_diff = sleep_diff(&m->rd, m->cfg.sleep_clock, &w->prev_sleep_diff);
+        w->last_progress_seen = -INFINITY;
+        w->last_progress_at = now;
+        w->ping_sent = 0;
+        w->hang_active = 0;
+      }
+      if (mon == LW_MON_WORKER) {
+        w->heartbeat_on = 1;
+        w->hb_due = now + m->cfg.worker_interval_ms;
+      } else {
+        w->liveness_on = 1;
+        w->lv_due = now + m->cfg.liveness_interval_ms;
+      }
+      break;
+    case LW_MON_THROTTLE:
+      m->throttle_late = 0;
+      break;
+    default:
+      break;
+  }
+}
+
+static void throttle_close(lw_monitors_t *m, double now) {
+  if (m->throttle_seq != 0) lw_tracker_close(&m->c->tracker, m->throttle_seq, now);
+  m->throttle_seq = 0;
+  m->throttle_late = 0;
+}
+
+void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now) {
+  if ((unsigned)mon >= LW_MON_COUNT || !m->running[mon]) return;
+  m->running[mon] = 0;
+  if (mon == LW_MON_WORKER) m->worker.heartbeat_on = 0;
+  if (mon == LW_MON_LIVENESS) m->worker.liveness_on = 0;
+  if (mon == LW_MON_MACROTASK) m->macro_posted = INFINITY;
+  if (mon == LW_MON_THROTTLE || mon == LW_MON_DRIFT) throttle_close(m, now);
+  /* The last stop flushes what is left at once. */
+  if (!any_running(m)) m->flush_due = now;
+}
+
+int lw_monitors_worker_needed(const lw_monitors_t *m) {
+  return m->running[LW_MON_WORKER] || m->running[LW_MON_LIVENESS];
+}
+
+double lw_monitors_next_due(const lw_monitors_t *m) {
+  double due = m->flush_due;
+#define LW__MIN_IF(on, t) \
+  if ((on) && (t) < due) due = (t)
+  LW__MIN_IF(m->running[LW_MON_DRIFT], m->drift_due);
+  LW__MIN_IF(m->running[LW_MON_MACROTASK], m->macro_posted != INFINITY ? m->macro_posted : m->macro_due);
+  LW__MIN_IF(m->running[LW_MON_IDLE], m->idle_due);
+  LW__MIN_IF(m->running[LW_MON_CLOCKDRIFT], m->clock_due);
+#undef LW__MIN_IF
+  return due;
+}
+
+/* timerThrottle (SPEC §6): driftLag late by throttle_late_ms on throttle_firings consecutive
+ * firings while loopBlock saw the loop idle over those windows: the OS held the timers. A window
+ * counts as idle when the loop was busy for less than half of the lateness: a blocked loop is
+ * busy for about as long as its timers are late. */
+static void throttle_check(lw_monitors_t *m, double lateness, double ws, double busy, double now) {
+  int late = lateness >= m->cfg.throttle_late_ms;
+  int idle = m->running[LW_MON_LOOPBLOCK] && busy < lateness / 2;
+  if (!m->running[LW_MON_THROTTLE]) return;
+  if (m->throttle_seq != 0) {
+    if (!late) throttle_close(m, now);
+    return;
+  }
+  if (!(late && idle)) {
+    m->throttle_late = 0;
+    return;
+  }
+  if (m->throttle_late++ == 0) m->throttle_first_ws = ws;
+  if (m->throttle_late >= m->cfg.throttle_firings) {
+    uint64_t seq;
+    if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, m->throttle_first_ws, 0, &seq) ==
+        LW_OK)
+      m->throttle_seq = seq;
+  }
+}
+
+/* The loop's busy time up to `now`, counting the iteration in progress. */
+static double busy_until(const lw_monitors_t *m, double now) {
+  double b = m->busy_total;
+  if (m->running[LW_MON_LOOPBLOCK]) {
+    double part = (now - m->loop_prev_t) - (idle_now(m) - m->loop_prev_idle);
+    if (part > 0) b += part;
+  }
+  return b;
+}
+
+static void drift_fire(lw_monitors_t *m, double now) {
+  double lateness = now - m->drift_due;
+  double ws = m->drift_prev;
+  double busy = busy_until(m, now);
+  if (lateness < 0) lateness = 0;
+  submit(m, LW_MON_DRIFT, lateness, now - ws, now);
+  throttle_check(m, lateness, ws, busy - m->drift_busy_prev, now);
+  m->drift_busy_prev = busy;
+  m->drift_prev = now;
+  m->drift_due = now + m->cfg.drift_interval_ms;
+}
+
+/* macrotaskLag: every interval a zero-delay task is queued (its due time is the time it was
+ * queued: the driver runs it at its next turn); its delay is the sample. */
+static void macrotask_fire(lw_monitors_t *m, double now) {
+  if (m->macro_posted == INFINITY) {
+    m->macro_posted = now;
+    m->macro_turn = m->run_turn;
+    return;
+  }
+  submit(m, LW_MON_MACROTASK, now - m->macro_posted, now - m->macro_posted, now);
+  m->macro_posted = INFINITY;
+  m->macro_due = now + m->cfg.macrotask_interval_ms;
+}
+
+static void idle_fire(lw_monitors_t *m, double now) {
+  double idle = idle_now(m);
+  double span = now - m->idle_prev_t;
+  double share = span > 0 ? (idle - m->idle_prev_idle) / span : 1;
+  if (share < 0) share = 0;
+  if (share > 1) share = 1;
+  submit(m, LW_MON_IDLE, share, span, now);
+  m->idle_prev_t = now;
+  m->idle_prev_idle = idle;
+  m->idle_due = now + m->cfg.idle_period_ms;
+}
+
+static void jump(lw_monitors_t *m, lw_jump_t kind, double at, double delta) {
+  lw_event_t *ev;
+  m->c->jumps[kind]++;
+  ev = lw__event_push(m->c, LW_EVENT_JUMP, at);
+  if (ev) {
+    ev->jump = kind;
+    ev->duration_ms = delta;
+  }
+}
+
+/* clockDrift (SPEC §6): sleep = growth of (inclusive - exclusive); d = Δwall - Δmonotonic, less
+ * the sleep where the monotonic clock excludes it. */
+static void clock_fire(lw_monitors_t *m, double now) {
+  double wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
+  double dmono = now - m->clock_prev_mono;
+  double dwall = wall - m->clock_prev_wall;
+  double cur = 0, sleep;
+  int has = sleep_diff(&m->rd, m->cfg.sleep_clock, &cur);
+  if (has && m->clock_has_sleep) {
+    sleep = cur - m->clock_prev_sleep;
+    double d = dwall - dmono - (m->rd.mono_includes_sleep ? 0 : sleep);
+    if (sleep >= m->cfg.suspend_min_ms) {
+      jump(m, LW_JUMP_SUSPEND, now, sleep);
+      lw_tracker_add(&m->c->tracker, m->clock_prev_mono, now, LW_REASON_SUSPEND, now);
+    } else if (fabs(d) >= m->cfg.step_min_ms) {
+      jump(m, LW_JUMP_STEP, now, d);
+    }
+  } else if (!has) {
+    /* The seed's rule without a sleep clock: a forward jump is a suspend. */
+    double d = dwall - dmono;
+    if (d >= m->cfg.step_min_ms) {
+      jump(m, LW_JUMP_SUSPEND, now, d);
+      lw_tracker_add(&m->c->tracker, m->clock_prev_mono, now, LW_REASON_SUSPEND, now);
+    } else if (d <= -m->cfg.step_min_ms) {
+      jump(m, LW_JUMP_STEP, now, d);
+    }
+  }
+  m->clock_prev_mono = now;
+  m->clock_prev_wall = wall;
+  m->clock_prev_sleep = cur;
+  m->clock_has_sleep = has;
+  m->clock_due = now + m->cfg.clock_interval_ms;
+}
+
+/* The main thread ran at `now`. A hang ends when the main thread first runs again: the worker
+ * sees that only at its next check, so the main thread remembers when it resumed. */
+static void activity(lw_monitors_t *m, double now) {
+  if (now - m->last_activity >= 2 * m->cfg.liveness_interval_ms) m->resumed_at = now;
+  m->last_activity = now;
+}
+
+int lw_monitors_run(lw_monitors_t *m, double now) {
+  m->run_turn++;
+  activity(m, now);
+  for (;;) {
+    /* The earliest due timer first, so that a late run keeps the order of reality. */
+    double best = LW_NEVER;
+    int which = -1;
+#define LW__PICK(id, on, t) \
+  if ((on) && (t) <= now && (t) < best) { best = (t); which = (id); }
+    LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT], m->drift_due);
+    /* A task queued in this run waits for the next turn of the loop. */
+    LW__PICK(LW_MON_MACROTASK,
+             m->running[LW_MON_MACROTASK] &&
+                 !(m->macro_posted != INFINITY && m->macro_turn == m->run_turn),
+             m->macro_posted != INFINITY ? m->macro_posted : m->macro_due);
+    LW__PICK(LW_MON_IDLE, m->running[LW_MON_IDLE], m->idle_due);
+    LW__PICK(LW_MON_CLOCKDRIFT, m->running[LW_MON_CLOCKDRIFT], m->clock_due);
+#undef LW__PICK
+    if (which < 0) break;
+    switch (which) {
+      case LW_MON_DRIFT: drift_fire(m, now); break;
+      case LW_MON_MACROTASK: macrotask_fire(m, now); break;
+      case LW_MON_IDLE: idle_fire(m, now); break;
+      default: clock_fire(m, now); break;
+    }
+  }
+  return m->flush_due <= now;
+}
+
+void lw_monitors_flushed(lw_monitors_t *m, double now) {
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++) m->batch[i].len = 0;
+  m->flush_due = any_running(m) ? now + m->cfg.flush_interval_ms : LW_NEVER;
+}
+
+void lw_monitors_iteration(lw_monitors_t *m, double now) {
+  double idle, busy;
+  activity(m, now);
+  if (!m->running[LW_MON_LOOPBLOCK]) return;
+  idle = idle_now(m);
+  busy = (now - m->loop_prev_t) - (idle - m->loop_prev_idle);
+  if (busy < 0) busy = 0;
+  m->busy_total += busy;
+  m->loop_prev_t = now;
+  m->loop_prev_idle = idle;
+  submit(m, LW_MON_LOOPBLOCK, busy, busy, now);
+}
+
+void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msg, double now) {
+  lw_event_t *ev;
+  double end;
+  activity(m, now);
+  switch (msg->type) {
+    case LW_MSG_HEARTBEAT:
+      /* Evidence first, so that the heartbeat's own sample is judged with it. */
+      if (msg->ev_reason != LW_REASON_ANY)
+        lw_tracker_add(&m->c->tracker, msg->ev_start, msg->ev_end, msg->ev_reason, now);
+      lw_histogram_record(&m->self_lag_hist, msg->self_lag);
+      m->self_lag_last = msg->self_lag;
+      m->self_lag_count++;
+      if (m->running[LW_MON_WORKER])
+        submit(m, LW_MON_WORKER, now - msg->sent_at, now - msg->sent_at, now);
+      break;
+    case LW_MSG_HANG_START:
+      m->worker_hangs++;
+      break;
+    case LW_MSG_HANG_END:
+      end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
+                                                                               : msg->hang_end;
+      lw_histogram_record(&m->hang_hist, end - msg->hang_start);
+      ev = lw__event_push(m->c, LW_EVENT_WORKER_HANG, now);
+      if (ev) {
+        ev->start = msg->hang_start;
+        ev->end = end;
+        ev->detected_at = msg->detected_at;
+        ev->duration_ms = end - msg->hang_start;
+      }
+      break;
+    case LW_MSG_PING:
+      break;
+  }
+}
+
+/* Worker thread -------------------------------------------------------------------------- */
+
+double lw_worker_next_due(const lw_worker_t *w) {
+  double due = LW_NEVER;
+  if (w->heartbeat_on) due = w->hb_due;
+  if (w->liveness_on && w->lv_due < due) due = w->lv_due;
+  return due;
+}
+
+size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
+                     lw_msg_t *out) {
+  const lw_monitors_config_t *cfg = w->cfg;
+  double due = lw_worker_next_due(w);
+  double self_lag = now - due, cur = 0, slept = 0;
+  size_t n = 0;
+  int has;
+  if (due > now) return 0;
+  if (self_lag < 0) self_lag = 0;
+  has = sleep_diff(rd, cfg->sleep_clock, &cur);
+  if (has && w->has_sleep_diff) slept = cur - w->prev_sleep_diff;
+  w->prev_sleep_diff = cur;
+  w->has_sleep_diff = has;
+  w->prev_fire = now;
+
+  /* The worker's own lateness: at the threshold, the worker itself did not run. A sleep or a
+   * pause starts no hang, and a running hang does not count that time. */
+  if (self_lag >= cfg->stall_threshold_ms) {
+    if (w->last_progress_at < now) w->last_progress_at = now;
+    if (w->hang_active) w->hang_start += self_lag;
+  }
+
+  if (w->liveness_on && w->lv_due <= now) {
+    w->lv_due = now + cfg->liveness_interval_ms;
+    if (progress != w->last_progress_seen) {
+      w->last_progress_seen = progress;
+      if (progress > w->last_progress_at) w->last_progress_at = progress;
+      w->ping_sent = 0;
+      if (w->hang_active) {
+        lw_msg_t *o = &out[n++];
+        memset(o, 0, sizeof(*o));
+        o->type = LW_MSG_HANG_END;
+        o->hang_start = w->hang_start;
+        o->detected_at = w->hang_detected;
+        o->hang_end = progress > w->hang_start ? progress : now;
+        w->hang_active = 0;
+      }
+    } else if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
+      lw_msg_t *o = &out[n++];
+      w->hang_active = 1;
+      w->hang_start = w->last_progress_at;
+      w->hang_detected = now;
+      memset(o, 0, sizeof(*o));
+      o->type = LW_MSG_HANG_START;
+      o->hang_start = w->hang_start;
+      o->detected_at = now;
+    } else if (!w->ping_sent && now - w->last_progress_at >= cfg->stall_threshold_ms / 4) {
+      /* An idle main loop shows no progress until something wakes it. */
+      lw_msg_t *o = &out[n++];
+      memset(o, 0, sizeof(*o));
+      o->type = LW_MSG_PING;
+      w->ping_sent = 1;
+    }
+  }
+
+  if (w->heartbeat_on && w->hb_due <= now) {
+    lw_msg_t *o = &out[n++];
+    memset(o, 0, sizeof(*o));
+    o->type = LW_MSG_HEARTBEAT;
+    o->sent_at = now;
+    o->self_lag = self_lag;
+    o->ev_reason = LW_REASON_ANY;
+    if (self_lag >= cfg->stall_threshold_ms) {
+      o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
+      o->ev_start = now - self_lag;
+      o->ev_end = now;
+    }
+    w->hb_due = now + cfg->worker_interval_ms;
+  }
+  return n;
+}

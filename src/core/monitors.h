@@ -1,0 +1,188 @@
+/* The monitors of SPEC §6 as pure rules: a monitor set, driven like the conditions.
+ *
+ * Work happens on two threads. Main-thread work (driftLag, macrotaskLag, idleAvailability,
+ * clockDrift, the loop-iteration hook of loopBlock, receiving the worker's messages) touches the
+ * conditions; worker-thread work (the heartbeat and the liveness check) touches only the
+ * lw_worker_t half and produces messages that the driver carries to the main thread. Nothing here
+ * locks or waits: the driver owns the queue, the thread and the atomics.
+ *
+ * Clock readings other than the monotonic `now` (wall clock, the sleep-clock pair, the loop's
+ * idle time) come from the driver through lw_readings_t, called only when a rule needs them.
+ */
+#ifndef LW_CORE_MONITORS_H_
+#define LW_CORE_MONITORS_H_
+
+#include "conditions.h"
+
+typedef enum {
+  LW_MON_DRIFT = 0,
+  LW_MON_MACROTASK,
+  LW_MON_LOOPBLOCK,
+  LW_MON_IDLE,
+  LW_MON_WORKER,
+  LW_MON_LIVENESS,
+  LW_MON_CLOCKDRIFT,
+  LW_MON_THROTTLE,
+  LW_MON_COUNT
+} lw_mon_t;
+
+/* The driver's clocks beyond `now`. Each returns ms; sleep_pair returns -1 without a pair. */
+typedef struct lw_readings_s {
+  double (*wall)(void *data);
+  int (*sleep_pair)(void *data, double *inclusive, double *exclusive);
+  double (*idle)(void *data); /* the main loop's total idle (poll wait) time */
+  void *data;
+  int mono_includes_sleep; /* macOS, Windows: 1; Linux: 0 */
+} lw_readings_t;
+
+typedef struct lw_monitors_config_s {
+  double drift_interval_ms;     /* 20 */
+  double macrotask_interval_ms; /* 250 */
+  double idle_period_ms;        /* 1000 */
+  double worker_interval_ms;    /* 1000 */
+  double liveness_interval_ms;  /* 100 */
+  double clock_interval_ms;     /* 1000 */
+  double flush_interval_ms;     /* 1000 */
+  double suspend_min_ms;        /* 100: sleep-clock growth that is a suspend */
+  double step_min_ms;           /* 1000: |wall - monotonic| drift that is a step */
+  double throttle_late_ms;      /* 500 */
+  int throttle_firings;         /* 3 */
+  int sleep_clock;              /* 1: use the sleep-clock pair when the platform has one */
+  double stall_threshold_ms;    /* the worker's thresholds; default: the conditions' */
+} lw_monitors_config_t;
+
+/* Messages from the worker thread to the main thread. */
+typedef enum {
+  LW_MSG_HEARTBEAT = 1, /* sent_at, self_lag; evidence when ev_reason != LW_REASON_ANY */
+  LW_MSG_PING = 2,      /* wake the main loop so that it shows progress */
+  LW_MSG_HANG_START = 3,
+  LW_MSG_HANG_END = 4
+} lw_msg_type_t;
+
+typedef struct lw_msg_s {
+  lw_msg_type_t type;
+  double sent_at;
+  double self_lag;
+  uint32_t ev_reason; /* LW_REASON_SUSPEND / LW_REASON_PAUSE, or LW_REASON_ANY for none */
+  double ev_start;
+  double ev_end;
+  double hang_start;
+  double detected_at;
+  double hang_end;
+} lw_msg_t;
+
+/* The worker thread's half: touched by the worker thread only while it runs. */
+typedef struct lw_worker_s {
+  const lw_monitors_config_t *cfg;
+  int heartbeat_on;
+  int liveness_on;
+  double hb_due;
+  double lv_due;
+  double prev_fire; /* last run of the worker's timer */
+  double prev_sleep_diff;
+  int has_sleep_diff;
+  double last_progress_seen; /* the main thread's progress stamp last read */
+  double last_progress_at;   /* when progress was last seen (or reset by self-lag) */
+  int ping_sent;
+  int hang_active;
+  double hang_start;
+  double hang_detected;
+} lw_worker_t;
+
+/* Per-monitor recorded values on their way to JS (one batch per flush). */
+typedef struct lw_batch_s {
+  double *values;
+  size_t len;
+  size_t cap;
+} lw_batch_t;
+
+typedef struct lw_monitors_s {
+  lw_conditions_t *c;
+  lw_monitors_config_t cfg;
+  lw_readings_t rd;
+  int running[LW_MON_COUNT];
+  uint32_t vid[LW_MON_COUNT]; /* validators of the validated monitors */
+  lw_batch_t batch[LW_MON_COUNT];
+  struct lw_sink_s {
+    struct lw_monitors_s *m;
+    lw_mon_t mon;
+  } sink[LW_MON_COUNT];
+  double flush_due;
+
+  /* driftLag */
+  double drift_prev;
+  double drift_due;
+  /* macrotaskLag */
+  double macro_due;
+  double macro_posted; /* +INFINITY when no task is queued */
+  unsigned run_turn;   /* counts lw_monitors_run() calls */
+  unsigned macro_turn; /* the run that queued the task: it runs in a later one */
+  /* loopBlock: the previous iteration, and the cumulative busy time for timerThrottle */
+  double loop_prev_t;
+  double loop_prev_idle;
+  int loop_seen;
+  double busy_total;
+  /* idleAvailability */
+  double idle_due;
+  double idle_prev_t;
+  double idle_prev_idle;
+  /* clockDrift */
+  double clock_due;
+  double clock_prev_mono;
+  double clock_prev_wall;
+  double clock_prev_sleep;
+  int clock_has_sleep;
+  /* timerThrottle */
+  int throttle_late;
+  double throttle_first_ws;
+  double throttle_busy_at[8];
+  uint64_t throttle_seq; /* open interval, 0 if none */
+  double drift_busy_prev; /* busy_total at the previous drift firing */
+  /* worker */
+  double self_lag_last;
+  uint64_t self_lag_count;
+  lw_histogram_t self_lag_hist;
+  double last_activity; /* the main thread's last run, iteration or receipt */
+  double resumed_at;    /* its first activity after a gap of 2 liveness intervals */
+  uint64_t worker_hangs;
+  lw_histogram_t hang_hist;
+
+  lw_worker_t worker;
+} lw_monitors_t;
+
+void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c);
+int lw_monitors_config_valid(const lw_monitors_config_t *cfg);
+const char *lw_mon_name(lw_mon_t mon);
+lw_mon_t lw_mon_parse(const char *name, size_t len);
+/* 1 if the monitor is one that pauseWhileHidden stops by default. */
+int lw_mon_paused_while_hidden(lw_mon_t mon);
+
+int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
+                     const lw_readings_t *rd);
+void lw_monitors_free(lw_monitors_t *m);
+
+/* Starting a running or stopping a stopped monitor does nothing. Stopping a validated monitor
+ * leaves its validator alive; its recorded values stay in the batch until the next flush. */
+void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now);
+void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now);
+/* 1 if the worker thread is needed (heartbeat or liveness running). */
+int lw_monitors_worker_needed(const lw_monitors_t *m);
+
+/* Main thread. */
+double lw_monitors_next_due(const lw_monitors_t *m);
+/* Runs every main-thread timer due at or before `now`. Returns 1 if a flush is due: the driver
+ * then hands the batches to JS and calls lw_monitors_flushed(). */
+int lw_monitors_run(lw_monitors_t *m, double now);
+void lw_monitors_flushed(lw_monitors_t *m, double now);
+/* The loop-iteration hook (uv_prepare): loopBlock's sample. */
+void lw_monitors_iteration(lw_monitors_t *m, double now);
+/* A message from the worker thread, received on the main thread at `now`. */
+void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msg, double now);
+
+/* Worker thread. `progress` is the main thread's last progress stamp. Writes up to 4 messages to
+ * `out` and returns their number. */
+double lw_worker_next_due(const lw_worker_t *w);
+size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
+                     lw_msg_t *out);
+
+#endif /* LW_CORE_MONITORS_H_ */

@@ -51,7 +51,9 @@ class Validator {
   submit(value, windowMs, record) {
     const c = this._c;
     if (typeof record !== 'function') checkFunction(record, 'record');
-    if (c._reader !== null) c._readLifecycle();
+    // Step 1 reads the lifecycle, but only for a submit that will be taken: a rejected or
+    // disposed one must change nothing.
+    if (c._reader !== null && c._submit(this._id, value, windowMs, true) === 1) c._readLifecycle();
     const code = c._submit(this._id, value, windowMs);
     if (code === 0) {
       c._callRecord(record, value);

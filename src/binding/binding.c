@@ -605,13 +605,14 @@ static napi_value b_validator_dispose(napi_env env, napi_callback_info info) {
  * conditions as its data, so the hot path unwraps nothing; the function holds a reference on
  * the conditions' memory, dropped by its finalizer. */
 static napi_value b_submit(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+  size_t argc = 4;
+  napi_value argv[4];
   lwb_cond_t *c;
   uint32_t id;
   double value, window;
   uint64_t detail = 0;
   int rc;
+  lw_validator_t *v;
   LW_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&c));
   if (argc < 3) LW_THROW_TYPE(env, "submit() takes (value, windowMs, record)");
   LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[0], &id));
@@ -621,6 +622,12 @@ static napi_value b_submit(napi_env env, napi_callback_info info) {
     return NULL;
   }
   if (lwb_arg_nonneg(env, argv[2], "windowMs", &window)) return NULL;
+  if (argc > 3) {
+    /* submit(id, value, windowMs, true): only the checks, before a lifecycle reader runs, so
+     * that a rejected or disposed submit changes nothing. 1 if it would be taken, else 0. */
+    v = lw_validator_get(&c->core, id);
+    return lwb_make_number(env, v != NULL && !v->disposed);
+  }
   rc = lw_validator_submit(&c->core, id, value, window, lwb_cond_now(c), &detail);
   if (rc < 0) {
     napi_throw_error(env, rc == LW_ENOMEM ? "ERR_MEMORY" : "ERR_LAGWATCH_INTERNAL",

@@ -1,0 +1,195 @@
+'use strict';
+// SPEC §1 and the uv driver: lagwatch.now() against performance.now() (main thread and a
+// worker), and real waits for held samples, an unref'd timer and a hang episode.
+const assert = require('assert');
+const { spawn } = require('child_process');
+const { Worker } = require('worker_threads');
+const { lw, ROOT } = require('./helpers');
+
+const SLACK = 0.01; // ms
+
+function checkNow(reads) {
+  let worst = 0;
+  for (let i = 0; i < reads; i++) {
+    const before = performance.now();
+    const n = lw.now();
+    const after = performance.now();
+    assert.strictEqual(typeof n, 'number');
+    if (!(n >= before - SLACK && n <= after + SLACK)) {
+      assert.fail(`read ${i}: performance.now() ${before} <= lagwatch.now() ${n} <= ${after} (±${SLACK})`);
+    }
+    worst = Math.max(worst, before - n, n - after);
+  }
+  return worst;
+}
+
+function runWorker(code) {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(`const lw = require(${JSON.stringify(ROOT)});\n${code}`, { eval: true });
+    let msg;
+    w.on('message', (m) => {
+      msg = m;
+    });
+    w.on('error', reject);
+    w.on('exit', (code) => (code === 0 ? resolve(msg) : reject(new Error(`worker exited with ${code}`))));
+  });
+}
+
+describe('real clock (SPEC §1, uv driver)', () => {
+  it('lagwatch.now() agrees with performance.now() (before <= now <= after, 0.01 ms), 20000 reads', () => {
+    checkNow(20000);
+  });
+
+  it('lagwatch.now() is monotonic and moves with real time', async () => {
+    const a = lw.now();
+    const pa = performance.now();
+    await new Promise((r) => setTimeout(r, 50));
+    const b = lw.now();
+    const pb = performance.now();
+    assert.ok(b > a);
+    assert.ok(Math.abs((b - a) - (pb - pa)) < 1, `${b - a} vs ${pb - pa}`);
+    let prev = lw.now();
+    for (let i = 0; i < 10000; i++) {
+      const n = lw.now();
+      assert.ok(n >= prev, `${n} < ${prev}`);
+      prev = n;
+    }
+  });
+
+  it('inside a worker_threads Worker, now() agrees with the worker\'s own performance.now()', async function () {
+    this.timeout(30000);
+    const code = `
+      const { parentPort } = require('worker_threads');
+      const bad = [];
+      for (let i = 0; i < 20000 && bad.length < 5; i++) {
+        const before = performance.now();
+        const n = lw.now();
+        const after = performance.now();
+        if (!(n >= before - ${SLACK} && n <= after + ${SLACK})) bad.push([before, n, after]);
+      }
+      parentPort.postMessage({ bad, origin: performance.timeOrigin, now: lw.now(), perf: performance.now() });
+    `;
+    const before = performance.now();
+    const r = await runWorker(code);
+    const after = performance.now();
+    assert.deepStrictEqual(r.bad, [], 'every read in the worker is bracketed by its performance.now()');
+    // Each thread has its own origin (performance.timeOrigin; on some Node versions a worker's
+    // equals the main thread's). Both are the same monotonic clock shifted by the difference of
+    // origins (a few ms of slack: timeOrigin is a wall-clock reading).
+    const mainEquivalent = r.now + (r.origin - performance.timeOrigin);
+    assert.ok(mainEquivalent >= before - 5 && mainEquivalent <= after + 5,
+      `worker now ${r.now} maps to ${mainEquivalent}, main window [${before}, ${after}]`);
+    checkNow(1000);
+  });
+
+  it('two workers at once each agree with their own performance.now()', async function () {
+    this.timeout(30000);
+    const code = `
+      const { parentPort } = require('worker_threads');
+      let bad = 0;
+      for (let i = 0; i < 5000; i++) {
+        const b = performance.now(); const n = lw.now(); const a = performance.now();
+        if (!(n >= b - ${SLACK} && n <= a + ${SLACK})) bad++;
+      }
+      parentPort.postMessage(bad);
+    `;
+    const [a, b] = await Promise.all([runWorker(code), runWorker(code)]);
+    assert.strictEqual(a, 0);
+    assert.strictEqual(b, 0);
+  });
+
+  it('on the real loop, a held sample (6000 ms, default threshold) is recorded about 2000 ms later', async function () {
+    this.timeout(10000);
+    const c = lw.createConditions();
+    const v = c.createValidator({ name: 'real' });
+    let t0;
+    const recorded = await new Promise((resolve) => {
+      t0 = performance.now();
+      const verdict = v.submit(6000, 6000, (x) => resolve({ x, t: performance.now(), now: lw.now() }));
+      assert.strictEqual(verdict, 'held');
+      assert.strictEqual(c.stats().held, 1);
+    });
+    const elapsed = recorded.t - t0;
+    assert.strictEqual(recorded.x, 6000);
+    assert.ok(elapsed >= 1990 && elapsed <= 2500, `record called ${elapsed} ms after submit`);
+    const s = c.stats();
+    assert.strictEqual(s.recorded, 1);
+    assert.strictEqual(s.held, 0);
+    c.dispose();
+  });
+
+  it('a child process with a held sample and nothing else exits on its own within about 1 s (unref\'d timer)', async function () {
+    this.timeout(10000);
+    const code = `
+      const lw = require(${JSON.stringify(ROOT)});
+      const c = lw.createConditions();
+      const v = c.createValidator({ name: 'x' });
+      process.stdout.write(v.submit(6000, 6000, () => process.stdout.write(' recorded')));
+    `;
+    const t0 = performance.now();
+    const { status, out, err, t1 } = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+      });
+      child.stderr.on('data', (d) => {
+        err += d;
+      });
+      child.on('error', reject);
+      child.on('exit', (code, signal) => resolve({ status: signal || code, out, err, t1: performance.now() }));
+    });
+    const elapsed = t1 - t0;
+    assert.strictEqual(status, 0, `exit status (stderr: ${err})`);
+    assert.strictEqual(err, '', 'nothing on stderr');
+    assert.strictEqual(out, 'held', 'the sample was held and never decided');
+    assert.ok(elapsed < 1200, `exited after ${elapsed} ms (a ref'd timer would keep it 2000 ms)`);
+  });
+
+  it("a conditions on the real clock reports a hang via 'stall' about 4 s after submit", async function () {
+    this.timeout(15000);
+    const logs = [];
+    const c = lw.createConditions({ logger: { log: (l, m) => logs.push([l, m]) } });
+    const v = c.createValidator({ name: 'block' });
+    const times = {};
+    const stall = await new Promise((resolve) => {
+      c.on('stall', (s) => {
+        times.stall = performance.now();
+        resolve(s);
+      });
+      times.submit = performance.now();
+      times.now = lw.now();
+      assert.strictEqual(v.submit(6000, 6000, () => {
+        times.record = performance.now();
+      }), 'held');
+    });
+    const rec = times.record - times.submit;
+    const rep = times.stall - times.submit;
+    assert.ok(rec >= 1990 && rec <= 2500, `recorded after ${rec} ms`);
+    assert.ok(rep >= 3990 && rep <= 4600, `reported after ${rep} ms`);
+    assert.strictEqual(stall.kind, 'hang');
+    assert.strictEqual(stall.durationMs, 6000);
+    assert.strictEqual(stall.samples, 1);
+    assert.deepStrictEqual(stall.monitors, ['block']);
+    assert.ok(Math.abs(stall.end - times.now) < 1, `end ${stall.end} vs submit at ${times.now}`);
+    assert.strictEqual(stall.end - stall.start, 6000);
+    assert.deepStrictEqual(c.stats().stalls, { hang: 1, suspend: 0, pause: 0 });
+    assert.deepStrictEqual(logs, []);
+    c.dispose();
+  });
+
+  it('dispose() on the real clock cancels a held sample: record is never called', async function () {
+    this.timeout(10000);
+    const c = lw.createConditions();
+    const v = c.createValidator({ name: 'x' });
+    let called = false;
+    assert.strictEqual(v.submit(6000, 6000, () => {
+      called = true;
+    }), 'held');
+    c.dispose();
+    await new Promise((r) => setTimeout(r, 2300));
+    assert.strictEqual(called, false);
+    assert.strictEqual(c.stats().cancelled, 1);
+  });
+});

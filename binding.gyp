@@ -11,6 +11,7 @@
         "src/core/monitors.c",
         "src/driver/sim.c",
         "src/driver/uv.c",
+        "src/driver/uvworker.c",
         "src/platform/clocks.c",
         "src/binding/binding.c",
         "src/binding/monitors.c"

@@ -1,6 +1,7 @@
 'use strict';
 // `npm test`: every suite, in order, each one's own output shown; exits non-zero if any failed.
 //  1. the C unit tests of the core, built and run twice: plain and under ASan + UBSan;
+//  1b. the worker thread and its queue under ThreadSanitizer, with real threads (libuv1-dev);
 //  2. the shared conformance check of SPEC §2–§5, when ../shared is beside the checkout;
 //  3. the mocha tests of the JS API (simulation, bad input, real clock, worker_threads);
 //  4. the same mocha tests again against an ASan + UBSan build of the whole addon (core, drivers
@@ -37,6 +38,7 @@ function buildAsanAddon() {
 }
 
 step('C core (plain + ASan/UBSan)', 'make', ['-s', '-C', 'test/c']);
+step('worker thread under TSan', 'make', ['-s', '-C', 'test/tsan']);
 const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
 if (fs.existsSync(conformance)) step('conformance', process.execPath, [conformance]);
 step('mocha', process.execPath, [mocha]);

@@ -4,11 +4,9 @@
  * Real time (libuv):
  * - main-thread timers are one client of the thread's uv driver (its single unref'd timer);
  * - loopBlock's iteration hook and the progress stamp come from an unref'd uv_prepare;
- * - the worker thread is a uv_thread with its own loop and timer. It touches no JS and no
- *   main-loop handle: it reads the progress stamp (an atomic), and its messages go through a
- *   mutex-guarded queue and an unref'd uv_async_t to the main loop, which drains the whole queue
- *   (sends coalesce). It is stopped and joined by stop(), by the environment's cleanup hook and
- *   by the finalizer.
+ * - the worker thread is src/driver/uvworker.c; its messages arrive through an unref'd
+ *   uv_async_t of the main loop. It is stopped and joined by stop(), by the environment's
+ *   cleanup hook and by the finalizer.
  * Simulated time: the same pieces are three clients of the simulation (main timers, the async
  * delivery on the main thread, the worker thread).
  *
@@ -16,12 +14,12 @@
  * monitor runs, a strong reference keeps the JS side alive: monitors that nobody holds still run.
  */
 #include <math.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/monitors.h"
+#include "../driver/uvworker.h"
 #include "../platform/clocks.h"
 #include "binding.h"
 
@@ -51,14 +49,7 @@ struct lwb_mon_s {
   int uv_ready;
   uv_prepare_t prepare;
   uv_async_t async;
-  uv_mutex_t mu;
-  _Atomic double progress;
-  int thread_running;
-  uv_thread_t thread;
-  uv_loop_t wloop;
-  uv_timer_t wtimer;
-  uv_async_t wwake;
-  atomic_int wstop;
+  lw_uvworker_t uw;
 };
 
 static const napi_type_tag mon_tag = {0x6c61677761746368ULL, 0x6d6f6e69746f0001ULL};
@@ -182,86 +173,14 @@ static void worker_run_cb(lw_client_t *c, double now) {
   if (n) queue_push(m, out, n, now);
 }
 
-/* Real time: the worker thread ---------------------------------------------------------------- */
-
-static void wtimer_cb(uv_timer_t *t);
-
-static void worker_arm(lwb_mon_t *m) {
-  double due = lw_worker_next_due(&m->core.worker), delay;
-  if (due == LW_NEVER) return;
-  delay = ceil(due - lw_uv_now(&m->e->uv));
-  uv_timer_start(&m->wtimer, wtimer_cb, delay > 0 ? (uint64_t)delay : 0, 0);
-}
-
-static void wtimer_cb(uv_timer_t *t) {
-  lwb_mon_t *m = t->data;
-  lw_msg_t out[LWB_MSGS_PER_RUN];
-  double now = lw_uv_now(&m->e->uv);
-  size_t n = lw_worker_run(&m->core.worker, now, atomic_load(&m->progress), &m->core.rd, out);
-  if (n) {
-    uv_mutex_lock(&m->mu);
-    queue_push(m, out, n, now);
-    uv_mutex_unlock(&m->mu);
-    uv_async_send(&m->async);
-  }
-  worker_arm(m);
-}
-
-static void wwake_cb(uv_async_t *a) {
-  lwb_mon_t *m = a->data;
-  if (!atomic_load(&m->wstop)) return;
-  uv_close((uv_handle_t *)&m->wtimer, NULL);
-  uv_close((uv_handle_t *)&m->wwake, NULL);
-}
-
-static void worker_main(void *arg) {
-  lwb_mon_t *m = arg;
-  uv_run(&m->wloop, UV_RUN_DEFAULT);
-}
-
-static int thread_start(lwb_mon_t *m) {
-  if (m->thread_running) return 0;
-  if (uv_loop_init(&m->wloop) != 0) return -1;
-  uv_timer_init(&m->wloop, &m->wtimer);
-  uv_async_init(&m->wloop, &m->wwake, wwake_cb);
-  m->wtimer.data = m->wwake.data = m;
-  atomic_store(&m->wstop, 0);
-  worker_arm(m);
-  if (uv_thread_create(&m->thread, worker_main, m) != 0) {
-    uv_close((uv_handle_t *)&m->wtimer, NULL);
-    uv_close((uv_handle_t *)&m->wwake, NULL);
-    uv_run(&m->wloop, UV_RUN_DEFAULT);
-    uv_loop_close(&m->wloop);
-    return -1;
-  }
-  m->thread_running = 1;
-  return 0;
-}
-
-/* Stops and joins the worker thread; the worker's half of the core is the main thread's again. */
-static void thread_stop(lwb_mon_t *m) {
-  if (!m->thread_running) return;
-  atomic_store(&m->wstop, 1);
-  uv_async_send(&m->wwake);
-  uv_thread_join(&m->thread);
-  uv_loop_close(&m->wloop);
-  m->thread_running = 0;
-}
-
 /* Real time: main-loop handles ------------------------------------------------------------- */
 
 static void async_cb(uv_async_t *a) {
   lwb_mon_t *m = a->data;
   lw_msg_t *msgs;
-  size_t n;
   double now = lw_uv_now(&m->e->uv);
-  uv_mutex_lock(&m->mu);
-  n = m->nqueue;
-  msgs = n ? malloc(n * sizeof(*msgs)) : NULL;
-  if (msgs) memcpy(msgs, m->queue, n * sizeof(*msgs));
-  m->nqueue = 0;
-  uv_mutex_unlock(&m->mu);
-  atomic_store(&m->progress, now);
+  size_t n = lw_uvworker_drain(&m->uw, &msgs);
+  lw_uvworker_progress(&m->uw, now);
   if (msgs) {
     m->e->in_uv_callback = 1;
     receive(m, msgs, n, now);
@@ -274,7 +193,7 @@ static void async_cb(uv_async_t *a) {
 static void prepare_cb(uv_prepare_t *p) {
   lwb_mon_t *m = p->data;
   double now = lw_uv_now(&m->e->uv);
-  atomic_store(&m->progress, now);
+  lw_uvworker_progress(&m->uw, now);
   lw_monitors_iteration(&m->core, now);
   lw_uv_rearm(&m->e->uv);
 }
@@ -282,7 +201,7 @@ static void prepare_cb(uv_prepare_t *p) {
 static void mon_free_if_done(lwb_mon_t *m) {
   if (m->refs > 0) return;
   lw_monitors_free(&m->core);
-  if (m->uv_ready) uv_mutex_destroy(&m->mu);
+  if (m->uv_ready) lw_uvworker_free(&m->uw);
   free(m->queue);
   free(m->queue_at);
   lwb_cond_unref(m->e->env, m->cond);
@@ -300,7 +219,8 @@ static void handle_closed(uv_handle_t *h) {
 static int uv_setup(lwb_mon_t *m) {
   uv_loop_t *loop = m->e->uv.timer.loop;
   if (m->uv_ready) return 0;
-  if (uv_mutex_init(&m->mu) != 0) return -1;
+  if (lw_uvworker_init(&m->uw, &m->core.worker, &m->core.rd, m->e->uv.origin_ns, &m->async) != 0)
+    return -1;
   uv_prepare_init(loop, &m->prepare);
   uv_async_init(loop, &m->async, async_cb);
   m->prepare.data = m->async.data = m;
@@ -313,7 +233,7 @@ static int uv_setup(lwb_mon_t *m) {
 
 /* Stops the thread and closes the main-loop handles; the memory goes with the last close. */
 static void uv_teardown(lwb_mon_t *m) {
-  thread_stop(m);
+  if (m->uv_ready) lw_uvworker_stop(&m->uw);
   if (!m->uv_ready || uv_is_closing((uv_handle_t *)&m->async)) return;
   m->e->pending_closes += 2;
   uv_close((uv_handle_t *)&m->prepare, handle_closed);
@@ -329,7 +249,7 @@ static void uv_sync(lwb_mon_t *m) {
     uv_prepare_start(&m->prepare, prepare_cb);
   else
     uv_prepare_stop(&m->prepare);
-  if (lw_monitors_worker_needed(k)) thread_start(m);
+  if (lw_monitors_worker_needed(k)) lw_uvworker_start(&m->uw);
   lw_uv_rearm(&m->e->uv);
 }
 
@@ -559,7 +479,7 @@ static napi_value start_stop(napi_env env, napi_callback_info info, int start) {
   now = mon_now(m);
   worker_change = mon == LW_MON_WORKER || mon == LW_MON_LIVENESS;
   /* The worker's half is the worker thread's while it runs: change it with the thread stopped. */
-  if (worker_change && !m->sim) thread_stop(m);
+  if (worker_change && !m->sim) lw_uvworker_stop(&m->uw);
   if (start)
     lw_monitors_start(&m->core, mon, now);
   else

@@ -113,8 +113,80 @@ export interface Conditions extends EventEmitter {
   dispose(): void;
   on(event: 'stall', listener: (stall: Stall) => void): this;
   on(event: 'lifecycle', listener: (change: { from: LifecycleState; to: LifecycleState }) => void): this;
+  on(event: 'jump', listener: (jump: ClockJump) => void): this;
+  on(event: 'workerHang', listener: (hang: WorkerHang) => void): this;
+  /** One call per flush: the values each monitor recorded since the last one. */
+  on(event: 'samples', listener: (batches: Partial<Record<MonitorName, Float64Array>>) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
+
+export interface ClockJump {
+  kind: 'suspend' | 'step';
+  /** When clockDrift saw it (monotonic ms). */
+  at: number;
+  /** The sleep (suspend) or the wall-clock step (step, signed), ms. */
+  deltaMs: number;
+}
+
+export interface WorkerHang {
+  start: number;
+  /** When the worker thread flagged it. */
+  detectedAt: number;
+  /** When the main thread ran again. */
+  end: number;
+  durationMs: number;
+}
+
+export type MonitorName = 'driftLag' | 'macrotaskLag' | 'loopBlock' | 'idleAvailability' | 'worker' |
+  'liveness' | 'clockDrift' | 'timerThrottle';
+
+export interface Monitor {
+  readonly name: MonitorName;
+  /** Idempotent. */
+  start(): void;
+  /** Idempotent; the monitor's last samples are flushed. */
+  stop(): void;
+  readonly running: boolean;
+}
+
+export interface IntervalOptions { intervalMs?: number }
+
+export interface MonitorsOptions {
+  driftLag?: boolean | IntervalOptions;
+  macrotaskLag?: boolean | IntervalOptions;
+  loopBlock?: boolean | {};
+  idleAvailability?: boolean | IntervalOptions;
+  worker?: boolean | IntervalOptions;
+  liveness?: boolean | IntervalOptions;
+  clockDrift?: boolean | (IntervalOptions & { suspendMinMs?: number; stepMinMs?: number; sleepClock?: boolean });
+  timerThrottle?: boolean | { lateMs?: number; firings?: number };
+}
+
+export interface SetupOptions extends ConditionsOptions {
+  /** Per monitor: options, or false to leave it out. */
+  monitors?: MonitorsOptions;
+  /** How often recorded samples reach JS; default 1000. */
+  flushIntervalMs?: number;
+}
+
+export interface WorkerStats {
+  workerSelfLag: { count: number; max: number | null; p99: number | null };
+  workerHangs: { count: number; ended: number; max: number | null };
+}
+
+export interface MonitorSet {
+  readonly conditions: Conditions;
+  readonly monitors: Readonly<Record<MonitorName, Monitor>>;
+  /** Stops every monitor, then disposes the conditions (waiting episodes are reported). Idempotent. */
+  stop(): void;
+  workerStats(): WorkerStats;
+}
+
+/** One per JS thread on the real clock; any number on simulated clocks. */
+export function setupAllMonitors(options?: SetupOptions): MonitorSet;
+
+/** Stops `monitor` while the lifecycle state is not visible; returns the function that removes this. */
+export function pauseWhileHidden(monitor: { start(): void; stop(): void }, conditions: Conditions): () => void;
 
 export function createConditions(options?: ConditionsOptions): Conditions;
 
@@ -133,6 +205,18 @@ export interface Simulation {
   now(): number;
   /** Time passes normally; due work runs at its due time, in order. */
   advance(ms: number): void;
+  /** The main thread is busy: only the worker runs; overdue main work runs late, after. */
+  block(ms: number): void;
+  /** System suspend: nothing runs; wall and sleep-inclusive clocks advance; monotonic only on darwin/win32. */
+  sleep(ms: number): void;
+  /** The process is stopped: nothing runs; every clock advances. */
+  pause(ms: number): void;
+  /** The wall clock jumps by ms (negative: back). */
+  stepWall(ms: number): void;
+  /** Only the worker thread stops. */
+  stallWorker(ms: number): void;
+  /** For ms, main-thread timers fire only at multiples of alignMs (default 1000). */
+  throttle(ms: number, alignMs?: number): void;
 }
 
 export function createSimulation(options?: SimulationOptions): Simulation;

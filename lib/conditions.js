@@ -5,7 +5,8 @@ const { EventEmitter } = require('events');
 const diagnosticsChannel = require('diagnostics_channel');
 const native = require('./native');
 const { simHandle } = require('./simulation');
-const { typeError, checkOptions, checkFunction, makeLog, describe } = require('./util');
+const { Metrics } = require('./metrics');
+const { typeError, checkOptions, checkFunction, makeLog, otelLogger, describe } = require('./util');
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 
@@ -86,6 +87,8 @@ class Conditions extends EventEmitter {
     this._h = native.condCreate(this, sim, o.stallThresholdMs, o.holdMs, o.episodeDelayMs,
       o.retentionMs);
     this._submit = native.submitFn(this._h);
+    this._metrics = new Metrics(o.meter, this, otelLogger(o.logger));
+    this._beforeDispose = null; // set by setupAllMonitors: stop (and flush) its monitors first
     this.clock = o.clock;
     this.tracker = new Tracker(this._h);
     const h = this._h;
@@ -119,8 +122,14 @@ class Conditions extends EventEmitter {
   }
 
   dispose() {
+    if (this._beforeDispose !== null) {
+      const before = this._beforeDispose;
+      this._beforeDispose = null;
+      before();
+    }
     native.condDispose(this._h);
     this._records.clear();
+    this._metrics.onDispose();
   }
 
   // Step 1 of every submit: a reader that throws or answers nonsense changes nothing.
@@ -144,6 +153,15 @@ class Conditions extends EventEmitter {
       record(value);
     } catch (err) {
       this._log('error', `lagwatch: record callback threw: ${describe(err)}`);
+    }
+  }
+
+  // A meter or an OpenTelemetry logger that throws is logged; the events still go out.
+  _guard(what, fn) {
+    try {
+      fn();
+    } catch (err) {
+      this._log('error', `lagwatch: ${what} threw: ${describe(err)}`);
     }
   }
 
@@ -175,15 +193,19 @@ class Conditions extends EventEmitter {
           samples: ev.samples,
           monitors: ev.monitors,
         };
+        this._guard('metrics', () => this._metrics.onStall(stall));
         this._emitSafely('stall', stall);
         if (stallChannel.hasSubscribers) stallChannel.publish(stall);
       } else if (ev.type === 'jump') {
-        this._emitSafely('jump', { kind: ev.kind, at: ev.at, deltaMs: ev.deltaMs });
+        const jump = { kind: ev.kind, at: ev.at, deltaMs: ev.deltaMs };
+        this._guard('metrics', () => this._metrics.onJump(jump));
+        this._emitSafely('jump', jump);
       } else if (ev.type === 'workerHang') {
-        this._emitSafely('workerHang', {
-          start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs,
-        });
+        const hang = { start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs };
+        this._guard('metrics', () => this._metrics.onWorkerHang(hang));
+        this._emitSafely('workerHang', hang);
       } else if (ev.type === 'batch') {
+        this._guard('metrics', () => this._metrics.onBatch(ev.batches, ev.selfLag));
         this._emitSafely('samples', ev.batches);
       }
     }

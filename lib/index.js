@@ -4,6 +4,7 @@ const native = require('./native');
 const { createConditions, Conditions } = require('./conditions');
 const { createSimulation, Simulation } = require('./simulation');
 const { setupAllMonitors, pauseWhileHidden } = require('./monitors');
+const { createNoopMeter } = require('./metrics');
 
 module.exports = {
   // Monotonic ms of this thread, on the origin of its performance.now() (SPEC §1).
@@ -12,6 +13,7 @@ module.exports = {
   createSimulation,
   setupAllMonitors,
   pauseWhileHidden,
+  createNoopMeter,
   Conditions,
   Simulation,
 };

@@ -105,6 +105,7 @@ class MonitorSet {
       holdMs: o.holdMs, episodeDelayMs: o.episodeDelayMs, retentionMs: o.retentionMs,
     });
     this._h = native.monCreate(this.conditions._h, this, flat);
+    this.conditions._beforeDispose = () => this._stopMonitors();
     this._unpause = [];
     this._stopped = false;
     this.monitors = {};
@@ -126,11 +127,16 @@ class MonitorSet {
   // Stops every monitor (their last samples are flushed), then disposes the conditions: waiting
   // episodes are reported. Idempotent.
   stop() {
+    this._stopMonitors();
+    this.conditions.dispose();
+  }
+
+  // Stops every monitor once (their last samples are flushed to JS and the metrics).
+  _stopMonitors() {
     if (this._stopped) return;
     this._stopped = true;
     for (const remove of this._unpause) remove();
     for (const name of NAMES) this.monitors[name].stop();
-    this.conditions.dispose();
     if (current === this) current = null;
   }
 }

@@ -19,24 +19,40 @@ function checkFunction(fn, name) {
   if (typeof fn !== 'function') throw typeError(`The "${name}" argument must be a function`);
 }
 
-// A logger is { log(level, message) }. Whatever a user callback throws is reported through it and
-// goes no further; a logger that throws is ignored.
+const SEVERITY = { debug: 5, info: 9, warn: 13, error: 17 };
+
+// A logger is { log(level, message) }, or an OpenTelemetry Logger ({ emit(record) }), or both.
+// Whatever a user callback throws is reported through it and goes no further; a logger that
+// throws is ignored.
 function makeLog(logger) {
   if (logger === undefined) return () => {};
-  if (logger === null || typeof logger !== 'object' || typeof logger.log !== 'function') {
-    throw typeError('The "options.logger" argument must be an object with a log(level, message) method');
+  const ok = logger !== null && typeof logger === 'object' &&
+    (typeof logger.log === 'function' || typeof logger.emit === 'function');
+  if (!ok) {
+    throw typeError('The "options.logger" argument must have a log(level, message) method ' +
+      'or be an OpenTelemetry Logger');
   }
+  const write = typeof logger.log === 'function'
+    ? (level, message) => logger.log(level, message)
+    : (level, message) => logger.emit({
+      severityNumber: SEVERITY[level] || 9, severityText: level.toUpperCase(), body: message,
+    });
   return (level, message) => {
     try {
-      logger.log(level, message);
+      write(level, message);
     } catch {
       // A broken logger must not break the monitors.
     }
   };
 }
 
+// The OpenTelemetry Logger among the options, if any (it receives the lag.stall records).
+function otelLogger(logger) {
+  return logger !== null && typeof logger === 'object' && typeof logger.emit === 'function' ? logger : null;
+}
+
 function describe(err) {
   return err && err.stack ? err.stack : String(err);
 }
 
-module.exports = { typeError, checkOptions, checkFunction, makeLog, describe };
+module.exports = { typeError, checkOptions, checkFunction, makeLog, otelLogger, describe };

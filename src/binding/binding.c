@@ -825,6 +825,31 @@ static napi_value b_state_visible(napi_env env, napi_callback_info info) {
   return r;
 }
 
+/* discardCounts(c) -> [[monitor, reason, n], ...] for every non-zero count */
+static napi_value b_discard_counts(napi_env env, napi_callback_info info) {
+  napi_value argv[1], arr;
+  lwb_cond_t *c;
+  size_t i, r;
+  uint32_t n = 0;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  LW_NAPI_CALL(env, napi_create_array(env, &arr));
+  for (i = 0; i < c->core.nnames; i++) {
+    const lw_name_stats_t *ns = c->core.names[i];
+    for (r = 0; r < ns->discarded_by_reason_cap && r < c->core.tracker.nreasons; r++) {
+      napi_value row;
+      if (ns->discarded_by_reason[r] == 0) continue;
+      LW_NAPI_CALL(env, napi_create_array_with_length(env, 3, &row));
+      LW_NAPI_CALL(env, napi_set_element(env, row, 0, lwb_make_string(env, ns->name)));
+      LW_NAPI_CALL(env, napi_set_element(env, row, 1,
+                                         lwb_make_string(env, lw_tracker_reason_name(&c->core.tracker, (uint32_t)r))));
+      LW_NAPI_CALL(env, napi_set_element(env, row, 2, lwb_make_number(env, (double)ns->discarded_by_reason[r])));
+      LW_NAPI_CALL(env, napi_set_element(env, arr, n++, row));
+    }
+  }
+  return arr;
+}
+
 static napi_value b_reason_name(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   lwb_cond_t *c;
@@ -954,6 +979,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"setState", b_set_state},
       {"getState", b_get_state},
       {"reasonName", b_reason_name},
+      {"discardCounts", b_discard_counts},
       {"stateVisible", b_state_visible},
       {"stats", b_stats},
   };

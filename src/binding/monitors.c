@@ -118,6 +118,13 @@ static int batch_extra(napi_env env, napi_value arr, uint32_t *len, void *data) 
   }
   if (lwb_set_string(env, ev, "type", "batch") || lwb_set_value(env, ev, "batches", batches))
     return -1;
+  if (m->core.self_lag_batch.len > 0) {
+    const lw_batch_t *b = &m->core.self_lag_batch;
+    LW_NAPI_CALL_RET(env, napi_create_arraybuffer(env, b->len * sizeof(double), &buf, &ab), -1);
+    memcpy(buf, b->values, b->len * sizeof(double));
+    LW_NAPI_CALL_RET(env, napi_create_typedarray(env, napi_float64_array, b->len, ab, 0, &ta), -1);
+    if (lwb_set_value(env, ev, "selfLag", ta)) return -1;
+  }
   LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (*len)++, ev), -1);
   return 0;
 }

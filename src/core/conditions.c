@@ -39,7 +39,10 @@ void lw_conditions_free(lw_conditions_t *c) {
   size_t i;
   lw_conditions_events_clear(c);
   for (i = 0; i < c->nvalidators; i++) free(c->validators[i]);
-  for (i = 0; i < c->nnames; i++) free(c->names[i]);
+  for (i = 0; i < c->nnames; i++) {
+    free(c->names[i]->discarded_by_reason);
+    free(c->names[i]);
+  }
   for (i = 0; i < c->nepisodes; i++) free(c->episodes[i].monitors);
   free(c->validators);
   free(c->names);

@@ -82,6 +82,8 @@ typedef struct lw_name_stats_s {
   uint64_t discarded;
   uint64_t held;
   uint64_t cancelled;
+  uint64_t *discarded_by_reason; /* by reason id; entries past the end are 0 */
+  size_t discarded_by_reason_cap;
   lw_histogram_t recorded_hist;
 } lw_name_stats_t;
 

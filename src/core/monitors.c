@@ -56,11 +56,14 @@ int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {
          cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
 }
 
-static void batch_record(void *data, double value) {
-  struct lw_sink_s *s = data;
-  lw_batch_t *b = &s->m->batch[s->mon];
+static void batch_push(lw_batch_t *b, double value) {
   if (lw__grow((void **)&b->values, &b->cap, b->len + 1, sizeof(*b->values)) != LW_OK) return;
   b->values[b->len++] = value;
+}
+
+static void batch_record(void *data, double value) {
+  struct lw_sink_s *s = data;
+  batch_push(&s->m->batch[s->mon], value);
 }
 
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
@@ -98,6 +101,7 @@ void lw_monitors_free(lw_monitors_t *m) {
     if (validated((lw_mon_t)i)) lw_validator_set_sink(m->c, m->vid[i], NULL, NULL);
     free(m->batch[i].values);
   }
+  free(m->self_lag_batch.values);
   memset(m, 0, sizeof(*m));
 }
 
@@ -370,6 +374,7 @@ int lw_monitors_run(lw_monitors_t *m, double now) {
 void lw_monitors_flushed(lw_monitors_t *m, double now) {
   int i;
   for (i = 0; i < LW_MON_COUNT; i++) m->batch[i].len = 0;
+  m->self_lag_batch.len = 0;
   m->flush_due = any_running(m) ? now + m->cfg.flush_interval_ms : LW_NEVER;
 }
 
@@ -396,6 +401,7 @@ void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msg, double now) {
       if (msg->ev_reason != LW_REASON_ANY)
         lw_tracker_add(&m->c->tracker, msg->ev_start, msg->ev_end, msg->ev_reason, now);
       lw_histogram_record(&m->self_lag_hist, msg->self_lag);
+      batch_push(&m->self_lag_batch, msg->self_lag);
       m->self_lag_last = msg->self_lag;
       m->self_lag_count++;
       if (m->running[LW_MON_WORKER])

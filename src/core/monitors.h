@@ -103,6 +103,7 @@ typedef struct lw_monitors_s {
   int running[LW_MON_COUNT];
   uint32_t vid[LW_MON_COUNT]; /* validators of the validated monitors */
   lw_batch_t batch[LW_MON_COUNT];
+  lw_batch_t self_lag_batch; /* every heartbeat's self-lag, for its histogram */
   struct lw_sink_s {
     struct lw_monitors_s *m;
     lw_mon_t mon;

@@ -73,9 +73,18 @@ static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value) 
 static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reason) {
   /* The reason was interned before this tracker query could find it, so the counts fit unless
    * an allocation failed when it was interned; lw__discarded_fit() then retries. */
+  lw_name_stats_t *ns = c->names[v->name_id];
+  size_t old = ns->discarded_by_reason_cap;
   if (reason >= c->discarded_cap && lw__discarded_fit(c) != LW_OK) return;
   c->discarded[reason]++;
-  c->names[v->name_id]->discarded++;
+  ns->discarded++;
+  /* The table by (name, reason) feeds the metric; if it cannot grow, only it misses the count. */
+  if (lw__grow((void **)&ns->discarded_by_reason, &ns->discarded_by_reason_cap, reason + 1,
+               sizeof(*ns->discarded_by_reason)) != LW_OK)
+    return;
+  memset(ns->discarded_by_reason + old, 0,
+         (ns->discarded_by_reason_cap - old) * sizeof(*ns->discarded_by_reason));
+  ns->discarded_by_reason[reason]++;
 }
 
 /* Step 2's stall rule: suspend and pause evidence make a long sample a stall of that kind. */

@@ -1,0 +1,125 @@
+'use strict';
+// OpenTelemetry instruments of SPEC §10, fed by the conditions' events and the monitors' batches:
+// one JS call per flush brings every recorded sample, never one call per sample. Discards are
+// counted in C and read at collection time (an observable counter), so the metric equals
+// stats() exactly and costs nothing per sample.
+const api = require('@opentelemetry/api');
+const native = require('./native');
+const { typeError } = require('./util');
+
+// Bucket boundaries, given through each histogram's `advice` (OpenTelemetry's default buckets stop
+// at 10 000, and a stall can last hours).
+const LAG_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000,
+  10000, 30000, 60000, 300000, 900000, 3600000];
+const STALL_BUCKETS = [5000, 6000, 7500, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000,
+  1800000, 3600000, 7200000, 14400000, 28800000, 86400000];
+const RATIO_BUCKETS = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1];
+
+// The recorded samples of each monitor, and the histogram they feed.
+const MONITOR_HISTOGRAMS = {
+  driftLag: ['lag_drift_histogram', 'Lateness of the driftLag timer (recorded samples)', 'ms', LAG_BUCKETS],
+  macrotaskLag: ['lag_macrotask_histogram', 'Delay of a zero-delay task (recorded samples)', 'ms', LAG_BUCKETS],
+  loopBlock: ['lag_loop_block_histogram', 'Busy time of each event-loop iteration (recorded samples)', 'ms', LAG_BUCKETS],
+  worker: ['lag_worker_lag_histogram', 'Time a worker heartbeat waited for the main thread (recorded samples)', 'ms', LAG_BUCKETS],
+  idleAvailability: ['lag_idle_availability', 'Idle share of the event loop per period (recorded samples)', '1', RATIO_BUCKETS],
+};
+
+const NOOP_METER = api.createNoopMeter();
+
+function createNoopMeter() {
+  return api.createNoopMeter();
+}
+
+function checkMeter(meter) {
+  if (meter === undefined) return NOOP_METER;
+  if (meter === null || typeof meter !== 'object' || typeof meter.createCounter !== 'function' ||
+      typeof meter.createHistogram !== 'function' || typeof meter.createObservableCounter !== 'function') {
+    throw typeError('The "options.meter" argument must be an OpenTelemetry Meter');
+  }
+  return meter;
+}
+
+const histogram = (meter, name, description, unit, buckets) =>
+  meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: buckets } });
+
+class Metrics {
+  // `otelLogger`: an OpenTelemetry Logger (@opentelemetry/api-logs) for lag.stall records, or null.
+  constructor(meter, conditions, otelLogger) {
+    this.meter = checkMeter(meter);
+    this.noop = this.meter === NOOP_METER;
+    this.otelLogger = otelLogger;
+    if (this.noop) return;
+    const m = this.meter;
+    const h = conditions._h;
+    let snapshot = null; // the counts at dispose: a cumulative counter never goes back
+    this.discarded = m.createObservableCounter('lag_samples_discarded', {
+      description: 'Samples discarded because their window overlapped an interval (by reason and monitor)',
+      unit: '{sample}',
+    });
+    this.discarded.addCallback((result) => {
+      for (const [monitor, reason, n] of snapshot || native.discardCounts(h)) {
+        result.observe(n, { reason, monitor });
+      }
+    });
+    this.freeze = () => { snapshot = native.discardCounts(h); };
+    this.stalls = m.createCounter('lag_stalls', { description: 'Stall episodes, once each', unit: '{episode}' });
+    this.stallDuration = histogram(m, 'lag_stall_duration_histogram',
+      'Longest sample of each stall episode', 'ms', STALL_BUCKETS);
+    this.jumps = m.createCounter('lag_clock_jumps', { description: 'Clock jumps seen by clockDrift', unit: '{jump}' });
+    this.selfLag = histogram(m, 'lag_worker_self_lag_histogram',
+      'How late the worker thread\'s own timer fired', 'ms', LAG_BUCKETS);
+    this.workerHangs = m.createCounter('lag_worker_hangs', {
+      description: 'Hangs of the main thread flagged by the worker thread', unit: '{hang}',
+    });
+    this.hangDuration = histogram(m, 'lag_worker_hang_duration_histogram',
+      'Duration of each hang flagged by the worker thread', 'ms', STALL_BUCKETS);
+    this.monitors = {};
+    for (const [name, [metric, description, unit, buckets]] of Object.entries(MONITOR_HISTOGRAMS)) {
+      this.monitors[name] = histogram(m, metric, description, unit, buckets);
+    }
+  }
+
+  onStall(stall) {
+    if (!this.noop) {
+      this.stalls.add(1, { kind: stall.kind });
+      this.stallDuration.record(stall.durationMs, { kind: stall.kind });
+    }
+    if (this.otelLogger !== null) {
+      this.otelLogger.emit({
+        eventName: 'lag.stall',
+        body: 'lag.stall',
+        severityNumber: 13, // WARN
+        severityText: 'WARN',
+        attributes: { kind: stall.kind, duration_ms: stall.durationMs },
+      });
+    }
+  }
+
+  onJump(jump) {
+    if (!this.noop) this.jumps.add(1, { kind: jump.kind });
+  }
+
+  onWorkerHang(hang) {
+    if (this.noop) return;
+    this.workerHangs.add(1);
+    this.hangDuration.record(hang.durationMs);
+  }
+
+  // One flush of the monitors: every value each monitor recorded since the last one.
+  onBatch(batches, selfLag) {
+    if (this.noop) return;
+    for (const name of Object.keys(batches)) {
+      const hist = this.monitors[name];
+      if (hist === undefined) continue;
+      const values = batches[name];
+      for (let i = 0; i < values.length; i++) hist.record(values[i]);
+    }
+    if (selfLag !== undefined) for (let i = 0; i < selfLag.length; i++) this.selfLag.record(selfLag[i]);
+  }
+
+  onDispose() {
+    if (!this.noop) this.freeze();
+  }
+}
+
+module.exports = { Metrics, createNoopMeter, MONITOR_HISTOGRAMS, LAG_BUCKETS, STALL_BUCKETS, RATIO_BUCKETS };

@@ -1,0 +1,68 @@
+'use strict';
+// Zero-code set-up: `node -r lagwatch/register app.js` runs every monitor of SPEC §6 on the app's
+// threads with no change to the app. One line on stderr per stall episode. With
+// LAGWATCH_PROMETHEUS_PORT set, /metrics is served through @opentelemetry/exporter-prometheus on
+// LAGWATCH_PROMETHEUS_HOST (default 127.0.0.1). Bad settings print one clear line and the app
+// still runs. The server is unref'd: it never keeps the app alive. require('lagwatch/register')
+// returns the monitor set (or null if it could not start).
+const http = require('http');
+const lagwatch = require('./index');
+
+const say = (line) => process.stderr.write(`lagwatch: ${line}\n`);
+
+// A port from the environment, or null (unset), or undefined (bad: already reported).
+function portFrom(env) {
+  const raw = env.LAGWATCH_PROMETHEUS_PORT;
+  if (raw === undefined || raw === '') return null;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || port > 65535) {
+    say(`LAGWATCH_PROMETHEUS_PORT must be a port number from 0 to 65535, not ${JSON.stringify(raw)}: ` +
+      'metrics are not served (monitoring goes on)');
+    return undefined;
+  }
+  return port;
+}
+
+function serve(port, host) {
+  const { PrometheusExporter } = require('@opentelemetry/exporter-prometheus');
+  const { MeterProvider } = require('@opentelemetry/sdk-metrics');
+  const exporter = new PrometheusExporter({ preventServerStart: true });
+  const provider = new MeterProvider({ readers: [exporter] });
+  const server = http.createServer((req, res) => {
+    if (req.url === '/metrics' || req.url.startsWith('/metrics?')) {
+      exporter.getMetricsRequestHandler(req, res);
+    } else {
+      res.statusCode = 404;
+      res.end('lagwatch: metrics are at /metrics\n');
+    }
+  });
+  server.on('error', (err) => say(`cannot serve metrics on ${host}:${port}: ${err.message} ` +
+    '(monitoring goes on)'));
+  server.listen(port, host, () => {
+    const a = server.address();
+    say(`metrics at http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics`);
+  });
+  server.unref();
+  return provider.getMeter('lagwatch');
+}
+
+function register(env = process.env) {
+  const port = portFrom(env);
+  const host = env.LAGWATCH_PROMETHEUS_HOST || '127.0.0.1';
+  let meter;
+  if (typeof port === 'number') meter = serve(port, host);
+  try {
+    const m = lagwatch.setupAllMonitors({
+      meter,
+      logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
+    });
+    m.conditions.on('stall', (s) => say(`${s.kind} stall of ${Math.round(s.durationMs)} ms ` +
+      `(${s.monitors.join(', ')})`));
+    return m;
+  } catch (err) {
+    say(`cannot start the monitors: ${err.message} (the app runs without them)`);
+    return null;
+  }
+}
+
+module.exports = register();

@@ -441,10 +441,20 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
   const lw_monitors_config_t *cfg = w->cfg;
   double due = lw_worker_next_due(w);
   double self_lag = now - due, cur = 0, slept = 0;
+  double threshold = cfg->stall_threshold_ms, slack;
   size_t n = 0;
-  int has;
+  int has, stopped;
   if (due > now) return 0;
   if (self_lag < 0) self_lag = 0;
+  /* The worker cannot tell a stop that began while it waited for its timer from the wait
+   * itself: a process stopped just after the worker ran is late on the worker's timer by up to
+   * one period less than on the main thread's. So its lateness counts as a stop from one period
+   * (at most half the threshold) below the threshold, and the main thread's samples of the same
+   * stop find the evidence. */
+  slack = due - w->prev_fire;
+  if (slack > threshold / 2) slack = threshold / 2;
+  if (slack < 0) slack = 0;
+  stopped = self_lag >= threshold - slack;
   has = sleep_diff(rd, cfg->sleep_clock, &cur);
   if (has && w->has_sleep_diff) slept = cur - w->prev_sleep_diff;
   w->prev_sleep_diff = cur;
@@ -453,7 +463,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
 
   /* The worker's own lateness: at the threshold, the worker itself did not run. A sleep or a
    * pause starts no hang, and a running hang does not count that time. */
-  if (self_lag >= cfg->stall_threshold_ms) {
+  if (stopped) {
     if (w->last_progress_at < now) w->last_progress_at = now;
     if (w->hang_active) w->hang_start += self_lag;
   }
@@ -498,7 +508,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     o->sent_at = now;
     o->self_lag = self_lag;
     o->ev_reason = LW_REASON_ANY;
-    if (self_lag >= cfg->stall_threshold_ms) {
+    if (stopped) {
       o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
       o->ev_start = now - self_lag;
       o->ev_end = now;

@@ -1,0 +1,188 @@
+'use strict';
+// SPEC §10 with the real OpenTelemetry SDK: a MeterProvider with a manual reader collects what
+// lagwatch exported after simulated scenarios; names, units, attributes and values are checked
+// against the events and stats() of the same run.
+const assert = require('assert');
+const { MeterProvider, MetricReader } = require('@opentelemetry/sdk-metrics');
+const { LoggerProvider, SimpleLogRecordProcessor, InMemoryLogRecordExporter } = require('@opentelemetry/sdk-logs');
+const lagwatch = require('..');
+const { STALL_BUCKETS, LAG_BUCKETS, RATIO_BUCKETS } = require('../lib/metrics');
+
+class ManualReader extends MetricReader {
+  async onForceFlush() {}
+  async onShutdown() {}
+}
+
+function setup(platform = 'linux', extra = {}) {
+  const reader = new ManualReader();
+  const provider = new MeterProvider({ readers: [reader] });
+  const sim = lagwatch.createSimulation({ platform });
+  const m = lagwatch.setupAllMonitors({ clock: sim, meter: provider.getMeter('lagwatch'), ...extra });
+  return { reader, sim, m };
+}
+
+// name -> { unit, points: [{ attributes, value }] }
+async function collect(reader) {
+  const { resourceMetrics, errors } = await reader.collect();
+  assert.deepStrictEqual(errors, []);
+  const out = {};
+  for (const sm of resourceMetrics.scopeMetrics) {
+    for (const md of sm.metrics) out[md.descriptor.name] = { unit: md.descriptor.unit, points: md.dataPoints };
+  }
+  return out;
+}
+
+const point = (metrics, name, attrs = {}) => {
+  assert.ok(metrics[name], `no metric ${name}`);
+  const p = metrics[name].points.filter((x) => JSON.stringify(x.attributes) === JSON.stringify(attrs));
+  assert.strictEqual(p.length, 1, `${name}${JSON.stringify(attrs)}: ${p.length} points`);
+  return p[0].value;
+};
+
+describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
+  it('a 6 s block: lag_stalls{kind=hang} = 1 and one 6000 ms point in the stall histogram', async () => {
+    const { reader, sim, m } = setup();
+    sim.advance(10000);
+    sim.block(6000);
+    sim.advance(10000);
+    const got = await collect(reader);
+    assert.strictEqual(point(got, 'lag_stalls', { kind: 'hang' }), 1);
+    assert.strictEqual(got.lag_stalls.points.length, 1);
+    const h = point(got, 'lag_stall_duration_histogram', { kind: 'hang' });
+    assert.strictEqual(h.count, 1);
+    assert.strictEqual(h.sum, 6000);
+    assert.deepStrictEqual(h.buckets.boundaries, STALL_BUCKETS);
+    assert.strictEqual(got.lag_stall_duration_histogram.unit, 'ms');
+    // The worker's own view of the same hang.
+    assert.strictEqual(point(got, 'lag_worker_hangs'), 1);
+    const wh = point(got, 'lag_worker_hang_duration_histogram');
+    assert.strictEqual(wh.count, 1);
+    assert.strictEqual(wh.sum, 6000);
+    m.stop();
+  });
+
+  it('monitor histograms count exactly what stats() recorded (batches, flushed at stop())', async () => {
+    const { reader, sim, m } = setup();
+    sim.advance(10000);
+    sim.block(6000);
+    sim.advance(3333); // the last batch is partial: stop() must flush it
+    m.stop();
+    const s = m.conditions.stats();
+    const got = await collect(reader);
+    const names = { driftLag: 'lag_drift_histogram', macrotaskLag: 'lag_macrotask_histogram',
+      loopBlock: 'lag_loop_block_histogram', worker: 'lag_worker_lag_histogram',
+      idleAvailability: 'lag_idle_availability' };
+    for (const [monitor, metric] of Object.entries(names)) {
+      const h = point(got, metric);
+      assert.ok(s.monitors[monitor].recorded > 0, monitor);
+      assert.strictEqual(h.count, s.monitors[monitor].recorded, `${metric} count`);
+      assert.strictEqual(h.max, s.monitors[monitor].max, `${metric} max`);
+    }
+    assert.strictEqual(got.lag_idle_availability.unit, '1');
+    assert.deepStrictEqual(point(got, 'lag_idle_availability').buckets.boundaries, RATIO_BUCKETS);
+    assert.deepStrictEqual(point(got, 'lag_drift_histogram').buckets.boundaries, LAG_BUCKETS);
+    const w = m.workerStats();
+    assert.strictEqual(point(got, 'lag_worker_self_lag_histogram').count, w.workerSelfLag.count);
+  });
+
+  for (const platform of ['darwin', 'win32']) {
+    it(`a sleep on ${platform}: discards by reason and monitor equal stats(), one suspend jump and episode`, async () => {
+      const { reader, sim, m } = setup(platform);
+      sim.advance(10000);
+      sim.sleep(30000);
+      sim.advance(10000);
+      const s = m.conditions.stats();
+      const got = await collect(reader);
+      let total = 0;
+      for (const p of got.lag_samples_discarded.points) {
+        assert.strictEqual(p.attributes.reason, 'suspend');
+        assert.ok(s.monitors[p.attributes.monitor].discarded >= p.value);
+        total += p.value;
+      }
+      assert.strictEqual(total, s.discarded.suspend);
+      assert.ok(total >= 1);
+      assert.strictEqual(point(got, 'lag_clock_jumps', { kind: 'suspend' }), 1);
+      assert.strictEqual(point(got, 'lag_stalls', { kind: 'suspend' }), 1);
+      m.stop();
+    });
+  }
+
+  it('discards of a hidden period, by monitor: equal to stats() after dispose too', async () => {
+    const { reader, sim, m } = setup();
+    const probe = m.conditions.createValidator({ name: 'probe' });
+    sim.advance(10000);
+    m.conditions.setLifecycleState('hidden');
+    for (let i = 0; i < 7; i++) {
+      sim.advance(1000);
+      probe.submit(3, 1000, () => {});
+    }
+    m.conditions.setLifecycleState('active');
+    sim.advance(5000);
+    m.stop();
+    const s = m.conditions.stats();
+    const got = await collect(reader);
+    assert.strictEqual(point(got, 'lag_samples_discarded', { reason: 'hidden', monitor: 'probe' }), 7);
+    assert.strictEqual(s.discarded.hidden, 7);
+    assert.strictEqual(s.monitors.probe.discarded, 7);
+  });
+
+  it('wall-clock steps: lag_clock_jumps{kind=step} = 2, nothing discarded', async () => {
+    const { reader, sim, m } = setup();
+    sim.advance(5000);
+    sim.stepWall(3600000);
+    sim.advance(5000);
+    sim.stepWall(-3600000);
+    sim.advance(5000);
+    const got = await collect(reader);
+    assert.strictEqual(point(got, 'lag_clock_jumps', { kind: 'step' }), 2);
+    assert.strictEqual(got.lag_samples_discarded, undefined);
+    assert.strictEqual(got.lag_stalls, undefined);
+    m.stop();
+  });
+
+  it('an OpenTelemetry logger gets one lag.stall record per episode, with kind and duration_ms', () => {
+    const exporter = new InMemoryLogRecordExporter();
+    const lp = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter })] });
+    const sim = lagwatch.createSimulation();
+    const m = lagwatch.setupAllMonitors({ clock: sim, logger: lp.getLogger('lagwatch') });
+    sim.advance(10000);
+    sim.block(6000);
+    sim.advance(10000);
+    sim.pause(7000);
+    sim.advance(10000);
+    const records = exporter.getFinishedLogRecords().filter((r) => r.body === 'lag.stall');
+    assert.deepStrictEqual(records.map((r) => r.attributes), [
+      { kind: 'hang', duration_ms: 6000 },
+      { kind: 'pause', duration_ms: 6980 },
+    ]);
+    m.stop();
+  });
+
+  it('createNoopMeter() is the default and a valid meter; a bad meter is a TypeError', () => {
+    const meter = lagwatch.createNoopMeter();
+    assert.strictEqual(typeof meter.createHistogram, 'function');
+    const c = lagwatch.createConditions({ meter, clock: lagwatch.createSimulation() });
+    c.dispose();
+    for (const bad of [null, 5, {}, { createCounter() {} }]) {
+      assert.throws(() => lagwatch.createConditions({ meter: bad }), (err) =>
+        err instanceof TypeError && /options\.meter/.test(err.message));
+    }
+  });
+
+  it('a meter that throws is logged and breaks nothing', () => {
+    const logs = [];
+    const boom = () => { throw new Error('meter down'); };
+    const meter = { createCounter: () => ({ add: boom }), createHistogram: () => ({ record: boom }),
+      createObservableCounter: () => ({ addCallback() {} }) };
+    const sim = lagwatch.createSimulation();
+    const m = lagwatch.setupAllMonitors({ clock: sim, meter, logger: { log: (l, msg) => logs.push(msg) } });
+    const stalls = [];
+    m.conditions.on('stall', (s) => stalls.push(s));
+    sim.advance(10000);
+    sim.block(6000);
+    sim.advance(10000);
+    assert.strictEqual(stalls.length, 1);
+    assert.ok(logs.some((l) => /meter down/.test(l)));
+    m.stop();
+  });
+});

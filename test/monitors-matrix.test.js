@@ -1,0 +1,375 @@
+'use strict';
+// SPEC §6 and §8: the seed's stall classification matrix, through setupAllMonitors() on the
+// deterministic simulation, on linux, darwin and win32 (one describe each, the same assertions).
+//
+// Every scenario: setupAllMonitors() at t = 0 with the defaults (driftLag 20 ms, macrotaskLag
+// 250 ms, idleAvailability 1000 ms, worker heartbeat 1000 ms, liveness checks 100 ms, clockDrift
+// 1000 ms, flush 1000 ms; threshold 5000, hold 2000, episode delay 2000), advance 10 s, the verb at
+// t = 10000, advance 10–20 s, assert. At t = 10000 every timer of the monitors has just fired, so
+// after the verb: driftLag is next due at 10020, the worker's timer (its liveness check) at 10100,
+// the heartbeat, idleAvailability and clockDrift at 11000.
+const assert = require('assert');
+const lagwatch = require('..');
+
+const PLATFORMS = ['linux', 'darwin', 'win32'];
+const VALIDATED = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker'];
+const MAIN_THREAD = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability'];
+const T0 = 10000;
+
+function setup(platform) {
+  const sim = lagwatch.createSimulation({ platform });
+  const logs = [];
+  const logger = { log: (level, message) => logs.push(`${level}: ${message}`) };
+  const m = lagwatch.setupAllMonitors({ clock: sim, logger });
+  // Each event with the simulated time at which it came.
+  const ev = { stall: [], jump: [], workerHang: [] };
+  for (const name of Object.keys(ev)) m.conditions.on(name, (e) => ev[name].push({ t: sim.now(), e }));
+  sim.advance(T0);
+  assert.strictEqual(sim.now(), T0);
+  assert.deepStrictEqual(ev, { stall: [], jump: [], workerHang: [] }, 'a quiet first 10 s');
+  assert.deepStrictEqual(m.conditions.stats().jumps, { suspend: 0, step: 0 });
+  return { sim, m, ev, logs };
+}
+
+function advanceTo(sim, t) {
+  assert.ok(t >= sim.now(), `cannot go back from ${sim.now()} to ${t}`);
+  sim.advance(t - sim.now());
+  assert.strictEqual(sim.now(), t);
+}
+
+function discardedTotal(stats) {
+  return Object.values(stats.discarded).reduce((a, b) => a + b, 0);
+}
+
+function noHang(ctx) {
+  const s = ctx.m.conditions.stats();
+  assert.strictEqual(s.stalls.hang, 0, 'no hang episode');
+  assert.deepStrictEqual(ctx.ev.stall.filter((x) => x.e.kind === 'hang'), [], 'no hang event');
+  assert.deepStrictEqual(ctx.ev.workerHang, [], 'no workerHang');
+  assert.strictEqual(ctx.m.workerStats().workerHangs.count, 0, 'the worker counted no hang');
+}
+
+function noEpisode(ctx) {
+  assert.deepStrictEqual(ctx.ev.stall, [], 'no stall event');
+  assert.deepStrictEqual(ctx.m.conditions.stats().stalls, { hang: 0, suspend: 0, pause: 0 });
+}
+
+function cleanUp(ctx) {
+  ctx.m.stop();
+  assert.deepStrictEqual(ctx.logs, [], 'nothing logged');
+}
+
+function matrix(platform) {
+  const sleepCountsInMonotonic = platform !== 'linux';
+
+  it('block 6 s: one hang episode of 6000 ms over [10000, 16000] at 20000, one workerHang, no jump', () => {
+    const ctx = setup(platform);
+    const { sim, m, ev } = ctx;
+    sim.block(6000);
+    assert.strictEqual(sim.now(), 16000);
+    advanceTo(sim, 30000);
+
+    // loopBlock's iteration at 16000 was busy 6000 ms (window [10000, 16000]); driftLag's firing
+    // due at 10020 came at 16000 (5980 late, window [10000, 16000]); the heartbeat sent at 11000
+    // waited 5000 ms. All three are held until 18000, recorded as hang stall samples; the episode
+    // is reported 2000 ms after the first: at 20000, with the longest sample.
+    assert.strictEqual(ev.stall.length, 1, `one episode: ${JSON.stringify(ev.stall)}`);
+    const { t, e } = ev.stall[0];
+    assert.strictEqual(t, 20000, 'reported at block end + hold + episode delay');
+    assert.strictEqual(e.kind, 'hang');
+    assert.strictEqual(e.durationMs, 6000);
+    assert.strictEqual(e.start, 10000);
+    assert.strictEqual(e.end, 16000);
+    assert.strictEqual(e.samples, 3);
+    assert.deepStrictEqual([...e.monitors].sort(), ['driftLag', 'loopBlock', 'worker']);
+
+    // The worker saw no progress since 10000; its check at 15000 flags the hang; the main thread
+    // runs again at 16000, seen by the check at 16100.
+    assert.strictEqual(ev.workerHang.length, 1, `one workerHang: ${JSON.stringify(ev.workerHang)}`);
+    const wh = ev.workerHang[0];
+    assert.strictEqual(wh.t, 16100);
+    assert.deepStrictEqual(wh.e, { start: 10000, detectedAt: 15000, end: 16000, durationMs: 6000 });
+    assert.strictEqual(wh.e.detectedAt, wh.e.start + 5000);
+
+    const s = m.conditions.stats();
+    assert.deepStrictEqual(s.stalls, { hang: 1, suspend: 0, pause: 0 });
+    assert.deepStrictEqual(ev.jump, [], 'no jump');
+    assert.deepStrictEqual(s.jumps, { suspend: 0, step: 0 });
+    assert.strictEqual(discardedTotal(s), 0, `nothing discarded: ${JSON.stringify(s.discarded)}`);
+    assert.deepStrictEqual(m.conditions.tracker.intervals(), []);
+    assert.strictEqual(s.monitors.loopBlock.max, 6000);
+    assert.strictEqual(s.monitors.driftLag.max, 5980);
+    assert.strictEqual(s.monitors.worker.max, 5000);
+    assert.strictEqual(m.workerStats().workerHangs.count, 1);
+    cleanUp(ctx);
+  });
+
+  it(`sleep 30 s: no hang, one suspend jump, overlapping samples discarded as suspend, ${
+    sleepCountsInMonotonic ? 'one suspend episode' : 'no episode (monotonic time stops)'}`, () => {
+    const ctx = setup(platform);
+    const { sim, m, ev } = ctx;
+    sim.sleep(30000);
+    // The monotonic clock counts the sleep on darwin and win32 only.
+    const wake = sleepCountsInMonotonic ? 40000 : 10000;
+    assert.strictEqual(sim.now(), wake);
+    advanceTo(sim, wake + 15000);
+
+    noHang(ctx);
+    assert.strictEqual(ev.jump.length, 1, `one jump: ${JSON.stringify(ev.jump)}`);
+    // The next clockDrift read: at 11000 on linux; at the wake-up (overdue) elsewhere.
+    assert.deepStrictEqual(ev.jump[0].e, { kind: 'suspend', at: sleepCountsInMonotonic ? 40000 : 11000, deltaMs: 30000 });
+    assert.strictEqual(ev.jump[0].t, ev.jump[0].e.at);
+    assert.deepStrictEqual(m.conditions.stats().jumps, { suspend: 1, step: 0 });
+
+    const suspends = m.conditions.tracker.intervals().filter((i) => i.reason === 'suspend');
+    if (sleepCountsInMonotonic) {
+      // clockDrift: the monotonic span since its previous read; the worker: [sentAt - selfLag,
+      // sentAt], its timer having been due at 10100.
+      assert.deepStrictEqual(suspends, [
+        { start: 10000, end: 40000, reason: 'suspend' },
+        { start: 10100, end: 40000, reason: 'suspend' },
+      ]);
+      // driftLag's firing due at 10020 comes at 40000 (29980 late, window [10000, 40000]), before
+      // the worker's (due at 10100): held, then discarded as suspend at 42000 and a suspend stall
+      // sample; reported at 44000.
+      assert.strictEqual(ev.stall.length, 1, `one episode: ${JSON.stringify(ev.stall)}`);
+      assert.strictEqual(ev.stall[0].t, 44000);
+      const e = ev.stall[0].e;
+      assert.strictEqual(e.kind, 'suspend');
+      assert.strictEqual(e.durationMs, 29980);
+      assert.strictEqual(e.start, 10000);
+      assert.strictEqual(e.end, 40000);
+      assert.deepStrictEqual(m.conditions.stats().stalls, { hang: 0, suspend: 1, pause: 0 });
+      assert.strictEqual(m.conditions.stats().monitors.driftLag.discarded, 1);
+      assert.strictEqual(m.conditions.stats().discarded.suspend, 1);
+    } else {
+      assert.deepStrictEqual(suspends, [{ start: 10000, end: 11000, reason: 'suspend' }]);
+      noEpisode(ctx);
+    }
+
+    // A probe of the app submits, after the evidence, a sample whose window contains the sleep.
+    const probe = m.conditions.createValidator({ name: 'probe' });
+    const before = m.conditions.stats();
+    const recorded = [];
+    const windowMs = sim.now() - (T0 - 10);
+    assert.strictEqual(probe.submit(100, windowMs, (v) => recorded.push(v)), 'discarded');
+    assert.deepStrictEqual(recorded, []);
+    const after = m.conditions.stats();
+    assert.strictEqual(after.discarded.suspend, before.discarded.suspend + 1);
+    assert.strictEqual(discardedTotal(after), discardedTotal(before) + 1);
+    assert.strictEqual(after.monitors.probe.discarded, 1);
+    assert.strictEqual(after.monitors.probe.recorded, 0);
+    // A window that starts where the evidence ends (touching it) is recorded.
+    const evidenceEnd = sleepCountsInMonotonic ? 40000 : 11000;
+    assert.strictEqual(probe.submit(100, sim.now() - evidenceEnd, (v) => recorded.push(v)), 'recorded');
+    assert.deepStrictEqual(recorded, [100]);
+    probe.dispose();
+    cleanUp(ctx);
+  });
+
+  it('pause 6 s: one pause episode of 5980 ms over [10000, 16000] at 20000, no hang, no workerHang, no jump', () => {
+    const ctx = setup(platform);
+    const { sim, m, ev } = ctx;
+    sim.pause(6000);
+    assert.strictEqual(sim.now(), 16000);
+    advanceTo(sim, 30000);
+
+    // The worker's timer due at 10100 fires at 16000: self-lag 5900, the sleep clock did not grow:
+    // a pause interval [10100, 16000]. driftLag's firing due at 10020 runs first (5980 late,
+    // window [10000, 16000]): held, discarded as pause at 18000, a pause stall sample.
+    assert.deepStrictEqual(m.conditions.tracker.intervals(), [{ start: 10100, end: 16000, reason: 'pause' }]);
+    assert.strictEqual(ev.stall.length, 1, `one episode: ${JSON.stringify(ev.stall)}`);
+    assert.strictEqual(ev.stall[0].t, 20000);
+    const e = ev.stall[0].e;
+    assert.strictEqual(e.kind, 'pause');
+    assert.strictEqual(e.durationMs, 5980);
+    assert.strictEqual(e.start, 10000);
+    assert.strictEqual(e.end, 16000);
+    assert.deepStrictEqual(e.monitors, ['driftLag']);
+    const s = m.conditions.stats();
+    assert.deepStrictEqual(s.stalls, { hang: 0, suspend: 0, pause: 1 });
+    assert.strictEqual(s.discarded.pause, 1);
+    assert.strictEqual(s.monitors.driftLag.discarded, 1);
+    noHang(ctx);
+    assert.deepStrictEqual(ev.jump, [], 'no jump (no suspend, no step)');
+    assert.deepStrictEqual(s.jumps, { suspend: 0, step: 0 });
+    assert.strictEqual(m.workerStats().workerSelfLag.max, 5900);
+    cleanUp(ctx);
+  });
+
+  // SPEC §8 says pause >= 5 s. 5050 ms from t = 10000: driftLag's firing due at 10020 comes
+  // 5030 ms late (a stall sample), while the worker's timer, due at 10100, is only 4950 ms late.
+  it('pause 5.05 s (>= 5 s): one pause episode, no hang', () => {
+    const ctx = setup(platform);
+    const { sim, m, ev } = ctx;
+    sim.pause(5050);
+    assert.strictEqual(sim.now(), 15050);
+    advanceTo(sim, 30000);
+    assert.deepStrictEqual(ev.stall.map((x) => x.e.kind), ['pause'], `one pause episode: ${JSON.stringify(ev.stall)}`);
+    const e = ev.stall[0].e;
+    assert.strictEqual(e.durationMs, 5030);
+    assert.strictEqual(e.start, 10000);
+    assert.strictEqual(e.end, 15050);
+    assert.deepStrictEqual(m.conditions.stats().stalls, { hang: 0, suspend: 0, pause: 1 });
+    noHang(ctx);
+    cleanUp(ctx);
+  });
+
+  // SPEC §8 says stallWorker >= 5 s. 5050 ms from t = 10000: the worker last ran at 10000, its
+  // timer was due at 10100.
+  it('stallWorker 5.05 s (>= 5 s): a pause interval, main samples after it discarded as pause, no hang', () => {
+    const ctx = setup(platform);
+    const { sim, m } = ctx;
+    sim.stallWorker(5050);
+    assert.strictEqual(sim.now(), 15050);
+    advanceTo(sim, 30000);
+    const pauses = m.conditions.tracker.intervals().filter((i) => i.reason === 'pause');
+    assert.ok(pauses.some((i) => i.start < 15050 && i.end > 10000), `a pause interval over the stall: ${JSON.stringify(pauses)}`);
+    const s = m.conditions.stats();
+    assert.ok(MAIN_THREAD.reduce((n, name) => n + s.monitors[name].discarded, 0) >= 1, 'main-thread samples discarded');
+    assert.strictEqual(s.discarded.pause, discardedTotal(s));
+    noHang(ctx);
+    noEpisode(ctx);
+    cleanUp(ctx);
+  });
+
+  // With driftLag and macrotaskLag off the main loop runs once a second, so the worker's check at
+  // 10100 saw its last progress (10000) and, at the wake-up, the worker's timer (due 10200) runs
+  // before the main thread's (due 11000): its own lateness must reset its last-progress time.
+  for (const verb of ['sleep', 'pause']) {
+    it(`${verb} 30 s of an idle main loop, the worker woken first: no workerHang, no hang`, () => {
+      const sim = lagwatch.createSimulation({ platform });
+      const m = lagwatch.setupAllMonitors({ clock: sim, monitors: { driftLag: false, macrotaskLag: false } });
+      const hangs = [];
+      m.conditions.on('workerHang', (e) => hangs.push(e));
+      sim.advance(10100);
+      sim[verb](30000);
+      const wake = verb === 'sleep' && !sleepCountsInMonotonic ? 10100 : 40100;
+      assert.strictEqual(sim.now(), wake);
+      advanceTo(sim, wake + 15000);
+      assert.deepStrictEqual(hangs, []);
+      assert.strictEqual(m.workerStats().workerHangs.count, 0);
+      assert.strictEqual(m.conditions.stats().stalls.hang, 0);
+      if (wake === 40100) {
+        // The worker's own evidence: [sentAt - selfLag, sentAt], its timer due at 10200.
+        const reason = verb === 'sleep' ? 'suspend' : 'pause';
+        assert.ok(m.conditions.tracker.intervals().some((i) => i.reason === reason && i.start === 10200 && i.end === 40100),
+          JSON.stringify(m.conditions.tracker.intervals()));
+        assert.strictEqual(m.workerStats().workerSelfLag.max, 29900);
+      }
+      m.stop();
+    });
+  }
+
+  it('stepWall +1 h then -1 h: one step jump each, nothing discarded, no interval, no episode', () => {
+    const ctx = setup(platform);
+    const { sim, m, ev } = ctx;
+    sim.stepWall(3600000);
+    assert.strictEqual(sim.now(), T0);
+    advanceTo(sim, 20000);
+    assert.strictEqual(ev.jump.length, 1, `one jump: ${JSON.stringify(ev.jump)}`);
+    assert.deepStrictEqual(ev.jump[0], { t: 11000, e: { kind: 'step', at: 11000, deltaMs: 3600000 } });
+    sim.stepWall(-3600000);
+    assert.strictEqual(sim.now(), 20000);
+    advanceTo(sim, 35000);
+    assert.strictEqual(ev.jump.length, 2, `two jumps in all: ${JSON.stringify(ev.jump)}`);
+    assert.deepStrictEqual(ev.jump[1], { t: 21000, e: { kind: 'step', at: 21000, deltaMs: -3600000 } });
+
+    const s = m.conditions.stats();
+    assert.deepStrictEqual(s.jumps, { suspend: 0, step: 2 });
+    assert.strictEqual(discardedTotal(s), 0, `nothing discarded: ${JSON.stringify(s.discarded)}`);
+    for (const name of VALIDATED) assert.strictEqual(s.monitors[name].discarded, 0, name);
+    assert.deepStrictEqual(m.conditions.tracker.intervals(), [], 'a step adds no interval');
+    noEpisode(ctx);
+    noHang(ctx);
+    cleanUp(ctx);
+  });
+
+  it('stallWorker 6 s: a pause interval [10100, 16000], main samples after it discarded as pause, no hang', () => {
+    const ctx = setup(platform);
+    const { sim, m, ev } = ctx;
+    sim.stallWorker(6000);
+    assert.strictEqual(sim.now(), 16000);
+    advanceTo(sim, 30000);
+
+    const ivs = m.conditions.tracker.intervals();
+    assert.deepStrictEqual(ivs, [{ start: 10100, end: 16000, reason: 'pause' }]);
+    // The worker's evidence arrives at 16000 before the main thread's timers of that instant:
+    // driftLag's firing at 16000 (window [15980, 16000]) and idleAvailability's (window
+    // [15000, 16000]) are discarded as pause. The main thread was fine: its earlier samples were
+    // recorded before the evidence came.
+    const s = m.conditions.stats();
+    const mainPause = MAIN_THREAD.reduce((n, name) => n + s.monitors[name].discarded, 0);
+    assert.ok(mainPause >= 1, 'main-thread samples discarded');
+    assert.strictEqual(s.monitors.driftLag.discarded, 1);
+    assert.strictEqual(s.monitors.idleAvailability.discarded, 1);
+    assert.strictEqual(s.monitors.worker.discarded, 0);
+    assert.deepStrictEqual(s.discarded, { ...s.discarded, pause: 2 });
+    assert.strictEqual(discardedTotal(s), 2);
+    noHang(ctx);
+    noEpisode(ctx);
+    assert.deepStrictEqual(ev.jump, []);
+    assert.strictEqual(m.workerStats().workerSelfLag.max, 5900);
+    cleanUp(ctx);
+  });
+
+  it('throttle 10 s: a throttled interval [10000, 20020] detected at 13000, later samples discarded, no hang', () => {
+    const ctx = setup(platform);
+    const { sim, m, ev } = ctx;
+    // At each flush (a main-thread timer: 11000, 12000, ... while throttled), what the tracker
+    // holds and what each monitor has recorded.
+    const flushes = [];
+    m.conditions.on('samples', (batches) => {
+      const s = m.conditions.stats();
+      flushes.push({
+        t: sim.now(),
+        intervals: m.conditions.tracker.intervals(),
+        drift: batches.driftLag ? Array.from(batches.driftLag) : [],
+        recorded: Object.fromEntries(VALIDATED.map((n) => [n, s.monitors[n].recorded])),
+      });
+    });
+    sim.throttle(10000);
+    assert.strictEqual(sim.now(), 20000);
+    advanceTo(sim, 30000);
+
+    const at = (t) => {
+      const f = flushes.find((x) => x.t === t);
+      assert.ok(f, `a flush at ${t}: ${flushes.map((x) => x.t)}`);
+      return f;
+    };
+    // driftLag (due 10020, 11020, 12020) fires at 11000, 12000, 13000, each 980 ms late with an
+    // idle loop: the third opens the interval at the start of the first late window, 10000.
+    assert.deepStrictEqual(at(11000).intervals, []);
+    assert.deepStrictEqual(at(12000).intervals, []);
+    assert.deepStrictEqual(at(13000).intervals, [{ start: 10000, end: Infinity, reason: 'throttled' }]);
+    // The late samples before detection stay recorded.
+    assert.deepStrictEqual(at(11000).drift, [980]);
+    assert.deepStrictEqual(at(12000).drift, [980]);
+    assert.deepStrictEqual(at(13000).drift, [980]);
+    // After detection, until the interval closes, no validated monitor records anything.
+    for (let t = 14000; t <= 20000; t += 1000) {
+      assert.deepStrictEqual(at(t).recorded, at(13000).recorded, `nothing recorded at ${t}`);
+      assert.deepStrictEqual(at(t).drift, [], `no driftLag value at ${t}`);
+    }
+    // Closed at the first punctual firing after the throttle: driftLag due at 20020.
+    assert.deepStrictEqual(m.conditions.tracker.intervals(), [{ start: 10000, end: 20020, reason: 'throttled' }]);
+    const s = m.conditions.stats();
+    // driftLag's firings 14000 ... 20000 and 20020 (its window [20000, 20020] still overlaps).
+    assert.strictEqual(s.monitors.driftLag.discarded, 8);
+    assert.strictEqual(s.monitors.driftLag.recorded, at(13000).recorded.driftLag + (30000 - 20020) / 20);
+    for (const name of VALIDATED) assert.ok(s.monitors[name].discarded >= 1, `${name} discarded as throttled`);
+    const total = VALIDATED.reduce((n, name) => n + s.monitors[name].discarded, 0);
+    assert.strictEqual(s.discarded.throttled, total, 'every discard is throttled');
+    assert.strictEqual(discardedTotal(s), total);
+    noHang(ctx);
+    noEpisode(ctx);
+    assert.deepStrictEqual(ev.jump, []);
+    cleanUp(ctx);
+  });
+}
+
+describe('monitors: stall classification matrix (SPEC §8)', () => {
+  for (const platform of PLATFORMS) {
+    describe(platform, () => matrix(platform));
+  }
+});

@@ -88,7 +88,7 @@ class Conditions extends EventEmitter {
       o.retentionMs);
     this._submit = native.submitFn(this._h);
     this._metrics = new Metrics(o.meter, this, otelLogger(o.logger));
-    this._beforeDispose = null; // set by setupAllMonitors: stop (and flush) its monitors first
+    this._set = null; // the setupAllMonitors set that runs on these conditions, if any
     this.clock = o.clock;
     this.tracker = new Tracker(this._h);
     const h = this._h;
@@ -121,12 +121,20 @@ class Conditions extends EventEmitter {
     return native.stats(this._h);
   }
 
+  // Reports every waiting episode now and hands the monitors' recorded samples to the metrics
+  // (the Electron `shutdown`, or before a process ends on its own terms).
+  flush() {
+    if (this._set !== null) this._set._flush();
+    native.condFlush(this._h);
+  }
+
+  // The conditions' clock: monotonic ms of its thread, or of its simulation.
+  now() {
+    return native.condNow(this._h);
+  }
+
   dispose() {
-    if (this._beforeDispose !== null) {
-      const before = this._beforeDispose;
-      this._beforeDispose = null;
-      before();
-    }
+    if (this._set !== null) this._set._stopMonitors(); // they flush their last samples
     native.condDispose(this._h);
     this._records.clear();
     this._metrics.onDispose();
@@ -154,6 +162,12 @@ class Conditions extends EventEmitter {
     } catch (err) {
       this._log('error', `lagwatch: record callback threw: ${describe(err)}`);
     }
+  }
+
+  // From the Electron adapter: a window's unresponsive … responsive.
+  _onRendererUnresponsive(ev) {
+    this._guard('metrics', () => this._metrics.onRendererUnresponsive(ev));
+    this._emitSafely('rendererUnresponsive', ev);
   }
 
   // A meter or an OpenTelemetry logger that throws is logged; the events still go out.

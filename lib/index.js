@@ -5,6 +5,7 @@ const { createConditions, Conditions } = require('./conditions');
 const { createSimulation, Simulation } = require('./simulation');
 const { setupAllMonitors, pauseWhileHidden } = require('./monitors');
 const { createNoopMeter } = require('./metrics');
+const { attachElectron, attachDocument } = require('./electron');
 
 module.exports = {
   // Monotonic ms of this thread, on the origin of its performance.now() (SPEC §1).
@@ -14,6 +15,8 @@ module.exports = {
   setupAllMonitors,
   pauseWhileHidden,
   createNoopMeter,
+  attachElectron,
+  attachDocument,
   Conditions,
   Simulation,
 };

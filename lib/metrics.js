@@ -13,6 +13,8 @@ const LAG_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000,
   10000, 30000, 60000, 300000, 900000, 3600000];
 const STALL_BUCKETS = [5000, 6000, 7500, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000,
   1800000, 3600000, 7200000, 14400000, 28800000, 86400000];
+// Electron reports a window unresponsive after about 1 s of no answer.
+const STALL_BUCKETS_FROM_1S = [1000, 2000, 3000, 5000, ...STALL_BUCKETS.slice(1)];
 const RATIO_BUCKETS = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1];
 
 // The recorded samples of each monitor, and the histogram they feed.
@@ -73,6 +75,12 @@ class Metrics {
     });
     this.hangDuration = histogram(m, 'lag_worker_hang_duration_histogram',
       'Duration of each hang flagged by the worker thread', 'ms', STALL_BUCKETS);
+    this.rendererUnresponsive = m.createCounter('lag_renderer_unresponsive', {
+      description: 'Electron windows that became unresponsive, counted when they respond again or close',
+      unit: '{episode}',
+    });
+    this.rendererUnresponsiveDuration = histogram(m, 'lag_renderer_unresponsive_duration_histogram',
+      'How long an Electron window was unresponsive', 'ms', STALL_BUCKETS_FROM_1S);
     this.monitors = {};
     for (const [name, [metric, description, unit, buckets]] of Object.entries(MONITOR_HISTOGRAMS)) {
       this.monitors[name] = histogram(m, metric, description, unit, buckets);
@@ -97,6 +105,13 @@ class Metrics {
 
   onJump(jump) {
     if (!this.noop) this.jumps.add(1, { kind: jump.kind });
+  }
+
+  onRendererUnresponsive(ev) {
+    if (this.noop) return;
+    const attrs = { window: String(ev.windowId) };
+    this.rendererUnresponsive.add(1, attrs);
+    this.rendererUnresponsiveDuration.record(ev.durationMs, attrs);
   }
 
   onWorkerHang(hang) {

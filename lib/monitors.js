@@ -105,7 +105,7 @@ class MonitorSet {
       holdMs: o.holdMs, episodeDelayMs: o.episodeDelayMs, retentionMs: o.retentionMs,
     });
     this._h = native.monCreate(this.conditions._h, this, flat);
-    this.conditions._beforeDispose = () => this._stopMonitors();
+    this.conditions._set = this;
     this._unpause = [];
     this._stopped = false;
     this.monitors = {};
@@ -129,6 +129,10 @@ class MonitorSet {
   stop() {
     this._stopMonitors();
     this.conditions.dispose();
+  }
+
+  _flush() {
+    native.monFlush(this._h);
   }
 
   // Stops every monitor once (their last samples are flushed to JS and the metrics).

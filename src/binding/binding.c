@@ -813,6 +813,46 @@ static napi_value b_get_state(napi_env env, napi_callback_info info) {
   return lwb_make_string(env, lw_state_name(c->core.state));
 }
 
+/* windowsState([flags...], locked) -> state name */
+static napi_value b_windows_state(napi_env env, napi_callback_info info) {
+  napi_value argv[2], el;
+  uint32_t n, i, f;
+  uint8_t flags[256];
+  bool locked = false, is_array = false;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  LW_NAPI_CALL(env, napi_is_array(env, argv[0], &is_array));
+  if (!is_array) LW_THROW_TYPE(env, "The \"windows\" argument must be an array");
+  LW_NAPI_CALL(env, napi_get_array_length(env, argv[0], &n));
+  if (n > sizeof(flags)) n = sizeof(flags); /* the first 256 windows decide */
+  for (i = 0; i < n; i++) {
+    LW_NAPI_CALL(env, napi_get_element(env, argv[0], i, &el));
+    LW_NAPI_CALL(env, napi_get_value_uint32(env, el, &f));
+    flags[i] = (uint8_t)f;
+  }
+  LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &locked));
+  return lwb_make_string(env, lw_state_name(lw_state_from_windows(flags, n, locked)));
+}
+
+/* condFlush(c): reports waiting episodes now. */
+static napi_value b_cond_flush(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  lwb_cond_t *c;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  lw_conditions_flush(&c->core, lwb_cond_now(c));
+  lwb_deliver(c, NULL, NULL);
+  return NULL;
+}
+
+/* condNow(c): the conditions' clock. */
+static napi_value b_cond_now(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  lwb_cond_t *c;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  return lwb_make_number(env, lwb_cond_now(c));
+}
+
 static napi_value b_state_visible(napi_env env, napi_callback_info info) {
   napi_value argv[1], r;
   char name[16];
@@ -981,6 +1021,9 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"reasonName", b_reason_name},
       {"discardCounts", b_discard_counts},
       {"stateVisible", b_state_visible},
+      {"windowsState", b_windows_state},
+      {"condFlush", b_cond_flush},
+      {"condNow", b_cond_now},
       {"stats", b_stats},
   };
   e = calloc(1, sizeof(*e));

@@ -501,6 +501,19 @@ static napi_value start_stop(napi_env env, napi_callback_info info, int start) {
 static napi_value b_mon_start(napi_env env, napi_callback_info info) { return start_stop(env, info, 1); }
 static napi_value b_mon_stop(napi_env env, napi_callback_info info) { return start_stop(env, info, 0); }
 
+/* monFlush(m): hands the batches to JS now (the Electron shutdown, conditions.flush()). */
+static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  lwb_mon_t *m;
+  double now;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  now = mon_now(m);
+  lwb_deliver(m->cond, batch_extra, m);
+  lw_monitors_flushed(&m->core, now);
+  return NULL;
+}
+
 static napi_value b_mon_running(napi_env env, napi_callback_info info) {
   napi_value argv[2], r;
   lwb_mon_t *m;
@@ -537,7 +550,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
     napi_callback fn;
   } fns[] = {
       {"monCreate", b_mon_create}, {"monStart", b_mon_start}, {"monStop", b_mon_stop},
-      {"monRunning", b_mon_running}, {"monStats", b_mon_stats},
+      {"monRunning", b_mon_running}, {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
   };
   size_t i;
   for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {

@@ -131,6 +131,20 @@ const char *lw_kind_name(lw_kind_t k) { return (unsigned)k < LW_KIND_COUNT ? kin
 
 int lw_state_visible(lw_state_t s) { return s == LW_STATE_ACTIVE || s == LW_STATE_PASSIVE; }
 
+lw_state_t lw_state_from_windows(const uint8_t *windows, size_t n, int locked) {
+  lw_state_t best = LW_STATE_HIDDEN;
+  size_t i;
+  if (locked) return LW_STATE_HIDDEN;
+  for (i = 0; i < n; i++) {
+    if (!(windows[i] & LW_WINDOW_VISIBLE) || (windows[i] & LW_WINDOW_MINIMIZED)) continue;
+    if (windows[i] & LW_WINDOW_FOCUSED) return LW_STATE_ACTIVE;
+    best = LW_STATE_PASSIVE;
+  }
+  return best;
+}
+
+void lw_conditions_flush(lw_conditions_t *c, double now) { lw__episodes_report_all(c, now); }
+
 /* Opens or closes the interval behind `*seq` so that it is open exactly when `want` is set. */
 static int lifecycle_interval(lw_conditions_t *c, uint64_t *seq, int want, uint32_t reason,
                               double now) {

@@ -195,6 +195,17 @@ const char *lw_state_name(lw_state_t s);
 const char *lw_kind_name(lw_kind_t k);
 int lw_state_visible(lw_state_t s);
 
+/* The app's state from its windows (SPEC §9): `active` if one is visible, not minimized and
+ * focused; `passive` if one is visible and not minimized; else `hidden`. A locked screen makes
+ * it `hidden`. Each window is LW_WINDOW_* flags. */
+#define LW_WINDOW_VISIBLE 1
+#define LW_WINDOW_MINIMIZED 2
+#define LW_WINDOW_FOCUSED 4
+lw_state_t lw_state_from_windows(const uint8_t *windows, size_t n, int locked);
+
+/* Reports every waiting episode now (STALL events), as dispose() does, without disposing. */
+void lw_conditions_flush(lw_conditions_t *c, double now);
+
 /* Returns 1 if `name` is a valid validator name: 1..64 bytes, no NUL. */
 int lw_name_valid(const char *name, size_t len);
 

@@ -1,0 +1,243 @@
+'use strict';
+// Electron (SPEC §9): powerMonitor and window events onto the conditions' tracker and lifecycle,
+// and the renderer adapter for a document. The app passes its Electron modules in: this file
+// never requires 'electron' (from Electron 42 a plain-Node require('electron') downloads a binary).
+const native = require('./native');
+const { Conditions } = require('./conditions');
+const { typeError, checkOptions } = require('./util');
+
+const WINDOW_EVENTS = ['show', 'hide', 'minimize', 'restore', 'focus', 'blur'];
+
+function checkConditions(conditions) {
+  if (!(conditions instanceof Conditions)) {
+    throw typeError('The "conditions" argument must be made by lagwatch.createConditions() or setupAllMonitors()');
+  }
+}
+
+function isEmitter(x) {
+  return x !== null && typeof x === 'object' && typeof x.on === 'function' &&
+    typeof x.removeListener === 'function';
+}
+
+function checkEmitter(x, name) {
+  if (!isEmitter(x)) throw typeError(`The "${name}" argument must be an EventEmitter (Electron's ${name.split('.').pop()})`);
+}
+
+// Adds listeners and remembers them, so that detach() removes exactly those.
+class Listeners {
+  constructor() {
+    this.list = [];
+  }
+
+  on(target, event, fn) {
+    target.on(event, fn);
+    this.list.push([target, event, fn]);
+  }
+
+  removeTarget(target) {
+    this.list = this.list.filter(([t, event, fn]) => {
+      if (t !== target) return true;
+      t.removeListener(event, fn);
+      return false;
+    });
+  }
+
+  removeAll() {
+    for (const [t, event, fn] of this.list) t.removeListener(event, fn);
+    this.list = [];
+  }
+}
+
+// A window's flags for the core's rule (src/core: lw_state_from_windows); a destroyed window or
+// one whose methods throw counts as not there.
+function windowFlags(win) {
+  try {
+    if (typeof win.isDestroyed === 'function' && win.isDestroyed()) return 0;
+    return (win.isVisible() ? 1 : 0) | (win.isMinimized() ? 2 : 0) | (win.isFocused() ? 4 : 0);
+  } catch {
+    return 0;
+  }
+}
+
+function attachElectron(conditions, options) {
+  checkConditions(conditions);
+  const o = checkOptions(options);
+  checkEmitter(o.powerMonitor, 'options.powerMonitor');
+  if (o.app !== undefined) checkEmitter(o.app, 'options.app');
+  if (o.windows !== undefined && !Array.isArray(o.windows) && typeof o.windows !== 'function') {
+    throw typeError('The "options.windows" argument must be an array of BrowserWindows or a function returning one');
+  }
+  const lockScreen = o.lockScreen === undefined ? 'hidden' : o.lockScreen;
+  if (lockScreen !== 'hidden' && lockScreen !== 'ignore') {
+    const err = new RangeError('The "options.lockScreen" argument must be \'hidden\' or \'ignore\'');
+    err.code = 'ERR_OUT_OF_RANGE';
+    throw err;
+  }
+
+  const listeners = new Listeners();
+  const tracked = new Set(); // windows with our listeners
+  const unresponsiveSince = new Map(); // window -> when it became unresponsive
+  const manageLifecycle = o.windows !== undefined || o.app !== undefined;
+  let closeSuspend = null;
+  let locked = false;
+  let detached = false;
+
+  // Every window the app has now: the tracked ones and those the `windows` function returns.
+  function windowsNow() {
+    if (typeof o.windows === 'function') {
+      let list;
+      try {
+        list = o.windows();
+      } catch (err) {
+        conditions._log('error', `lagwatch: the windows function threw: ${err && err.message}`);
+        list = [];
+      }
+      if (Array.isArray(list)) for (const w of list) track(w);
+    }
+    return [...tracked];
+  }
+
+  function stateNow() {
+    return native.windowsState(windowsNow().map(windowFlags), locked && lockScreen === 'hidden');
+  }
+
+  function recompute() {
+    if (!detached && manageLifecycle) conditions.setLifecycleState(stateNow());
+  }
+
+  function reportUnresponsive(win, end) {
+    const since = unresponsiveSince.get(win);
+    if (since === undefined) return;
+    unresponsiveSince.delete(win);
+    conditions._onRendererUnresponsive({ windowId: win.id, durationMs: end - since });
+  }
+
+  function track(win) {
+    if (!isEmitter(win) || tracked.has(win)) return;
+    tracked.add(win);
+    for (const event of WINDOW_EVENTS) listeners.on(win, event, recompute);
+    listeners.on(win, 'unresponsive', () => {
+      if (!unresponsiveSince.has(win)) unresponsiveSince.set(win, conditions.now());
+    });
+    listeners.on(win, 'responsive', () => reportUnresponsive(win, conditions.now()));
+    listeners.on(win, 'closed', () => {
+      reportUnresponsive(win, conditions.now());
+      listeners.removeTarget(win);
+      tracked.delete(win);
+      recompute();
+    });
+  }
+
+  // The power events: Electron has delivered duplicated and unpaired ones; Linux without logind
+  // delivers none (clockDrift's sleep clock still sees the suspend).
+  listeners.on(o.powerMonitor, 'suspend', () => {
+    if (closeSuspend === null) closeSuspend = conditions.tracker.open('suspend');
+  });
+  listeners.on(o.powerMonitor, 'resume', () => {
+    if (closeSuspend === null) return;
+    closeSuspend();
+    closeSuspend = null;
+  });
+  listeners.on(o.powerMonitor, 'lock-screen', () => {
+    locked = true;
+    recompute();
+  });
+  listeners.on(o.powerMonitor, 'unlock-screen', () => {
+    locked = false;
+    recompute();
+  });
+  listeners.on(o.powerMonitor, 'shutdown', () => conditions.flush());
+
+  if (o.app !== undefined) {
+    listeners.on(o.app, 'browser-window-created', (event, win) => {
+      track(win);
+      recompute();
+    });
+  }
+  if (Array.isArray(o.windows)) for (const w of o.windows) track(w);
+
+  // A change that happened before its event already counts at the next submit.
+  const reader = () => stateNow();
+  if (manageLifecycle) {
+    conditions.setLifecycleReader(reader);
+    recompute();
+  }
+
+  return function detach() {
+    if (detached) return;
+    detached = true;
+    listeners.removeAll();
+    tracked.clear();
+    unresponsiveSince.clear();
+    if (closeSuspend !== null) closeSuspend();
+    closeSuspend = null;
+    if (manageLifecycle) {
+      if (conditions._reader === reader) conditions.setLifecycleReader(null);
+      // Nobody tracks the windows any more: the app counts as active, as a server does.
+      conditions.setLifecycleState('active');
+    }
+  };
+}
+
+// The renderer (a page with Node integration): the Page Lifecycle onto the conditions.
+function attachDocument(conditions, document) {
+  checkConditions(conditions);
+  if (document === null || typeof document !== 'object' || typeof document.addEventListener !== 'function' ||
+      typeof document.removeEventListener !== 'function') {
+    throw typeError('The "document" argument must be a Document (an EventTarget with visibilityState)');
+  }
+  let frozen = false;
+  let terminated = false;
+  let detached = false;
+  const added = [];
+  const stateNow = () => {
+    if (terminated) return 'terminated';
+    if (frozen) return 'frozen';
+    if (document.visibilityState !== 'visible') return 'hidden';
+    const focused = typeof document.hasFocus === 'function' ? document.hasFocus() : true;
+    return focused ? 'active' : 'passive';
+  };
+  const update = () => {
+    if (!detached) conditions.setLifecycleState(stateNow());
+  };
+  const on = (event, fn) => {
+    document.addEventListener(event, fn);
+    added.push([event, fn]);
+  };
+  on('visibilitychange', update);
+  on('focus', update);
+  on('blur', update);
+  on('freeze', () => {
+    frozen = true;
+    update();
+  });
+  on('resume', () => {
+    frozen = false;
+    update();
+  });
+  // The back/forward cache: persisted pagehide freezes the page (the only sign of it outside
+  // Chromium); a pagehide that is not persisted is the end of the page.
+  on('pagehide', (event) => {
+    if (event && event.persisted) frozen = true;
+    else terminated = true;
+    update();
+  });
+  on('pageshow', (event) => {
+    if (event && event.persisted) {
+      frozen = false;
+      terminated = false;
+    }
+    update();
+  });
+  const reader = () => stateNow();
+  conditions.setLifecycleReader(reader);
+  update();
+  return function detach() {
+    if (detached) return;
+    detached = true;
+    for (const [event, fn] of added) document.removeEventListener(event, fn);
+    if (conditions._reader === reader) conditions.setLifecycleReader(null);
+  };
+}
+
+module.exports = { attachElectron, attachDocument };

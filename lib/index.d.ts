@@ -111,12 +111,17 @@ export interface Conditions extends EventEmitter {
   stats(): Stats;
   /** Reports waiting episodes, then disposes every validator. Idempotent. */
   dispose(): void;
+  /** Reports waiting episodes now and hands the monitors' recorded samples to the metrics. */
+  flush(): void;
+  /** The conditions' clock: monotonic ms of its thread, or of its simulation. */
+  now(): number;
   on(event: 'stall', listener: (stall: Stall) => void): this;
   on(event: 'lifecycle', listener: (change: { from: LifecycleState; to: LifecycleState }) => void): this;
   on(event: 'jump', listener: (jump: ClockJump) => void): this;
   on(event: 'workerHang', listener: (hang: WorkerHang) => void): this;
   /** One call per flush: the values each monitor recorded since the last one. */
   on(event: 'samples', listener: (batches: Partial<Record<MonitorName, Float64Array>>) => void): this;
+  on(event: 'rendererUnresponsive', listener: (ev: { windowId: number; durationMs: number }) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
@@ -220,3 +225,33 @@ export interface Simulation {
 }
 
 export function createSimulation(options?: SimulationOptions): Simulation;
+
+/** Electron's objects as the adapter uses them (the app passes its own modules in). */
+export interface ElectronEmitter {
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  removeListener(event: string, listener: (...args: any[]) => void): unknown;
+}
+export interface ElectronWindow extends ElectronEmitter {
+  readonly id: number;
+  isVisible(): boolean;
+  isMinimized(): boolean;
+  isFocused(): boolean;
+  isDestroyed(): boolean;
+}
+export interface AttachElectronOptions {
+  powerMonitor: ElectronEmitter;
+  app?: ElectronEmitter;
+  windows?: ElectronWindow[] | (() => ElectronWindow[]);
+  /** Default 'hidden': the app counts as hidden while the screen is locked. */
+  lockScreen?: 'hidden' | 'ignore';
+}
+/** Maps powerMonitor and window events onto the conditions; returns detach(). */
+export function attachElectron(conditions: Conditions, options: AttachElectronOptions): () => void;
+/** Maps a renderer's Page Lifecycle onto the conditions; returns detach(). */
+export function attachDocument(conditions: Conditions, document: {
+  visibilityState: string;
+  hasFocus?(): boolean;
+  addEventListener(type: string, listener: (event: any) => void): void;
+  removeEventListener(type: string, listener: (event: any) => void): void;
+}): () => void;
+export function createNoopMeter(): unknown;

@@ -1,5 +1,7 @@
 // Type declarations of lagwatch's public API (SPEC §2–§5, §7, §8).
 import { EventEmitter } from 'events';
+import type { Meter } from '@opentelemetry/api';
+import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 
 /** Monotonic ms of this thread, on the origin of its `performance.now()`. */
 export function now(): number;
@@ -88,9 +90,11 @@ export interface Logger {
 export interface ConditionsOptions {
   /** A clock from createSimulation(); default: the real clock. */
   clock?: Simulation;
-  logger?: Logger;
-  /** An OpenTelemetry Meter (metrics come with a later release). */
-  meter?: unknown;
+  /** { log(level, message) } for lagwatch's own messages, and/or an OpenTelemetry Logger, which
+   * also receives one `lag.stall` record per episode. */
+  logger?: Logger | OtelLogger;
+  /** An OpenTelemetry Meter; default: createNoopMeter(). */
+  meter?: Meter;
   /** Default 5000; > 0, Infinity allowed. */
   stallThresholdMs?: number;
   /** Default 2000. */
@@ -254,4 +258,5 @@ export function attachDocument(conditions: Conditions, document: {
   addEventListener(type: string, listener: (event: any) => void): void;
   removeEventListener(type: string, listener: (event: any) => void): void;
 }): () => void;
-export function createNoopMeter(): unknown;
+/** The default meter: it records nothing and costs nothing. */
+export function createNoopMeter(): Meter;

@@ -21,7 +21,7 @@ sim.advance(1000);
 const t: number = lagwatch.now() + sim.now();
 v.dispose();
 c.dispose();
-const m = lagwatch.setupAllMonitors({ clock: sim, monitors: { driftLag: { intervalMs: 10 }, worker: false } });
+const m = lagwatch.setupAllMonitors({ clock: sim, meter: lagwatch.createNoopMeter(), monitors: { driftLag: { intervalMs: 10 }, worker: false } });
 const running: boolean = m.monitors.driftLag.running;
 m.conditions.on('jump', (j) => j.kind === 'step' && j.deltaMs > 0);
 m.conditions.on('workerHang', (h) => h.durationMs > h.detectedAt - h.start);

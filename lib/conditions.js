@@ -88,6 +88,7 @@ class Conditions extends EventEmitter {
       o.retentionMs);
     this._submit = native.submitFn(this._h);
     this._metrics = new Metrics(o.meter, this, otelLogger(o.logger));
+    this._guard('metrics', () => this._metrics.prime());
     this._set = null; // the setupAllMonitors set that runs on these conditions, if any
     this.clock = o.clock;
     this.tracker = new Tracker(this._h);

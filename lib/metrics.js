@@ -87,6 +87,23 @@ class Metrics {
     }
   }
 
+  // Every series that can be known in advance starts at zero. Prometheus's rate() and increase()
+  // see a counter's rise only from a sample it already scraped: a series that first appears at 1
+  // hides its first episode. Counters are primed with add(0); histograms with record(NaN), which
+  // the OpenTelemetry SDK turns into a point of count 0 ("NaN ... should not be counted").
+  prime() {
+    if (this.noop) return;
+    for (const kind of ['hang', 'suspend', 'pause']) {
+      this.stalls.add(0, { kind });
+      this.stallDuration.record(NaN, { kind });
+    }
+    for (const kind of ['suspend', 'step']) this.jumps.add(0, { kind });
+    this.workerHangs.add(0);
+    this.hangDuration.record(NaN);
+    this.selfLag.record(NaN);
+    for (const hist of Object.values(this.monitors)) hist.record(NaN);
+  }
+
   onStall(stall) {
     if (!this.noop) {
       this.stalls.add(1, { kind: stall.kind });

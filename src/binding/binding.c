@@ -865,7 +865,9 @@ static napi_value b_state_visible(napi_env env, napi_callback_info info) {
   return r;
 }
 
-/* discardCounts(c) -> [[monitor, reason, n], ...] for every non-zero count */
+/* discardCounts(c) -> [[monitor, reason, n], ...] for every validator name and every reason
+ * known to the tracker, zeros included: a counter series that first appears above zero is a
+ * rise Prometheus's rate() and increase() never see. */
 static napi_value b_discard_counts(napi_env env, napi_callback_info info) {
   napi_value argv[1], arr;
   lwb_cond_t *c;
@@ -876,14 +878,14 @@ static napi_value b_discard_counts(napi_env env, napi_callback_info info) {
   LW_NAPI_CALL(env, napi_create_array(env, &arr));
   for (i = 0; i < c->core.nnames; i++) {
     const lw_name_stats_t *ns = c->core.names[i];
-    for (r = 0; r < ns->discarded_by_reason_cap && r < c->core.tracker.nreasons; r++) {
+    for (r = 0; r < c->core.tracker.nreasons; r++) {
       napi_value row;
-      if (ns->discarded_by_reason[r] == 0) continue;
+      uint64_t count = r < ns->discarded_by_reason_cap ? ns->discarded_by_reason[r] : 0;
       LW_NAPI_CALL(env, napi_create_array_with_length(env, 3, &row));
       LW_NAPI_CALL(env, napi_set_element(env, row, 0, lwb_make_string(env, ns->name)));
       LW_NAPI_CALL(env, napi_set_element(env, row, 1,
                                          lwb_make_string(env, lw_tracker_reason_name(&c->core.tracker, (uint32_t)r))));
-      LW_NAPI_CALL(env, napi_set_element(env, row, 2, lwb_make_number(env, (double)ns->discarded_by_reason[r])));
+      LW_NAPI_CALL(env, napi_set_element(env, row, 2, lwb_make_number(env, (double)count)));
       LW_NAPI_CALL(env, napi_set_element(env, arr, n++, row));
     }
   }

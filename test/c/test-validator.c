@@ -1,0 +1,582 @@
+/* The sample validator (SPEC §4) and the lifecycle intervals (SPEC §3). */
+#include "core/conditions.h"
+#include "helpers.h"
+#include "test.h"
+
+static void init_default(lw_conditions_t *c) {
+  lw_conditions_config_t cfg;
+  lw_conditions_config_default(&cfg);
+  ASSERT_DBL_EQ(cfg.stall_threshold_ms, 5000);
+  ASSERT_DBL_EQ(cfg.hold_ms, 2000);
+  ASSERT_DBL_EQ(cfg.episode_delay_ms, 2000);
+  ASSERT_DBL_EQ(cfg.retention_ms, 120000);
+  ASSERT_EQ(lw_conditions_init(c, &cfg), LW_OK);
+}
+
+static uint32_t make_validator(lw_conditions_t *c, const char *name, double threshold) {
+  uint32_t id;
+  ASSERT_EQ(lw_validator_create(c, name, strlen(name), threshold, &id), LW_OK);
+  return id;
+}
+
+typedef struct {
+  double values[8];
+  int n;
+} sink_t;
+
+static void sink_cb(void *data, double value) {
+  sink_t *s = data;
+  if (s->n < 8) s->values[s->n] = value;
+  s->n++;
+}
+
+TEST_IMPL(validator_small_recorded_at_once) {
+  lw_conditions_t c;
+  sink_t sink = {{0}, 0};
+  uint64_t detail = 99;
+  uint32_t v;
+  init_default(&c);
+  v = make_validator(&c, "driftLag", 5000);
+  lw_validator_set_sink(&c, v, sink_cb, &sink);
+  ASSERT_EQ(lw_validator_submit(&c, v, 12.5, 20, 1000, &detail), LW_VERDICT_RECORDED);
+  /* record(value) happened before submit returned. */
+  ASSERT_EQ(sink.n, 1);
+  ASSERT_DBL_EQ(sink.values[0], 12.5);
+  ASSERT_EQ(c.submitted, 1);
+  ASSERT_EQ(c.recorded, 1);
+  ASSERT_EQ(c.held_count, 0);
+  ASSERT_EQ(discarded_total(&c), 0);
+  ASSERT_EQ(c.names[0]->submitted, 1);
+  ASSERT_EQ(c.names[0]->recorded, 1);
+  ASSERT_EQ(c.names[0]->recorded_hist.count, 1);
+  ASSERT_DBL_EQ(c.names[0]->recorded_hist.max, 12.5);
+  /* Just under the threshold is still recorded at once; zero value and window too. */
+  ASSERT_EQ(lw_validator_submit(&c, v, 4999.75, 4999.75, 6000, &detail), LW_VERDICT_RECORDED);
+  ASSERT_EQ(lw_validator_submit(&c, v, 0, 0, 6000, &detail), LW_VERDICT_RECORDED);
+  ASSERT_EQ(sink.n, 3);
+  ASSERT_DBL_EQ(lw_conditions_next_due(&c), LW_NEVER);
+  ASSERT_EQ(count_events(&c, LW_EVENT_RESOLVED), 0);
+  ASSERT_CONSERVATION(&c);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+TEST_IMPL(validator_hidden_discarded) {
+  lw_conditions_t c;
+  lw_state_t from;
+  uint64_t detail = 0;
+  uint32_t v;
+  double now = 0;
+  init_default(&c);
+  v = make_validator(&c, "driftLag", 5000);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_HIDDEN, 500, &from), 1);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_ACTIVE, 700, &from), 1);
+  ASSERT_EQ(lw_validator_submit(&c, v, 30, 600, 1000, &detail), LW_VERDICT_DISCARDED);
+  ASSERT_EQ(detail, LW_REASON_HIDDEN);
+  ASSERT_EQ(discarded_of(&c, LW_REASON_HIDDEN), 1);
+  ASSERT_EQ(c.names[0]->discarded, 1);
+  ASSERT_EQ(c.recorded, 0);
+  /* A long sample over a hidden interval is discarded and is no stall. */
+  ASSERT_EQ(lw_validator_submit(&c, v, 6000, 600, 1000, &detail), LW_VERDICT_DISCARDED);
+  ASSERT_EQ(detail, LW_REASON_HIDDEN);
+  ASSERT_EQ(c.nepisodes, 0);
+  drive_all(&c, &now);
+  ASSERT_EQ(stalls_total(&c), 0);
+  ASSERT_EQ(count_events(&c, LW_EVENT_STALL), 0);
+  /* While hidden (open interval), a window ending now is discarded. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_HIDDEN, 2000, &from), 1);
+  ASSERT_EQ(lw_validator_submit(&c, v, 1, 1, 2000, &detail), LW_VERDICT_DISCARDED);
+  ASSERT_EQ(detail, LW_REASON_HIDDEN);
+  ASSERT_EQ(discarded_of(&c, LW_REASON_HIDDEN), 3);
+  ASSERT_CONSERVATION(&c);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+/* Evidence of `reason` inside a hidden interval that starts earlier: the evidence wins. */
+static void priority_over_hidden(uint32_t reason, lw_kind_t kind) {
+  lw_conditions_t c;
+  uint64_t detail = 0;
+  uint32_t v;
+  double now = 10000;
+  const lw_event_t *ev;
+  init_default(&c);
+  v = make_validator(&c, "loopBlock", 5000);
+  ASSERT_EQ(lw_tracker_add(&c.tracker, 100, 9000, LW_REASON_HIDDEN, now), LW_OK);
+  ASSERT_EQ(lw_tracker_add(&c.tracker, 5000, 6000, reason, now), LW_OK);
+  ASSERT_EQ(lw_tracker_add(&c.tracker, 4000, 9500, LW_REASON_THROTTLED, now), LW_OK);
+  ASSERT_EQ(lw_validator_submit(&c, v, 50, 8000, now, &detail), LW_VERDICT_DISCARDED);
+  ASSERT_EQ(detail, reason);
+  ASSERT_EQ(discarded_of(&c, reason), 1);
+  ASSERT_EQ(discarded_of(&c, LW_REASON_HIDDEN), 0);
+  ASSERT_EQ(c.nepisodes, 0); /* short: no stall */
+  /* Long: discarded at once and a stall sample of that kind. */
+  ASSERT_EQ(lw_validator_submit(&c, v, 7000, 8000, now, &detail), LW_VERDICT_DISCARDED);
+  ASSERT_EQ(detail, reason);
+  ASSERT_EQ(c.held_count, 0);
+  drive_all(&c, &now);
+  ASSERT_EQ(c.stalls[kind], 1);
+  ASSERT_EQ(stalls_total(&c), 1);
+  ev = find_event(&c, LW_EVENT_STALL);
+  ASSERT_NOT_NULL(ev);
+  ASSERT_EQ(ev->kind, kind);
+  ASSERT_DBL_EQ(ev->duration_ms, 7000);
+  ASSERT_CONSERVATION(&c);
+  lw_conditions_free(&c);
+}
+
+TEST_IMPL(validator_suspend_over_hidden) {
+  priority_over_hidden(LW_REASON_SUSPEND, LW_KIND_SUSPEND);
+  return 0;
+}
+
+TEST_IMPL(validator_pause_over_hidden) {
+  priority_over_hidden(LW_REASON_PAUSE, LW_KIND_PAUSE);
+  return 0;
+}
+
+TEST_IMPL(validator_suspend_over_pause) {
+  lw_conditions_t c;
+  uint64_t detail = 0;
+  uint32_t v;
+  init_default(&c);
+  v = make_validator(&c, "loopBlock", 5000);
+  ASSERT_EQ(lw_tracker_add(&c.tracker, 100, 900, LW_REASON_PAUSE, 1000), LW_OK);
+  ASSERT_EQ(lw_tracker_add(&c.tracker, 800, 850, LW_REASON_SUSPEND, 1000), LW_OK);
+  ASSERT_EQ(lw_validator_submit(&c, v, 5, 1000, 1000, &detail), LW_VERDICT_DISCARDED);
+  ASSERT_EQ(detail, LW_REASON_SUSPEND);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+TEST_IMPL(validator_window_touching_end_recorded) {
+  lw_conditions_t c;
+  uint64_t detail = 0;
+  uint32_t v;
+  double now;
+  init_default(&c);
+  v = make_validator(&c, "driftLag", 5000);
+  ASSERT_EQ(lw_tracker_add(&c.tracker, 100, 200, LW_REASON_SUSPEND, 300), LW_OK);
+  /* Window [200, 300] touches the end: recorded. */
+  ASSERT_EQ(lw_validator_submit(&c, v, 100, 100, 300, &detail), LW_VERDICT_RECORDED);
+  /* Window [199.5, 300] overlaps it. */
+  ASSERT_EQ(lw_validator_submit(&c, v, 100, 100.5, 300, &detail), LW_VERDICT_DISCARDED);
+  ASSERT_EQ(detail, LW_REASON_SUSPEND);
+  /* A long sample touching the end is held, then recorded as a hang. */
+  ASSERT_EQ(lw_validator_submit(&c, v, 6000, 100, 300, &detail), LW_VERDICT_HELD);
+  now = 300;
+  drive_all(&c, &now);
+  ASSERT_EQ(c.recorded, 2);
+  ASSERT_EQ(c.stalls[LW_KIND_HANG], 1);
+  ASSERT_CONSERVATION(&c);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+TEST_IMPL(validator_hold_resolves_exactly) {
+  lw_conditions_t c;
+  sink_t sink = {{0}, 0};
+  uint64_t token = 0;
+  uint32_t v;
+  const lw_event_t *ev;
+  size_t n;
+  init_default(&c);
+  v = make_validator(&c, "loopBlock", 5000);
+  lw_validator_set_sink(&c, v, sink_cb, &sink);
+  ASSERT_EQ(lw_validator_submit(&c, v, 6000, 6000, 10000, &token), LW_VERDICT_HELD);
+  ASSERT_NE(token, 0);
+  ASSERT_EQ(c.held_count, 1);
+  ASSERT_EQ(c.names[0]->held, 1);
+  ASSERT_EQ(sink.n, 0);
+  ASSERT_CONSERVATION(&c);
+  ASSERT_DBL_EQ(lw_conditions_next_due(&c), 12000);
+  /* 1 ms before: nothing. */
+  lw_conditions_run(&c, 11999);
+  lw_conditions_events(&c, &n);
+  ASSERT_EQ(n, 0);
+  ASSERT_EQ(c.held_count, 1);
+  ASSERT_EQ(sink.n, 0);
+  ASSERT_DBL_EQ(lw_conditions_next_due(&c), 12000);
+  /* At the due time: resolved, recorded. */
+  lw_conditions_run(&c, 12000);
+  ASSERT_EQ(count_events(&c, LW_EVENT_RESOLVED), 1);
+  ev = find_event(&c, LW_EVENT_RESOLVED);
+  ASSERT_DBL_EQ(ev->at, 12000);
+  ASSERT_UINT64_EQ(ev->token, token);
+  ASSERT_EQ(ev->validator, v);
+  ASSERT_EQ(ev->verdict, LW_VERDICT_RECORDED);
+  ASSERT_DBL_EQ(ev->value, 6000);
+  ASSERT_EQ(c.held_count, 0);
+  ASSERT_EQ(c.recorded, 1);
+  ASSERT_EQ(c.names[0]->recorded, 1);
+  ASSERT_EQ(sink.n, 1);
+  ASSERT_DBL_EQ(sink.values[0], 6000);
+  ASSERT_CONSERVATION(&c);
+  /* And it is a hang stall sample: one episode, reported episode_delay_ms later. */
+  ASSERT_EQ(c.nepisodes, 1);
+  ASSERT_DBL_EQ(lw_conditions_next_due(&c), 14000);
+  lw_conditions_events_clear(&c);
+  lw_conditions_run(&c, 14000);
+  ev = find_event(&c, LW_EVENT_STALL);
+  ASSERT_NOT_NULL(ev);
+  ASSERT_EQ(ev->kind, LW_KIND_HANG);
+  ASSERT_DBL_EQ(ev->duration_ms, 6000);
+  ASSERT_DBL_EQ(ev->start, 4000);
+  ASSERT_DBL_EQ(ev->end, 10000);
+  ASSERT_EQ(ev->samples, 1);
+  ASSERT_EQ(ev->nmonitors, 1);
+  ASSERT_EQ(ev->monitors[0], c.validators[v]->name_id);
+  ASSERT_EQ(c.stalls[LW_KIND_HANG], 1);
+  ASSERT_DBL_EQ(lw_conditions_next_due(&c), LW_NEVER);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+/* Outcome of a long sample submitted at 10000 with window [4000, 10000] and evidence over
+ * [5000, 7000], the evidence added either 500 ms before the submit or 1500 ms after it. */
+typedef struct {
+  uint64_t submitted, recorded, held, cancelled, discarded[LW_REASON_BUILTIN_COUNT];
+  uint64_t stalls[LW_KIND_COUNT];
+  size_t stall_events;
+  lw_kind_t kind;
+  int verdict;
+} outcome_t;
+
+static void run_evidence(uint32_t reason, int after, outcome_t *o) {
+  lw_conditions_t c;
+  uint64_t detail;
+  uint32_t v, r;
+  double now = 9500;
+  size_t n, i;
+  const lw_event_t *ev;
+  init_default(&c);
+  v = make_validator(&c, "worker", 5000);
+  memset(o, 0, sizeof(*o));
+  o->kind = LW_KIND_COUNT;
+  if (!after) ASSERT_EQ(lw_tracker_add(&c.tracker, 5000, 7000, reason, now), LW_OK);
+  drive_to(&c, &now, 10000);
+  o->verdict = lw_validator_submit(&c, v, 6000, 6000, now, &detail);
+  if (after) {
+    ASSERT_EQ(o->verdict, LW_VERDICT_HELD);
+    drive_to(&c, &now, 11500);
+    ASSERT_EQ(lw_tracker_add(&c.tracker, 5000, 7000, reason, now), LW_OK);
+  } else {
+    ASSERT_EQ(o->verdict, LW_VERDICT_DISCARDED);
+    ASSERT_EQ(detail, reason);
+  }
+  drive_all(&c, &now);
+  ASSERT_CONSERVATION(&c);
+  o->submitted = c.submitted;
+  o->recorded = c.recorded;
+  o->held = c.held_count;
+  o->cancelled = c.cancelled;
+  for (r = 0; r < LW_REASON_BUILTIN_COUNT; r++) o->discarded[r] = discarded_of(&c, r);
+  memcpy(o->stalls, c.stalls, sizeof(o->stalls));
+  ev = lw_conditions_events(&c, &n);
+  for (i = 0; i < n; i++) {
+    if (ev[i].type == LW_EVENT_RESOLVED) {
+      ASSERT_EQ(ev[i].verdict, LW_VERDICT_DISCARDED);
+      ASSERT_EQ(ev[i].reason, reason);
+    }
+    if (ev[i].type != LW_EVENT_STALL) continue;
+    o->stall_events++;
+    o->kind = ev[i].kind;
+    ASSERT_DBL_EQ(ev[i].duration_ms, 6000);
+  }
+  lw_conditions_free(&c);
+}
+
+static void compare_before_after(uint32_t reason) {
+  outcome_t before, after;
+  int r, k;
+  run_evidence(reason, 0, &before);
+  run_evidence(reason, 1, &after);
+  ASSERT_EQ(before.submitted, 1);
+  ASSERT_EQ(after.submitted, before.submitted);
+  ASSERT_EQ(after.recorded, before.recorded);
+  ASSERT_EQ(after.held, before.held);
+  ASSERT_EQ(after.cancelled, before.cancelled);
+  for (r = 0; r < LW_REASON_BUILTIN_COUNT; r++) ASSERT_EQ(after.discarded[r], before.discarded[r]);
+  for (k = 0; k < LW_KIND_COUNT; k++) ASSERT_EQ(after.stalls[k], before.stalls[k]);
+  ASSERT_EQ(after.stall_events, before.stall_events);
+  ASSERT_EQ(after.kind, before.kind);
+  ASSERT_EQ(before.recorded, 0);
+  ASSERT_EQ(before.discarded[reason], 1);
+  if (reason == LW_REASON_SUSPEND || reason == LW_REASON_PAUSE) {
+    lw_kind_t kind = reason == LW_REASON_SUSPEND ? LW_KIND_SUSPEND : LW_KIND_PAUSE;
+    ASSERT_EQ(before.stall_events, 1);
+    ASSERT_EQ(before.kind, kind);
+    ASSERT_EQ(before.stalls[kind], 1);
+    ASSERT_EQ(before.stalls[LW_KIND_HANG], 0);
+  } else {
+    ASSERT_EQ(before.stall_events, 0);
+    ASSERT_EQ(before.stalls[LW_KIND_HANG] + before.stalls[LW_KIND_SUSPEND] +
+                  before.stalls[LW_KIND_PAUSE],
+              0);
+  }
+}
+
+TEST_IMPL(validator_suspend_evidence_before_equals_after) {
+  compare_before_after(LW_REASON_SUSPEND);
+  return 0;
+}
+
+TEST_IMPL(validator_pause_evidence_before_equals_after) {
+  compare_before_after(LW_REASON_PAUSE);
+  return 0;
+}
+
+TEST_IMPL(validator_hidden_evidence_after_no_stall) {
+  compare_before_after(LW_REASON_HIDDEN);
+  return 0;
+}
+
+/* Evidence that arrives as an open interval during the hold, closed later. */
+TEST_IMPL(validator_evidence_open_during_hold) {
+  lw_conditions_t c;
+  uint64_t detail, seq;
+  uint32_t v;
+  double now = 10000;
+  const lw_event_t *ev;
+  init_default(&c);
+  v = make_validator(&c, "worker", 5000);
+  ASSERT_EQ(lw_validator_submit(&c, v, 6000, 6000, now, &detail), LW_VERDICT_HELD);
+  /* Not overlapping: the window ends at 10000, the interval starts at 11000. */
+  drive_to(&c, &now, 11000);
+  ASSERT_EQ(lw_tracker_open(&c.tracker, LW_REASON_SUSPEND, now, 1, &seq), LW_OK);
+  drive_all(&c, &now);
+  ev = find_event(&c, LW_EVENT_RESOLVED);
+  ASSERT_NOT_NULL(ev);
+  ASSERT_EQ(ev->verdict, LW_VERDICT_RECORDED);
+  ASSERT_EQ(c.stalls[LW_KIND_HANG], 1);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+TEST_IMPL(validator_infinite_threshold_never_holds) {
+  lw_conditions_t c;
+  lw_conditions_config_t cfg;
+  uint64_t detail;
+  uint32_t v;
+  init_default(&c);
+  v = make_validator(&c, "idleAvailability", INFINITY);
+  ASSERT_EQ(lw_validator_submit(&c, v, 1e12, 1000, 2000, &detail), LW_VERDICT_RECORDED);
+  ASSERT_EQ(lw_validator_submit(&c, v, 0.5, 1000, 2000, &detail), LW_VERDICT_RECORDED);
+  ASSERT_EQ(c.held_count, 0);
+  ASSERT_DBL_EQ(lw_conditions_next_due(&c), LW_NEVER);
+  /* Over suspend evidence: discarded, no stall. */
+  ASSERT_EQ(lw_tracker_add(&c.tracker, 2500, 2600, LW_REASON_SUSPEND, 3000), LW_OK);
+  ASSERT_EQ(lw_validator_submit(&c, v, 1e12, 1000, 3000, &detail), LW_VERDICT_DISCARDED);
+  ASSERT_EQ(c.nepisodes, 0);
+  ASSERT_CONSERVATION(&c);
+  lw_conditions_free(&c);
+  /* The same through the conditions' default. */
+  lw_conditions_config_default(&cfg);
+  cfg.stall_threshold_ms = INFINITY;
+  ASSERT_EQ(lw_conditions_config_valid(&cfg), 1);
+  return 0;
+}
+
+TEST_IMPL(validator_invalid_input) {
+  static const double bad[] = {NAN, -1, INFINITY, -INFINITY, -0.25};
+  lw_conditions_t c;
+  uint64_t detail;
+  uint32_t v, id;
+  size_t i;
+  init_default(&c);
+  v = make_validator(&c, "driftLag", 5000);
+  for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    TEST_CONTEXT("bad value %g", bad[i]);
+    ASSERT_EQ(lw_validator_submit(&c, v, bad[i], 10, 1000, &detail), LW_EINVAL);
+    ASSERT_EQ(lw_validator_submit(&c, v, 10, bad[i], 1000, &detail), LW_EINVAL);
+    ASSERT_EQ(lw_validator_submit(&c, v, 6000, bad[i], 1000, &detail), LW_EINVAL);
+    ASSERT_EQ(lw_validator_submit(&c, v, bad[i], bad[i], 1000, &detail), LW_EINVAL);
+  }
+  TEST_CONTEXT("%s", "");
+  ASSERT_EQ(lw_validator_submit(&c, 77, 10, 10, 1000, &detail), LW_ENOENT);
+  ASSERT_EQ(c.submitted, 0);
+  ASSERT_EQ(c.names[0]->submitted, 0);
+  ASSERT_EQ(c.held_count, 0);
+  ASSERT_DBL_EQ(lw_conditions_next_due(&c), LW_NEVER);
+  /* Bad validator options. */
+  ASSERT_EQ(lw_validator_create(&c, "x", 1, 0, &id), LW_EINVAL);
+  ASSERT_EQ(lw_validator_create(&c, "x", 1, -5, &id), LW_EINVAL);
+  ASSERT_EQ(lw_validator_create(&c, "x", 1, NAN, &id), LW_EINVAL);
+  ASSERT_EQ(lw_validator_create(&c, "", 0, 5000, &id), LW_EINVAL);
+  ASSERT_EQ(c.nvalidators, 1);
+  ASSERT_CONSERVATION(&c);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+TEST_IMPL(validator_dispose_cancels_held) {
+  lw_conditions_t c;
+  sink_t sink = {{0}, 0};
+  uint64_t t1, t2, t3, detail;
+  uint32_t v, w;
+  double now = 10000;
+  size_t n, i, cancelled = 0;
+  const lw_event_t *ev;
+  init_default(&c);
+  v = make_validator(&c, "a", 5000);
+  w = make_validator(&c, "b", 5000);
+  lw_validator_set_sink(&c, v, sink_cb, &sink);
+  ASSERT_EQ(lw_validator_submit(&c, v, 6000, 6000, now, &t1), LW_VERDICT_HELD);
+  ASSERT_EQ(lw_validator_submit(&c, w, 7000, 7000, now, &t3), LW_VERDICT_HELD);
+  drive_to(&c, &now, 10500);
+  ASSERT_EQ(lw_validator_submit(&c, v, 5000, 5000, now, &t2), LW_VERDICT_HELD);
+  ASSERT_EQ(lw_validator_dispose(&c, v), LW_OK);
+  ev = lw_conditions_events(&c, &n);
+  for (i = 0; i < n; i++) {
+    ASSERT_EQ(ev[i].type, LW_EVENT_CANCELLED);
+    ASSERT_EQ(ev[i].validator, v);
+    ASSERT_TRUE(ev[i].token == t1 || ev[i].token == t2);
+    cancelled++;
+  }
+  ASSERT_EQ(cancelled, 2);
+  ASSERT_EQ(c.cancelled, 2);
+  ASSERT_EQ(c.names[0]->cancelled, 2);
+  ASSERT_EQ(c.names[0]->held, 0);
+  ASSERT_EQ(c.held_count, 1);
+  ASSERT_CONSERVATION(&c);
+  lw_conditions_events_clear(&c);
+  /* Later submits do nothing. */
+  ASSERT_EQ(lw_validator_submit(&c, v, 1, 1, now, &detail), LW_VERDICT_DISPOSED);
+  ASSERT_EQ(lw_validator_submit(&c, v, 6000, 6000, now, &detail), LW_VERDICT_DISPOSED);
+  ASSERT_EQ(c.submitted, 3);
+  ASSERT_EQ(lw_validator_dispose(&c, v), LW_OK);
+  ASSERT_EQ(c.cancelled, 2);
+  /* The other validator's hold still resolves; the cancelled ones never do. */
+  drive_all(&c, &now);
+  ev = lw_conditions_events(&c, &n);
+  for (i = 0; i < n; i++) {
+    ASSERT_NE(ev[i].type, LW_EVENT_CANCELLED);
+    if (ev[i].type == LW_EVENT_RESOLVED) {
+      ASSERT_UINT64_EQ(ev[i].token, t3);
+      ASSERT_EQ(ev[i].validator, w);
+    }
+  }
+  ASSERT_EQ(count_events(&c, LW_EVENT_RESOLVED), 1);
+  ASSERT_EQ(sink.n, 0);
+  ASSERT_EQ(c.recorded, 1);
+  ASSERT_EQ(c.cancelled, 2);
+  ASSERT_EQ(c.stalls[LW_KIND_HANG], 1);
+  ASSERT_CONSERVATION(&c);
+  ASSERT_EQ(lw_validator_dispose(&c, 99), LW_ENOENT);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+/* SPEC §3: the hidden and frozen intervals. */
+
+static size_t intervals(lw_conditions_t *c, double now, lw_interval_t *out, size_t max) {
+  return lw_tracker_list(&c->tracker, now, out, max);
+}
+
+TEST_IMPL(lifecycle_intervals) {
+  lw_conditions_t c;
+  lw_state_t from = LW_STATE_COUNT;
+  lw_interval_t l[8];
+  init_default(&c);
+  ASSERT_EQ(c.state, LW_STATE_ACTIVE);
+  /* Same state: nothing. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_ACTIVE, 50, &from), 0);
+  ASSERT_EQ(intervals(&c, 50, l, 8), 0);
+  /* active -> passive: still visible, no interval. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_PASSIVE, 60, &from), 1);
+  ASSERT_EQ(from, LW_STATE_ACTIVE);
+  ASSERT_EQ(intervals(&c, 60, l, 8), 0);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_ACTIVE, 70, &from), 1);
+  /* active -> frozen opens hidden, then frozen. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_FROZEN, 100, &from), 1);
+  ASSERT_EQ(from, LW_STATE_ACTIVE);
+  ASSERT_EQ(c.state, LW_STATE_FROZEN);
+  ASSERT_EQ(intervals(&c, 100, l, 8), 2);
+  ASSERT_EQ(l[0].reason, LW_REASON_HIDDEN);
+  ASSERT_EQ(l[1].reason, LW_REASON_FROZEN);
+  ASSERT_LT(l[0].seq, l[1].seq);
+  ASSERT_DBL_EQ(l[0].start, 100);
+  ASSERT_DBL_EQ(l[1].start, 100);
+  ASSERT_DBL_EQ(l[0].end, INFINITY);
+  ASSERT_DBL_EQ(l[1].end, INFINITY);
+  /* The lifecycle's intervals do not count against LW_OPEN_MAX. */
+  ASSERT_EQ(c.tracker.open_counted, 0);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_FROZEN, 150, &from), 0);
+  ASSERT_EQ(intervals(&c, 150, l, 8), 2);
+  /* frozen -> hidden closes only frozen. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_HIDDEN, 200, &from), 1);
+  ASSERT_EQ(from, LW_STATE_FROZEN);
+  ASSERT_EQ(intervals(&c, 200, l, 8), 2);
+  ASSERT_EQ(l[0].reason, LW_REASON_HIDDEN);
+  ASSERT_DBL_EQ(l[0].end, INFINITY);
+  ASSERT_EQ(l[1].reason, LW_REASON_FROZEN);
+  ASSERT_DBL_EQ(l[1].end, 200);
+  /* hidden -> frozen opens a new frozen; hidden stays the same interval. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_FROZEN, 300, &from), 1);
+  ASSERT_EQ(intervals(&c, 300, l, 8), 3);
+  ASSERT_DBL_EQ(l[0].start, 100);
+  ASSERT_DBL_EQ(l[0].end, INFINITY);
+  ASSERT_EQ(l[2].reason, LW_REASON_FROZEN);
+  ASSERT_DBL_EQ(l[2].start, 300);
+  ASSERT_DBL_EQ(l[2].end, INFINITY);
+  /* -> active closes both. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_ACTIVE, 400, &from), 1);
+  ASSERT_EQ(from, LW_STATE_FROZEN);
+  ASSERT_EQ(intervals(&c, 400, l, 8), 3);
+  ASSERT_DBL_EQ(l[0].end, 400);
+  ASSERT_DBL_EQ(l[1].end, 200);
+  ASSERT_DBL_EQ(l[2].end, 400);
+  ASSERT_EQ(c.hidden_seq, 0);
+  ASSERT_EQ(c.frozen_seq, 0);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_ACTIVE, 450, &from), 0);
+  /* hidden -> passive closes hidden. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_HIDDEN, 500, &from), 1);
+  ASSERT_EQ(intervals(&c, 500, l, 8), 4);
+  ASSERT_DBL_EQ(l[3].start, 500);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_PASSIVE, 600, &from), 1);
+  ASSERT_EQ(intervals(&c, 600, l, 8), 4);
+  ASSERT_DBL_EQ(l[3].end, 600);
+  /* Invalid state: nothing changes. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_COUNT, 700, &from), LW_EINVAL);
+  ASSERT_EQ(lw_conditions_set_state(&c, (lw_state_t)-1, 700, &from), LW_EINVAL);
+  ASSERT_EQ(c.state, LW_STATE_PASSIVE);
+  ASSERT_EQ(intervals(&c, 700, l, 8), 4);
+  /* Names. */
+  ASSERT_EQ(lw_state_parse("frozen", 6), LW_STATE_FROZEN);
+  ASSERT_EQ(lw_state_parse("froze", 5), LW_STATE_COUNT);
+  ASSERT_STR_EQ(lw_state_name(LW_STATE_TERMINATED), "terminated");
+  ASSERT_EQ(lw_state_visible(LW_STATE_PASSIVE), 1);
+  ASSERT_EQ(lw_state_visible(LW_STATE_HIDDEN), 0);
+  lw_conditions_free(&c);
+  return 0;
+}
+
+TEST_IMPL(lifecycle_frozen_to_visible_closes_both) {
+  lw_conditions_t c;
+  lw_state_t from;
+  lw_interval_t l[4];
+  uint64_t detail;
+  uint32_t v;
+  init_default(&c);
+  v = make_validator(&c, "driftLag", 5000);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_FROZEN, 1000, &from), 1);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_PASSIVE, 2000, &from), 1);
+  ASSERT_EQ(intervals(&c, 2000, l, 4), 2);
+  ASSERT_DBL_EQ(l[0].end, 2000);
+  ASSERT_DBL_EQ(l[1].end, 2000);
+  /* A window touching the end of the hidden time is recorded. */
+  ASSERT_EQ(lw_validator_submit(&c, v, 10, 10, 2010, &detail), LW_VERDICT_RECORDED);
+  ASSERT_EQ(lw_validator_submit(&c, v, 10, 10.25, 2010, &detail), LW_VERDICT_DISCARDED);
+  /* Overlapping both, the earlier-added hidden is the reason. */
+  ASSERT_EQ(detail, LW_REASON_HIDDEN);
+  /* frozen -> terminated: not in {hidden, frozen}, both close. */
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_FROZEN, 3000, &from), 1);
+  ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_TERMINATED, 3500, &from), 1);
+  ASSERT_EQ(c.hidden_seq, 0);
+  ASSERT_EQ(c.frozen_seq, 0);
+  ASSERT_EQ(intervals(&c, 3500, l, 4), 4);
+  ASSERT_DBL_EQ(l[2].end, 3500);
+  ASSERT_DBL_EQ(l[3].end, 3500);
+  lw_conditions_free(&c);
+  return 0;
+}

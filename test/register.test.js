@@ -1,0 +1,266 @@
+'use strict';
+// `node -r lagwatch/register app.js` (lib/register.js): zero-code monitors, one stderr line per stall
+// episode, LAGWATCH_PROMETHEUS_PORT / LAGWATCH_PROMETHEUS_HOST serving /metrics, one clear line for
+// a bad setting, and neither the monitors nor the server keep the app alive. Every run is a real
+// child process (cwd = the package, so the self-reference `lagwatch/register` resolves); every child
+// is killed in afterEach whatever happened.
+const assert = require('assert');
+const { spawn } = require('child_process');
+const http = require('http');
+const net = require('net');
+const path = require('path');
+
+const ROOT = path.resolve(__dirname, '..');
+const FIXTURES = path.join(__dirname, 'fixtures');
+const APP = path.join(FIXTURES, 'register-app.js');
+const PLAIN = path.join(FIXTURES, 'register-plain.js');
+const REQUIRE = path.join(FIXTURES, 'register-require.js');
+
+const STALL_LINE = /^lagwatch: hang stall of (\d+) ms \(([^)]*)\)$/;
+const METRICS_LINE = /^lagwatch: metrics at http:\/\/([^/]+):(\d+)\/metrics$/;
+const APP_STDOUT_BLOCKED = 'register-app: start\nregister-app: blocked 6000 ms\nregister-app: done\n';
+const APP_STDOUT_QUICK = 'register-app: start\nregister-app: blocked 0 ms\nregister-app: done\n';
+// The app without its block: it starts, stays ~1 s, exits.
+const QUICK = { REGISTER_APP_BLOCK_MS: '0', REGISTER_APP_START_MS: '100', REGISTER_APP_STAY_MS: '900' };
+
+const live = new Set();
+
+// Every LAGWATCH_ variable of the environment running mocha is removed: each test sets its own.
+function baseEnv(extra) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LAGWATCH_')) env[k] = v;
+  delete env.NODE_OPTIONS;
+  return { ...env, ...extra };
+}
+
+// `node <nodeArgs> <script>` in ROOT; it is SIGKILLed after `killAfterMs` whatever happens.
+function run(script, { env = {}, nodeArgs = ['-r', 'lagwatch/register'], killAfterMs = 30000 } = {}) {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, script], {
+    cwd: ROOT,
+    env: baseEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const p = { child, stdout: '', stderr: '', exit: null, waiters: new Set() };
+  live.add(p);
+  const wake = () => { for (const w of [...p.waiters]) w(); };
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (d) => { p.stdout += d; wake(); });
+  child.stderr.on('data', (d) => { p.stderr += d; wake(); });
+  const killTimer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  p.exited = new Promise((resolve) => {
+    // 'close': the process has exited and its stdout and stderr have ended.
+    child.on('close', (code, signal) => {
+      clearTimeout(killTimer);
+      p.exit = { code, signal, elapsedMs: Math.round(performance.now() - startedAt) };
+      live.delete(p);
+      resolve(p.exit);
+      wake();
+    });
+  });
+  p.describe = () => `${path.basename(script)} ${p.exit ? `exited ${JSON.stringify(p.exit)}` : 'still running'}` +
+    `\n--- stdout ---\n${p.stdout}--- stderr ---\n${p.stderr}`;
+  p.stderrLines = () => p.stderr.split('\n').filter((l) => l !== '');
+  // The first stderr line matching `re` (its match), waiting up to `timeoutMs`.
+  p.waitStderr = (re, timeoutMs) => new Promise((resolve, reject) => {
+    const check = () => {
+      const line = p.stderrLines().find((l) => re.test(l));
+      if (line !== undefined) return done(null, line.match(re));
+      if (p.exit) return done(new Error(`no stderr line ${re} before the child exited: ${p.describe()}`));
+      return undefined;
+    };
+    const timer = setTimeout(() => done(new Error(`no stderr line ${re} within ${timeoutMs} ms: ${p.describe()}`)),
+      timeoutMs);
+    const done = (err, value) => {
+      clearTimeout(timer);
+      p.waiters.delete(check);
+      if (err) reject(err); else resolve(value);
+    };
+    p.waiters.add(check);
+    check();
+  });
+  // The exit, waiting up to `timeoutMs` (then it is killed and this rejects).
+  p.waitExit = (timeoutMs) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`did not exit on its own within ${timeoutMs} ms: ${p.describe()}`));
+    }, timeoutMs);
+    p.exited.then((e) => { clearTimeout(timer); resolve(e); });
+  });
+  return p;
+}
+
+function get(host, port, urlPath) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host, port, path: urlPath, agent: false, timeout: 15000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET http://${host}:${port}${urlPath} timed out`)));
+    req.on('error', reject);
+  });
+}
+
+// Names of the metric families in a Prometheus text exposition (from its # TYPE lines).
+function families(text) {
+  return [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => m[1]).sort();
+}
+
+// The hang stall lines of `p`'s stderr, checked: exactly one, of 5800..6600 ms.
+function assertOneHangLine(p) {
+  const lines = p.stderrLines().filter((l) => l.includes('stall of'));
+  assert.strictEqual(lines.length, 1, `exactly one stall line: ${p.describe()}`);
+  const m = lines[0].match(STALL_LINE);
+  assert.ok(m, `the stall line reads "lagwatch: hang stall of N ms (monitors)": ${JSON.stringify(lines[0])}`);
+  const n = Number(m[1]);
+  assert.ok(n >= 5800 && n <= 6600, `stall of ${n} ms for a 6000 ms block: ${p.describe()}`);
+  assert.ok(m[2].split(', ').includes('loopBlock'), `loopBlock contributed: ${lines[0]}`);
+}
+
+describe('lagwatch/register (node -r lagwatch/register)', function () {
+  this.timeout(60000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  it('prints exactly one hang stall line for a 6 s block and the app exits 0 on its own', async function () {
+    const p = run(APP);
+    const exit = await p.waitExit(30000);
+    assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+    // 0.5 s + 6 s block + 6 s stay: it ended by itself, not by the 30 s kill.
+    assert.ok(exit.elapsedMs >= 12000 && exit.elapsedMs < 20000, `exited after ${exit.elapsedMs} ms`);
+    assertOneHangLine(p);
+    assert.deepStrictEqual(p.stderrLines().filter((l) => !STALL_LINE.test(l)), [],
+      `no other stderr line without LAGWATCH_ settings: ${p.describe()}`);
+    assert.strictEqual(p.stdout, APP_STDOUT_BLOCKED, 'the app\'s stdout is intact');
+  });
+
+  it('LAGWATCH_PROMETHEUS_PORT=0 serves /metrics on a free port, with lag_stalls_total{kind="hang"} 1 after the block',
+    async function () {
+      const p = run(APP, { env: { LAGWATCH_PROMETHEUS_PORT: '0' } });
+      const [, host, portText] = await p.waitStderr(METRICS_LINE, 10000);
+      assert.strictEqual(host, '127.0.0.1', 'default host');
+      const port = Number(portText);
+      assert.ok(port > 0 && port <= 65535, `a real port: ${port}`);
+
+      // While the app runs (before or during its block): served, Prometheus text format.
+      const first = await get(host, port, '/metrics');
+      assert.strictEqual(first.status, 200, first.body);
+      assert.match(String(first.headers['content-type']), /^text\/plain/);
+      assert.strictEqual(p.exit, null, 'the app still runs');
+
+      await p.waitStderr(STALL_LINE, 15000);
+      assert.strictEqual(p.exit, null, `the app still runs after the stall line: ${p.describe()}`);
+      const after = await get(host, port, '/metrics');
+      assert.strictEqual(after.status, 200, after.body);
+      const names = families(after.body);
+      for (const name of ['lag_stalls_total', 'lag_stall_duration_histogram', 'lag_drift_histogram',
+        'lag_loop_block_histogram', 'lag_worker_hangs_total']) {
+        assert.ok(names.includes(name), `${name} among ${JSON.stringify(names)}`);
+      }
+      assert.ok(names.filter((n) => n.startsWith('lag_')).length >= 5, JSON.stringify(names));
+      const stallLines = after.body.split('\n').filter((l) => l.startsWith('lag_stalls_total{'));
+      // One series per kind, there from the start at 0: only the hang one rose.
+      const byKind = Object.fromEntries(stallLines.map((l) => [/kind="(\w+)"/.exec(l)[1], Number(l.split(' ').pop())]));
+      assert.deepStrictEqual(byKind, { hang: 1, suspend: 0, pause: 0 }, JSON.stringify(stallLines));
+      assert.match(after.body, /^lag_stall_duration_histogram_count\{kind="hang"(,[^}]*)?\} 1$/m);
+
+      const other = await get(host, port, '/');
+      assert.strictEqual(other.status, 404, 'only /metrics is served');
+
+      const exit = await p.waitExit(20000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+      assertOneHangLine(p);
+      assert.strictEqual(p.stdout, APP_STDOUT_BLOCKED, 'the app\'s stdout is intact');
+    });
+
+  for (const bad of ['abc', '70000', '-1']) {
+    it(`LAGWATCH_PROMETHEUS_PORT=${bad}: one stderr line naming the variable and the value, the app runs and exits 0`,
+      async function () {
+        // 'abc' runs the full app (the monitors still work: the stall line comes); the others quick.
+        const full = bad === 'abc';
+        const p = run(APP, { env: { LAGWATCH_PROMETHEUS_PORT: bad, ...(full ? {} : QUICK) } });
+        const exit = await p.waitExit(30000);
+        assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+        assert.strictEqual(p.stdout, full ? APP_STDOUT_BLOCKED : APP_STDOUT_QUICK, 'the app\'s stdout is intact');
+        const settingLines = p.stderrLines().filter((l) => !STALL_LINE.test(l));
+        assert.strictEqual(settingLines.length, 1, `exactly one line about the setting: ${p.describe()}`);
+        const line = settingLines[0];
+        assert.ok(line.startsWith('lagwatch: '), line);
+        assert.ok(line.includes('LAGWATCH_PROMETHEUS_PORT'), `names the variable: ${line}`);
+        assert.ok(line.includes(`"${bad}"`), `names the value "${bad}": ${line}`);
+        assert.ok(!METRICS_LINE.test(line), line);
+        if (full) assertOneHangLine(p);
+        else assert.strictEqual(p.stderrLines().length, 1, p.describe());
+      });
+  }
+
+  it('a port already taken: one clear "cannot serve metrics" line, the app still runs and exits 0', async function () {
+    const blocker = net.createServer();
+    await new Promise((resolve, reject) => {
+      blocker.once('error', reject);
+      blocker.listen(0, '127.0.0.1', resolve);
+    });
+    const { port } = blocker.address();
+    try {
+      const p = run(APP, { env: { LAGWATCH_PROMETHEUS_PORT: String(port), ...QUICK } });
+      const exit = await p.waitExit(20000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+      assert.strictEqual(p.stdout, APP_STDOUT_QUICK, 'the app\'s stdout is intact');
+      const lines = p.stderrLines();
+      assert.strictEqual(lines.length, 1, `exactly one stderr line: ${p.describe()}`);
+      assert.ok(lines[0].startsWith('lagwatch: cannot serve metrics'), lines[0]);
+      assert.ok(lines[0].includes(`127.0.0.1:${port}`), `names host:port: ${lines[0]}`);
+      assert.ok(lines[0].includes('EADDRINUSE'), `says why: ${lines[0]}`);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  it('a script with no timers exits on its own at once (monitors and server never keep it alive)', async function () {
+    for (const env of [{}, { LAGWATCH_PROMETHEUS_PORT: '0' }]) {
+      const p = run(PLAIN, { env, killAfterMs: 15000 });
+      const exit = await p.waitExit(15000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+      // Node's own start-up and exit take ~0.1 s; a monitor or the server keeping the loop alive
+      // would keep it running until killed (15 s).
+      assert.ok(exit.elapsedMs < 3000, `exited after ${exit.elapsedMs} ms with ${JSON.stringify(env)}`);
+      assert.strictEqual(p.stdout, 'register-plain: done\n');
+      const unexpected = p.stderrLines().filter((l) => !METRICS_LINE.test(l));
+      assert.deepStrictEqual(unexpected, [], p.describe());
+    }
+  });
+
+  it("require('lagwatch/register') returns the running monitor set; its conditions.stats() works", async function () {
+    const p = run(REQUIRE, { nodeArgs: [], killAfterMs: 15000 });
+    const exit = await p.waitExit(15000);
+    assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+    assert.strictEqual(p.stderr, '', p.describe());
+    const out = JSON.parse(p.stdout);
+    assert.strictEqual(out.isObject, true, 'not null: the monitors started');
+    assert.strictEqual(out.sameOnSecondRequire, true, 'one monitor set per process');
+    assert.strictEqual(out.stopType, 'function');
+    const names = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness',
+      'clockDrift', 'timerThrottle'];
+    assert.deepStrictEqual(Object.keys(out.monitors).sort(), [...names].sort());
+    for (const name of names) {
+      assert.deepStrictEqual(out.monitors[name], { name, running: true, start: 'function', stop: 'function' });
+    }
+    assert.deepStrictEqual(out.runningAfterStop, [], 'stop() stops every monitor');
+    const s = out.stats;
+    assert.deepStrictEqual(s.stalls, { hang: 0, suspend: 0, pause: 0 });
+    assert.deepStrictEqual(s.jumps, { suspend: 0, step: 0 });
+    for (const k of ['submitted', 'recorded', 'held', 'cancelled', 'intervals']) {
+      assert.strictEqual(typeof s[k], 'number', `stats().${k}`);
+    }
+    assert.strictEqual(typeof s.discarded, 'object');
+    assert.deepStrictEqual(Object.keys(s.monitors).sort(),
+      ['driftLag', 'idleAvailability', 'loopBlock', 'macrotaskLag', 'worker']);
+  });
+});

@@ -116,6 +116,7 @@ class Conditions extends EventEmitter {
   setLifecycleReader(reader) {
     if (reader !== null && reader !== undefined) checkFunction(reader, 'reader');
     this._reader = reader || null;
+    native.condHasReader(this._h, this._reader !== null);
   }
 
   stats() {
@@ -193,7 +194,9 @@ class Conditions extends EventEmitter {
 
   _onEvents(events) {
     for (const ev of events) {
-      if (ev.type === 'resolved') {
+      if (ev.type === 'read') {
+        if (this._reader !== null) this._readLifecycle();
+      } else if (ev.type === 'resolved') {
         const record = this._records.get(ev.token);
         this._records.delete(ev.token);
         if (record !== undefined && ev.verdict === 'recorded') this._callRecord(record, ev.value);

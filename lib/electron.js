@@ -200,29 +200,33 @@ function attachDocument(conditions, document) {
   const update = () => {
     if (!detached) conditions.setLifecycleState(stateNow());
   };
-  const on = (event, fn) => {
-    document.addEventListener(event, fn);
-    added.push([event, fn]);
+  // visibilitychange, freeze and resume are fired at the document; pagehide, pageshow, focus and
+  // blur at its window (document.defaultView).
+  const win = document.defaultView && typeof document.defaultView.addEventListener === 'function'
+    ? document.defaultView : document;
+  const on = (target, event, fn) => {
+    target.addEventListener(event, fn);
+    added.push([target, event, fn]);
   };
-  on('visibilitychange', update);
-  on('focus', update);
-  on('blur', update);
-  on('freeze', () => {
+  on(document, 'visibilitychange', update);
+  on(document, 'freeze', () => {
     frozen = true;
     update();
   });
-  on('resume', () => {
+  on(document, 'resume', () => {
     frozen = false;
     update();
   });
+  on(win, 'focus', update);
+  on(win, 'blur', update);
   // The back/forward cache: persisted pagehide freezes the page (the only sign of it outside
   // Chromium); a pagehide that is not persisted is the end of the page.
-  on('pagehide', (event) => {
+  on(win, 'pagehide', (event) => {
     if (event && event.persisted) frozen = true;
     else terminated = true;
     update();
   });
-  on('pageshow', (event) => {
+  on(win, 'pageshow', (event) => {
     if (event && event.persisted) {
       frozen = false;
       terminated = false;
@@ -235,7 +239,7 @@ function attachDocument(conditions, document) {
   return function detach() {
     if (detached) return;
     detached = true;
-    for (const [event, fn] of added) document.removeEventListener(event, fn);
+    for (const [target, event, fn] of added) target.removeEventListener(event, fn);
     if (conditions._reader === reader) conditions.setLifecycleReader(null);
   };
 }

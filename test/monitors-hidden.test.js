@@ -324,3 +324,22 @@ describe('pauseWhileHidden(monitor, conditions) on its own (SPEC §6)', () => {
     c.dispose();
   });
 });
+
+describe('the lifecycle reader with C monitors (SPEC §3)', () => {
+  it('is asked before the monitors\' timers run: a change before its event stops them at once', () => {
+    const sim = lagwatch.createSimulation({ platform: 'linux' });
+    const m = lagwatch.setupAllMonitors({ clock: sim });
+    let state = 'active';
+    m.conditions.setLifecycleReader(() => state);
+    sim.advance(5000);
+    const before = m.conditions.stats().monitors.driftLag.recorded;
+    assert.strictEqual(before, 250);
+    state = 'hidden'; // no event: only the reader knows
+    sim.advance(20); // the next driftLag firing asks the reader first
+    assert.strictEqual(m.conditions.lifecycle.state, 'hidden');
+    assert.strictEqual(m.monitors.driftLag.running, false);
+    assert.strictEqual(m.conditions.stats().monitors.driftLag.recorded, before);
+    m.conditions.setLifecycleReader(null);
+    m.stop();
+  });
+});

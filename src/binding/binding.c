@@ -844,6 +844,18 @@ static napi_value b_cond_flush(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* condHasReader(c, bool): whether a lifecycle reader is set (SPEC §3). */
+static napi_value b_cond_has_reader(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  lwb_cond_t *c;
+  bool b = false;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &b));
+  c->has_reader = b;
+  return NULL;
+}
+
 /* condNow(c): the conditions' clock. */
 static napi_value b_cond_now(napi_env env, napi_callback_info info) {
   napi_value argv[1];
@@ -1026,6 +1038,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"windowsState", b_windows_state},
       {"condFlush", b_cond_flush},
       {"condNow", b_cond_now},
+      {"condHasReader", b_cond_has_reader},
       {"stats", b_stats},
   };
   e = calloc(1, sizeof(*e));

@@ -36,6 +36,7 @@ typedef struct lwb_cond_s {
   napi_ref self; /* weak reference to the JS object that dispatch receives */
   int registered;
   unsigned refs;
+  int has_reader; /* a lifecycle reader is set in JS: monitors ask it before their timers */
 } lwb_cond_t;
 
 void lwb_env_unref(lwb_env_t *e);

@@ -129,9 +129,22 @@ static int batch_extra(napi_env env, napi_value arr, uint32_t *len, void *data) 
   return 0;
 }
 
-/* Main-thread timers: run what is due, deliver events, flush the batches when due. */
+static int read_extra(napi_env env, napi_value arr, uint32_t *len, void *data) {
+  napi_value ev;
+  (void)data;
+  LW_NAPI_CALL_RET(env, napi_create_object(env, &ev), -1);
+  if (lwb_set_string(env, ev, "type", "read")) return -1;
+  LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (*len)++, ev), -1);
+  return 0;
+}
+
+/* Main-thread timers: run what is due, deliver events, flush the batches when due. With a
+ * lifecycle reader set (Electron, a renderer), the reader is asked first, once per run rather
+ * than once per sample: a state that changed before its event already counts (SPEC §3). */
 static void main_run(lwb_mon_t *m, double now) {
-  int flush = lw_monitors_run(&m->core, now);
+  int flush;
+  if (m->cond->has_reader) lwb_deliver(m->cond, read_extra, NULL);
+  flush = lw_monitors_run(&m->core, now);
   lwb_deliver(m->cond, flush ? batch_extra : NULL, m);
   if (flush) lw_monitors_flushed(&m->core, now);
 }

@@ -21,7 +21,7 @@ class Simulation {
   }
 
   advance(ms) {
-    native.simAdvance(handles.get(this), ms);
+    native.simVerb(handles.get(this), 'advance', ms);
   }
 
   // The main thread is busy for ms: only the worker runs; overdue main work runs late, after.

@@ -402,34 +402,10 @@ static napi_value b_sim_now(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, lw_sim_now(sim));
 }
 
-/* simAdvance(sim, ms): runs all work due up to now + ms, each at its due time. */
-static napi_value b_sim_advance(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  lw_sim_t *sim;
-  double ms, target;
-  bool pending = false;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((sim = lwb_unwrap_tagged(env, argv[0], &sim_tag, "simulation")) == NULL) return NULL;
-  if (lwb_arg_nonneg(env, argv[1], "ms", &ms)) return NULL;
-  if (sim->advancing) {
-    napi_throw_error(env, "ERR_LAGWATCH_REENTRANT",
-                     "lagwatch: the simulation cannot advance from inside its own callbacks");
-    return NULL;
-  }
-  target = lw_sim_now(sim) + ms;
-  sim->advancing = 1;
-  lw_sim_ref(sim);
-  while (lw_sim_step(sim, target) != NULL) {
-    if (napi_is_exception_pending(env, &pending) != napi_ok || pending) break;
-  }
-  sim->advancing = 0;
-  lw_sim_unref(sim);
-  return NULL;
-}
-
-/* simVerb(sim, verb, ms, alignMs?): block, sleep, pause, stepWall, stallWorker, throttle. The
- * clocks and thread states move; then time passes (block, stallWorker, throttle) or the work that
- * came due runs at the wake-up (sleep, pause). */
+/* simVerb(sim, verb, ms, alignMs?): advance, block, sleep, pause, stepWall, stallWorker,
+ * throttle. The clocks and thread states move; then time passes (advance, block, stallWorker,
+ * throttle: due work runs at its due time, in order) or the work that came due runs at the
+ * wake-up (sleep, pause). */
 static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
   napi_value argv[4];
   lw_sim_t *sim;
@@ -455,7 +431,9 @@ static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
     return NULL;
   }
   target = lw_sim_now(sim);
-  if (strcmp(verb, "block") == 0) {
+  if (strcmp(verb, "advance") == 0) {
+    target += ms;
+  } else if (strcmp(verb, "block") == 0) {
     lw_sim_block(sim, ms);
     target += ms;
   } else if (strcmp(verb, "sleep") == 0) {
@@ -1018,7 +996,6 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"now", b_now},
       {"simCreate", b_sim_create},
       {"simNow", b_sim_now},
-      {"simAdvance", b_sim_advance},
       {"simVerb", b_sim_verb},
       {"condCreate", b_cond_create},
       {"condDispose", b_cond_dispose},

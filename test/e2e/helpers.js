@@ -1,0 +1,233 @@
+'use strict';
+// Shared helpers of the end-to-end suites (not a suite itself: its name does not end in
+// .test.js). Each test runs a fixture of ./fixtures in a real child process (process.execPath)
+// and asserts on the JSON lines the fixture prints on stdout: { type: 'ready' | 'result' | … }.
+const assert = require('assert');
+const { spawn, spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const FIXTURES = path.join(__dirname, 'fixtures');
+
+const live = new Set(); // every child not yet reaped, killed by killAll()
+
+// A fixture running in a child process.
+class Fixture {
+  constructor(name, args = [], { env = {}, nodeArgs = [], killAfterMs = 60000 } = {}) {
+    this.name = name;
+    this.messages = []; // parsed JSON lines of stdout
+    this.stdout = '';
+    this.stderr = '';
+    this.waiters = [];
+    this.startedAt = performance.now();
+    this.child = spawn(process.execPath, [...nodeArgs, path.join(FIXTURES, name), ...args.map(String)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    live.add(this);
+    let partial = '';
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk) => {
+      this.stdout += chunk;
+      partial += chunk;
+      let nl;
+      while ((nl = partial.indexOf('\n')) >= 0) {
+        const line = partial.slice(0, nl);
+        partial = partial.slice(nl + 1);
+        if (line.trim() === '') continue;
+        let msg;
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          continue; // not ours: kept in this.stdout for the failure message
+        }
+        msg.receivedAt = performance.now() - this.startedAt;
+        this.messages.push(msg);
+        this._wake();
+      }
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (chunk) => {
+      this.stderr += chunk;
+    });
+    this.child.stdin.on('error', () => {}); // a child that exits before reading its stdin
+    this.child.on('error', (err) => {
+      this.stderr += `\nspawn error: ${err.stack || err}`;
+    });
+    this.exit = null; // { code, signal, elapsedMs } once it has exited
+    this.exited = new Promise((resolve) => {
+      this.child.on('exit', (code, signal) => {
+        this.exit = { code, signal, elapsedMs: performance.now() - this.startedAt };
+        clearTimeout(this.killTimer);
+        // stdout may still hold the last lines: wake the waiters once it has ended.
+        const done = () => {
+          live.delete(this);
+          resolve(this.exit);
+          this._wake();
+        };
+        if (this.child.stdout.readableEnded) done();
+        else this.child.stdout.once('end', done);
+      });
+    });
+    // Whatever happens, the child does not outlive its budget.
+    this.killTimer = setTimeout(() => this.kill(), killAfterMs);
+    this.killTimer.unref();
+  }
+
+  _wake() {
+    for (const w of this.waiters.slice()) w();
+  }
+
+  // What the child said, for failure messages.
+  describe() {
+    const status = this.exit ? `exited ${JSON.stringify(this.exit)}` : 'still running';
+    return `fixture ${this.name} (${status})\n--- stdout ---\n${this.stdout.slice(-4000)}` +
+      `\n--- stderr ---\n${this.stderr.slice(-4000)}`;
+  }
+
+  // The first message of `type`, waiting up to `timeoutMs` for it.
+  waitFor(type, timeoutMs) {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const msg = this.messages.find((m) => m.type === type);
+        if (msg) {
+          finish();
+          resolve(msg);
+        } else if (this.exit && live.has(this) === false) {
+          finish();
+          reject(new Error(`no '${type}' line before the child exited: ${this.describe()}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`no '${type}' line within ${timeoutMs} ms: ${this.describe()}`));
+      }, timeoutMs);
+      const finish = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+      };
+      this.waiters.push(check);
+      check();
+    });
+  }
+
+  // The exit, waiting up to `timeoutMs` for it (then the child is killed and this rejects).
+  waitExit(timeoutMs) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.kill();
+        reject(new Error(`did not exit within ${timeoutMs} ms: ${this.describe()}`));
+      }, timeoutMs);
+      this.exited.then((e) => {
+        clearTimeout(timer);
+        resolve(e);
+      });
+    });
+  }
+
+  // The 'result' line of a child that then exits on its own with code 0.
+  async result(timeoutMs) {
+    const r = await this.waitFor('result', timeoutMs);
+    const e = await this.waitExit(10000);
+    assert.deepStrictEqual({ code: e.code, signal: e.signal }, { code: 0, signal: null },
+      `the fixture exits on its own with code 0: ${this.describe()}`);
+    return r;
+  }
+
+  signal(sig) {
+    if (this.exit === null) process.kill(this.child.pid, sig);
+  }
+
+  kill() {
+    if (this.exit !== null) return;
+    try {
+      this.child.kill('SIGKILL'); // also ends a SIGSTOPped child
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function spawnFixture(name, args, options) {
+  return new Fixture(name, args, options);
+}
+
+// Kills every child still running and waits for them to be reaped (an after/afterEach hook).
+async function killAll() {
+  const pending = [...live];
+  for (const f of pending) f.kill();
+  await Promise.all(pending.map((f) => f.exited));
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Replaces the file's content at once (write a sibling, rename over): a reader that opens the
+// file by name sees the old content or the new one, never a partial one.
+function writeAtomic(file, content) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, content);
+  fs.renameSync(tmp, file);
+}
+
+function tmpDir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-e2e-${prefix}-`));
+}
+
+// An env with `lib` preloaded, after whatever is preloaded already (the ASan runtime of
+// `npm test`'s sanitizer run must stay first in the list).
+function withPreload(lib, env = {}) {
+  const prev = process.env.LD_PRELOAD;
+  return { ...env, LD_PRELOAD: prev ? `${prev}:${lib}` : lib };
+}
+
+// Whether this process runs under `npm test`'s sanitizer step (the ASan runtime preloaded, the
+// ASan build of the addon named by LAGWATCH_ADDON): children inherit both.
+function underAsan() {
+  return /libasan/.test(process.env.LD_PRELOAD || '');
+}
+
+// An env that takes the sanitizer step's preload and addon away from a child (it then loads the
+// plain build/Release addon).
+function withoutAsan(env = {}) {
+  const preload = (process.env.LD_PRELOAD || '').split(':').filter((p) => p && !/libasan/.test(p));
+  return { LD_PRELOAD: preload.join(':') || undefined, LAGWATCH_ADDON: undefined, ...env };
+}
+
+// gcc, run without our own preloads.
+function gcc(args) {
+  const env = { ...process.env };
+  delete env.LD_PRELOAD;
+  const r = spawnSync('gcc', args, { encoding: 'utf8', env });
+  if (r.error || r.status !== 0) {
+    throw new Error(`gcc ${args.join(' ')} failed: ${r.error || r.stderr}`);
+  }
+}
+
+function sumValues(o) {
+  return Object.values(o).reduce((a, b) => a + b, 0);
+}
+
+// SPEC §4: submitted = recorded + discarded + held + cancelled, for the conditions and for each
+// monitor's validator.
+function assertConservation(stats, where = '') {
+  const d = sumValues(stats.discarded);
+  assert.strictEqual(stats.recorded + d + stats.held + stats.cancelled, stats.submitted,
+    `conservation ${where}: ${JSON.stringify(stats)}`);
+  for (const [name, m] of Object.entries(stats.monitors)) {
+    assert.strictEqual(m.recorded + m.discarded + m.held + m.cancelled, m.submitted,
+      `conservation of monitor ${name} ${where}: ${JSON.stringify(m)}`);
+  }
+}
+
+function assertBetween(value, lo, hi, what) {
+  assert.ok(typeof value === 'number' && value >= lo && value <= hi,
+    `${what}: expected ${lo}..${hi}, got ${value}`);
+}
+
+module.exports = {
+  ROOT, FIXTURES, spawnFixture, killAll, sleep, writeAtomic, tmpDir, withPreload, underAsan,
+  withoutAsan, gcc, sumValues, assertConservation, assertBetween,
+};

@@ -115,12 +115,13 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     });
   }
 
-  it('discards of a hidden period, by monitor: equal to stats() after dispose too', async () => {
+  it('60 s hidden: the paused monitors add nothing, a probe\'s discards by monitor equal stats(), after dispose too', async () => {
     const { reader, sim, m } = setup();
     const probe = m.conditions.createValidator({ name: 'probe' });
     sim.advance(10000);
+    const before = m.conditions.stats();
     m.conditions.setLifecycleState('hidden');
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 60; i++) {
       sim.advance(1000);
       probe.submit(3, 1000, () => {});
     }
@@ -129,9 +130,16 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     m.stop();
     const s = m.conditions.stats();
     const got = await collect(reader);
-    assert.strictEqual(point(got, 'lag_samples_discarded', { reason: 'hidden', monitor: 'probe' }), 7);
-    assert.strictEqual(s.discarded.hidden, 7);
-    assert.strictEqual(s.monitors.probe.discarded, 7);
+    assert.strictEqual(point(got, 'lag_samples_discarded', { reason: 'hidden', monitor: 'probe' }), 60);
+    assert.strictEqual(s.discarded.hidden, 60);
+    assert.strictEqual(s.monitors.probe.discarded, 60);
+    // The monitors were paused: their histograms grew by 10 s of samples at most (before and
+    // after), never by the hidden minute; driftLag: 500 before, 250 after.
+    assert.strictEqual(before.monitors.driftLag.recorded, 500);
+    assert.strictEqual(point(got, 'lag_drift_histogram').count, 750);
+    for (const p of got.lag_samples_discarded.points) {
+      if (p.attributes.monitor !== 'probe' || p.attributes.reason !== 'hidden') assert.strictEqual(p.value, 0);
+    }
   });
 
   it('wall-clock steps: lag_clock_jumps{kind=step} = 2, nothing discarded', async () => {

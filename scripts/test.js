@@ -15,7 +15,9 @@ const root = path.resolve(__dirname, '..');
 const mocha = require.resolve('mocha/bin/mocha.js');
 const failed = [];
 
+let ran = 0;
 function step(name, cmd, args, env) {
+  ran++;
   console.log(`\n=== ${name}: ${cmd === process.execPath ? 'node' : cmd} ${args.join(' ')}`);
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   if (r.error || r.status !== 0) failed.push(name);
@@ -58,4 +60,5 @@ step('TypeScript declarations', process.execPath,
   [require.resolve('typescript/bin/tsc'), '-p', 'test/types/tsconfig.json']);
 
 console.log(failed.length ? `\nFAILED: ${failed.join(', ')}` : '\nall suites passed');
+console.log(`suites: ${ran - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length ? 1 : 0);

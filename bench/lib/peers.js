@@ -1,0 +1,65 @@
+'use strict';
+// The configurations compared by the benchmarks: nothing, lagwatch with its defaults, and each
+// peer set up the way its documentation shows. Used in the child processes (idle, http server,
+// accuracy), so that every benchmark measures the same set-up.
+//   setup(name, { lagwatch: options, onBlocked(ms, at) }) -> { name, stop() }
+const path = require('path');
+
+const root = path.resolve(__dirname, '..', '..');
+
+const CONFIGS = ['nothing', 'lagwatch', 'monitorEventLoopDelay', 'prom-client', 'event-loop-stats',
+  '@datadog/native-metrics', 'blocked-at'];
+
+// One line per configuration, for the reports: what exactly runs.
+const DESCRIBE = {
+  nothing: 'no monitor',
+  lagwatch: "require('lagwatch').setupAllMonitors() (every monitor, defaults)",
+  monitorEventLoopDelay: "require('perf_hooks').monitorEventLoopDelay({ resolution: 10 }).enable()",
+  'prom-client': "require('prom-client').collectDefaultMetrics() (defaults; never scraped)",
+  'event-loop-stats': "require('event-loop-stats').sense() polled every 1000 ms (its README's example)",
+  '@datadog/native-metrics': "require('@datadog/native-metrics').start()",
+  'blocked-at': "require('blocked-at')(callback) with its defaults (threshold 20 ms)",
+};
+
+function setup(name, options = {}) {
+  switch (name) {
+    case 'nothing':
+      return { name, stop() {} };
+    case 'lagwatch': {
+      const m = require(root).setupAllMonitors(options.lagwatch);
+      return { name, set: m, stop: () => m.stop() };
+    }
+    case 'monitorEventLoopDelay': {
+      const h = require('perf_hooks').monitorEventLoopDelay({ resolution: 10 });
+      h.enable();
+      return { name, histogram: h, stop: () => h.disable() };
+    }
+    case 'prom-client': {
+      const client = require('prom-client');
+      client.collectDefaultMetrics();
+      return { name, client, stop: () => client.register.clear() };
+    }
+    case 'event-loop-stats': {
+      const els = require('event-loop-stats');
+      const last = { value: null };
+      const timer = setInterval(() => { last.value = els.sense(); }, 1000);
+      timer.unref();
+      return { name, els, last, stop: () => clearInterval(timer) };
+    }
+    case '@datadog/native-metrics': {
+      const dd = require('@datadog/native-metrics');
+      dd.start();
+      return { name, dd, stop: () => dd.stop() };
+    }
+    case 'blocked-at': {
+      const blocked = require('blocked-at');
+      const onBlocked = options.onBlocked || (() => {});
+      const h = blocked((ms) => onBlocked(ms, performance.now()));
+      return { name, stop: () => h.stop() };
+    }
+    default:
+      throw new Error(`unknown configuration: ${name}`);
+  }
+}
+
+module.exports = { CONFIGS, DESCRIBE, setup, root };

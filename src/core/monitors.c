@@ -469,7 +469,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
   }
 
   if (w->liveness_on && w->lv_due <= now) {
-    w->lv_due = now + cfg->liveness_interval_ms;
+    double next, at;
     if (progress != w->last_progress_seen) {
       w->last_progress_seen = progress;
       if (progress > w->last_progress_at) w->last_progress_at = progress;
@@ -499,6 +499,16 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       o->type = LW_MSG_PING;
       w->ping_sent = 1;
     }
+    /* The next check: every interval, and exactly when the hang threshold (or the ping) would
+     * be reached, so that a hang is flagged at the threshold, not up to an interval later. */
+    next = now + cfg->liveness_interval_ms;
+    if (!w->hang_active) {
+      at = w->last_progress_at + cfg->stall_threshold_ms;
+      if (at > now && at < next) next = at;
+      at = w->last_progress_at + cfg->stall_threshold_ms / 4;
+      if (!w->ping_sent && at > now && at < next) next = at;
+    }
+    w->lv_due = next;
   }
 
   if (w->heartbeat_on && w->hb_due <= now) {

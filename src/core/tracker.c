@@ -158,12 +158,20 @@ size_t lw_tracker_expire(lw_tracker_t *t, double now) {
   return t->total;
 }
 
+/* Mutations drop expired intervals in batches: a pass costs O(kept), so it runs only once the
+ * earliest end is past its retention by an eighth of the retention. Until then an expired
+ * interval may still be stored, but no query sees it (see alive()), and lw_tracker_expire(),
+ * which the counts and lists call, is exact. Memory stays within 9/8 of the retention. */
+static void expire_some(lw_tracker_t *t, double now) {
+  if (now > t->min_closed_end + t->retention_ms * 1.125) lw_tracker_expire(t, now);
+}
+
 int lw_tracker_open(lw_tracker_t *t, uint32_t reason, double now, int counted, uint64_t *seq) {
   lw_interval_t iv;
   int rc;
   if (reason >= t->nreasons) return LW_EINVAL;
   if (counted && t->open_counted >= LW_OPEN_MAX) return LW_ELIMIT;
-  lw_tracker_expire(t, now);
+  expire_some(t, now);
   iv.start = now;
   iv.end = INFINITY;
   iv.seq = t->next_seq;
@@ -190,7 +198,7 @@ int lw_tracker_close(lw_tracker_t *t, uint64_t seq, double now) {
       if (iv->counted) t->open_counted--;
       bucket_fix_maxend(b, i);
       if (iv->end < t->min_closed_end) t->min_closed_end = iv->end;
-      lw_tracker_expire(t, now);
+      expire_some(t, now);
       return LW_OK;
     }
   }
@@ -201,7 +209,7 @@ int lw_tracker_add(lw_tracker_t *t, double start, double end, uint32_t reason, d
   lw_interval_t iv;
   int rc;
   if (reason >= t->nreasons) return LW_EINVAL;
-  lw_tracker_expire(t, now);
+  expire_some(t, now);
   if (end < start) return LW_OK;
   iv.start = start;
   iv.end = end;
@@ -213,13 +221,19 @@ int lw_tracker_add(lw_tracker_t *t, double start, double end, uint32_t reason, d
   t->next_seq++;
   t->total++;
   if (end < t->min_closed_end) t->min_closed_end = end;
-  /* An interval already past its retention is dropped at once, as if it had been kept. */
-  lw_tracker_expire(t, now);
+  /* An interval already past its retention is invisible at once, as if it had been kept. */
+  expire_some(t, now);
   return LW_OK;
 }
 
-/* Index of the first overlapping interval of a bucket, or -1. */
-static ptrdiff_t bucket_find(const lw__bucket_t *b, double ws, double we) {
+/* A stored interval is kept (visible) while now <= end + retention. */
+static int alive(const lw_tracker_t *t, const lw_interval_t *iv, double now) {
+  return !(now > iv->end + t->retention_ms);
+}
+
+/* Index of the first kept interval of a bucket overlapping [ws, we], or -1. */
+static ptrdiff_t bucket_find(const lw_tracker_t *t, const lw__bucket_t *b, double ws, double we,
+                             double now) {
   size_t lo = 0, hi = b->len, i;
   if (b->len == 0 || !(b->maxend[b->len - 1] > ws)) return -1;
   while (lo < hi) {
@@ -233,7 +247,7 @@ static ptrdiff_t bucket_find(const lw__bucket_t *b, double ws, double we) {
    * exactly `we` and a later open interval starts there too (open intervals include `we`). */
   for (i = lo; i < b->len && b->items[i].start <= we; i++) {
     const lw_interval_t *iv = &b->items[i];
-    if (!(iv->end > ws)) continue;
+    if (!(iv->end > ws) || !alive(t, iv, now)) continue;
     if (iv->start < we || (iv->end == INFINITY && iv->start <= we)) return (ptrdiff_t)i;
   }
   return -1;
@@ -247,18 +261,17 @@ int lw_tracker_find(lw_tracker_t *t, double ws, double we, uint32_t reason, doub
                     lw_interval_t *out) {
   size_t r;
   int found = 0;
-  lw_tracker_expire(t, now);
   if (t->total == 0) return 0;
   if (reason != LW_REASON_ANY) {
     ptrdiff_t i;
     if (reason >= t->nreasons) return 0;
-    i = bucket_find(&t->buckets[reason], ws, we);
+    i = bucket_find(t, &t->buckets[reason], ws, we, now);
     if (i < 0) return 0;
     *out = t->buckets[reason].items[i];
     return 1;
   }
   for (r = 0; r < t->nreasons; r++) {
-    ptrdiff_t i = bucket_find(&t->buckets[r], ws, we);
+    ptrdiff_t i = bucket_find(t, &t->buckets[r], ws, we, now);
     if (i < 0) continue;
     if (!found || earlier(&t->buckets[r].items[i], out)) *out = t->buckets[r].items[i];
     found = 1;
@@ -268,7 +281,6 @@ int lw_tracker_find(lw_tracker_t *t, double ws, double we, uint32_t reason, doub
 
 int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
                              lw_interval_t *out) {
-  lw_tracker_expire(t, now);
   if (t->total == 0) return 0;
   if (lw_tracker_find(t, ws, we, LW_REASON_SUSPEND, now, out)) return 1;
   if (lw_tracker_find(t, ws, we, LW_REASON_PAUSE, now, out)) return 1;

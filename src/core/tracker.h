@@ -10,8 +10,9 @@
  * - Each bucket also keeps the running maximum of `end` over its prefix. It is non-decreasing, so
  *   the first interval whose end passes a window's start is found by binary search: a query costs
  *   O(log n) per reason, whatever the number of kept intervals.
- * - A closed interval is kept while now <= end + retention_ms; expiry is lazy: every call that
- *   takes `now` drops what has expired before it answers.
+ * - A closed interval is kept while now <= end + retention_ms. Queries never see an expired
+ *   one; mutations drop them in batches (once the earliest is past its retention by an eighth
+ *   of the retention), and lw_tracker_expire() drops them all and returns the exact count.
  */
 #ifndef LW_CORE_TRACKER_H_
 #define LW_CORE_TRACKER_H_

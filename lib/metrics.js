@@ -52,7 +52,7 @@ class Metrics {
     this.otelLogger = otelLogger;
     if (this.noop) return;
     const m = this.meter;
-    const h = conditions._h;
+    let h = conditions._h;
     let snapshot = null; // the counts at dispose: a cumulative counter never goes back
     this.discarded = m.createObservableCounter('lag_samples_discarded', {
       description: 'Samples discarded because their window overlapped an interval (by reason and monitor)',
@@ -63,7 +63,12 @@ class Metrics {
         result.observe(n, { reason, monitor });
       }
     });
-    this.freeze = () => { snapshot = native.discardCounts(h); };
+    // After dispose the counts no longer change: keep them, and let the native object go.
+    this.freeze = () => {
+      if (h === null) return;
+      snapshot = native.discardCounts(h);
+      h = null;
+    };
     this.stalls = m.createCounter('lag_stalls', { description: 'Stall episodes, once each', unit: '{episode}' });
     this.stallDuration = histogram(m, 'lag_stall_duration_histogram',
       'Longest sample of each stall episode', 'ms', STALL_BUCKETS);

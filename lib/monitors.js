@@ -100,11 +100,17 @@ class MonitorSet {
     const o = checkOptions(options);
     const { enabled, flat } = monitorOptions(o.monitors);
     if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
+    native.monCheck(flat); // a bad option throws here, before anything exists
     this.conditions = createConditions({
       clock: o.clock, logger: o.logger, meter: o.meter, stallThresholdMs: o.stallThresholdMs,
       holdMs: o.holdMs, episodeDelayMs: o.episodeDelayMs, retentionMs: o.retentionMs,
     });
-    this._h = native.monCreate(this.conditions._h, this, flat);
+    try {
+      this._h = native.monCreate(this.conditions._h, this, flat);
+    } catch (err) {
+      this.conditions.dispose();
+      throw err;
+    }
     this.conditions._set = this;
     this._unpause = [];
     this._stopped = false;

@@ -580,3 +580,24 @@ describe('one real-clock setupAllMonitors() per thread (SPEC §7)', () => {
     }
   });
 });
+
+describe('setupAllMonitors with a bad option changes nothing (SPEC §11)', () => {
+  it('throws before it touches the meter or makes conditions', () => {
+    const calls = [];
+    const meter = new Proxy(lagwatch.createNoopMeter(), {
+      get(target, prop) {
+        const v = target[prop];
+        return typeof v === 'function' ? (...args) => { calls.push(String(prop)); return v.apply(target, args); } : v;
+      },
+    });
+    assert.throws(() => lagwatch.setupAllMonitors({ meter, monitors: { driftLag: { intervalMs: -1 } } }),
+      (err) => err instanceof RangeError && /driftLag\.intervalMs/.test(err.message));
+    assert.throws(() => lagwatch.setupAllMonitors({ meter, flushIntervalMs: 'soon' }),
+      (err) => err instanceof TypeError && /flushIntervalMs/.test(err.message));
+    assert.deepStrictEqual(calls, []);
+    // The real-clock slot of this thread is still free.
+    const m = lagwatch.setupAllMonitors({ meter });
+    assert.ok(calls.length > 0);
+    m.stop();
+  });
+});

@@ -84,3 +84,48 @@ describe('worker_threads', function () {
     assert.ok(msg.now < lagwatch.now());
   });
 });
+
+describe('teardown with monitors on a simulated clock', function () {
+  this.timeout(60000);
+  const { spawnSync } = require('child_process');
+
+  // Under npm test's sanitizer step the child inherits the ASan addon (LAGWATCH_ADDON, LD_PRELOAD):
+  // a use-after-free at exit fails it there. The cleanup hook once unlinked a simulated set from
+  // the wrong scheduler, and the conditions' finalizer then wrote into freed memory.
+  it('a process exits cleanly with simulated monitor sets alive, stopped and never stopped', () => {
+    const code = `
+      const lw = require(${JSON.stringify(root)});
+      const sim = lw.createSimulation();
+      const a = lw.setupAllMonitors({ clock: sim });
+      const b = lw.setupAllMonitors({ clock: sim });
+      sim.advance(100);
+      b.stop();
+      globalThis.keep = [sim, a, b];
+      console.log('done');
+    `;
+    const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', timeout: 30000 });
+    assert.strictEqual(r.stderr, '');
+    assert.strictEqual(r.stdout.trim(), 'done');
+    assert.strictEqual(r.status, 0);
+  });
+
+  it('worker threads with simulated monitor sets are terminated cleanly, 5 times', async () => {
+    for (let i = 0; i < 5; i++) {
+      const w = runWorker(`
+        const { parentPort } = require('worker_threads');
+        const sim = lagwatch.createSimulation();
+        const m = lagwatch.setupAllMonitors({ clock: sim });
+        sim.advance(1000);
+        globalThis.keep = [sim, m];
+        parentPort.postMessage(m.conditions.stats().monitors.driftLag.recorded);
+        setInterval(() => {}, 1000);
+      `);
+      const recorded = await new Promise((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      });
+      assert.strictEqual(recorded, 50);
+      assert.strictEqual(await w.terminate(), 1);
+    }
+  });
+});

@@ -242,7 +242,15 @@ static int uv_setup(lwb_mon_t *m) {
   if (lw_uvworker_init(&m->uw, &m->core.worker, &m->core.rd, m->e->uv.origin_ns, &m->async) != 0)
     return -1;
   uv_prepare_init(loop, &m->prepare);
-  uv_async_init(loop, &m->async, async_cb);
+  if (uv_async_init(loop, &m->async, async_cb) != 0) {
+    /* Nothing of this set is open yet but the prepare handle: close it as the others close. */
+    m->prepare.data = m;
+    m->refs++;
+    m->e->pending_closes++;
+    uv_close((uv_handle_t *)&m->prepare, handle_closed);
+    lw_uvworker_free(&m->uw);
+    return -1;
+  }
   m->prepare.data = m->async.data = m;
   uv_unref((uv_handle_t *)&m->prepare);
   uv_unref((uv_handle_t *)&m->async);
@@ -274,13 +282,12 @@ static void uv_sync(lwb_mon_t *m) {
 }
 
 /* Environment teardown: every set stops its thread and closes its handles. */
+static void mon_unregister(lwb_mon_t *m);
+
 void lwb_monitors_cleanup(lwb_env_t *e) {
   lwb_mon_t *m;
   for (m = e->mons; m != NULL; m = m->env_next) {
-    if (m->registered) {
-      lw_sched_remove(&e->uv.sched, &m->main_client);
-      m->registered = 0;
-    }
+    mon_unregister(m); /* from the simulation or the uv driver, whichever runs it */
     uv_teardown(m);
   }
 }
@@ -358,15 +365,76 @@ static const struct {
     {"flushIntervalMs", offsetof(lw_monitors_config_t, flush_interval_ms), 0},
 };
 
+/* Reads the options object { 'driftLag.intervalMs': n, ..., sleepClock: bool } into `cfg`;
+ * returns 0, or -1 with a TypeError / RangeError naming the option. */
+static int parse_config(napi_env env, napi_value obj, lw_monitors_config_t *cfg) {
+  napi_value v;
+  size_t i;
+  bool has;
+  napi_valuetype t;
+  LW_NAPI_CALL_RET(env, napi_typeof(env, obj, &t), -1);
+  if (t != napi_object) {
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "The \"options\" argument must be an object");
+    return -1;
+  }
+  for (i = 0; i < sizeof(config_fields) / sizeof(config_fields[0]); i++) {
+    double d;
+    char m_[160];
+    LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, config_fields[i].name, &has), -1);
+    if (!has) continue;
+    LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, config_fields[i].name, &v), -1);
+    if (lwb_is_undefined(env, v)) continue;
+    if (lwb_arg_number(env, v, config_fields[i].name, &d)) return -1;
+    if (config_fields[i].integer) {
+      if (!(d >= 1 && d <= 8 && d == floor(d))) {
+        snprintf(m_, sizeof(m_), "The \"%s\" argument must be an integer from 1 to 8", config_fields[i].name);
+        napi_throw_range_error(env, "ERR_OUT_OF_RANGE", m_);
+        return -1;
+      }
+      *(int *)(void *)((char *)cfg + config_fields[i].offset) = (int)d;
+    } else {
+      if (!(isfinite(d) && d > 0)) {
+        snprintf(m_, sizeof(m_), "The \"%s\" argument must be a finite number > 0", config_fields[i].name);
+        napi_throw_range_error(env, "ERR_OUT_OF_RANGE", m_);
+        return -1;
+      }
+      *(double *)(void *)((char *)cfg + config_fields[i].offset) = d;
+    }
+  }
+  LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, "sleepClock", &has), -1);
+  if (has) {
+    bool b;
+    LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, "sleepClock", &v), -1);
+    if (!lwb_is_undefined(env, v)) {
+      if (napi_get_value_bool(env, v, &b) != napi_ok) {
+        napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE",
+                              "The \"clockDrift.sleepClock\" argument must be of type boolean");
+        return -1;
+      }
+      cfg->sleep_clock = b;
+    }
+  }
+  return 0;
+}
+
+/* monCheck(options): the checks of monCreate, creating nothing (setupAllMonitors runs them
+ * before it makes its conditions, so that a bad option changes nothing). */
+static napi_value b_mon_check(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  lw_monitors_config_t cfg;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  lw_monitors_config_default(&cfg, NULL);
+  parse_config(env, argv[0], &cfg);
+  return NULL;
+}
+
 /* monCreate(conditions, self, options: { 'driftLag.intervalMs': n, ..., sleepClock: bool }) */
 static napi_value b_mon_create(napi_env env, napi_callback_info info) {
-  napi_value argv[3], ext, v;
+  napi_value argv[3], ext;
   lwb_cond_t *c;
   lwb_mon_t *m;
   lw_monitors_config_t cfg;
   lw_readings_t rd;
-  size_t i;
-  bool has;
   if (lwb_get_args(env, info, 3, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   if (c->core.disposed) {
@@ -375,33 +443,7 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   }
   lw_monitors_config_default(&cfg, &c->core);
   if (!isfinite(cfg.stall_threshold_ms)) cfg.stall_threshold_ms = 5000;
-  for (i = 0; i < sizeof(config_fields) / sizeof(config_fields[0]); i++) {
-    double d;
-    LW_NAPI_CALL(env, napi_has_named_property(env, argv[2], config_fields[i].name, &has));
-    if (!has) continue;
-    LW_NAPI_CALL(env, napi_get_named_property(env, argv[2], config_fields[i].name, &v));
-    if (lwb_is_undefined(env, v)) continue;
-    if (lwb_arg_number(env, v, config_fields[i].name, &d)) return NULL;
-    if (config_fields[i].integer) {
-      if (!(d >= 1 && d <= 8 && d == floor(d)))
-        LW_THROW_RANGE(env, "The \"%s\" argument must be an integer from 1 to 8", config_fields[i].name);
-      *(int *)(void *)((char *)&cfg + config_fields[i].offset) = (int)d;
-    } else {
-      if (!(isfinite(d) && d > 0))
-        LW_THROW_RANGE(env, "The \"%s\" argument must be a finite number > 0", config_fields[i].name);
-      *(double *)(void *)((char *)&cfg + config_fields[i].offset) = d;
-    }
-  }
-  LW_NAPI_CALL(env, napi_has_named_property(env, argv[2], "sleepClock", &has));
-  if (has) {
-    bool b;
-    LW_NAPI_CALL(env, napi_get_named_property(env, argv[2], "sleepClock", &v));
-    if (!lwb_is_undefined(env, v)) {
-      if (napi_get_value_bool(env, v, &b) != napi_ok)
-        LW_THROW_TYPE(env, "The \"clockDrift.sleepClock\" argument must be of type boolean");
-      cfg.sleep_clock = b;
-    }
-  }
+  if (parse_config(env, argv[2], &cfg)) return NULL;
   m = calloc(1, sizeof(*m));
   if (m == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
@@ -562,7 +604,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
     const char *name;
     napi_callback fn;
   } fns[] = {
-      {"monCreate", b_mon_create}, {"monStart", b_mon_start}, {"monStop", b_mon_stop},
+      {"monCreate", b_mon_create}, {"monCheck", b_mon_check}, {"monStart", b_mon_start}, {"monStop", b_mon_stop},
       {"monRunning", b_mon_running}, {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
   };
   size_t i;

@@ -2,6 +2,9 @@
 
 #include <math.h>
 
+/* About 285 000 years: a due time further off is re-armed when this timer fires. */
+#define LW_UV_MAX_DELAY_MS 9e15
+
 int lw_uv_init(lw_uv_t *d, uv_loop_t *loop, uint64_t origin_ns) {
   int rc;
   d->sched.head = d->sched.tail = NULL;
@@ -59,6 +62,7 @@ void lw_uv_rearm(lw_uv_t *d) {
   }
   delay = ceil(due - lw_uv_now(d));
   if (delay < 0) delay = 0;
+  if (delay > LW_UV_MAX_DELAY_MS) delay = LW_UV_MAX_DELAY_MS; /* the cast below must fit */
   d->armed_due = due;
   uv_timer_start(&d->timer, timer_cb, (uint64_t)delay, 0);
 }

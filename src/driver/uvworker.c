@@ -17,6 +17,7 @@ static void arm(lw_uvworker_t *uw) {
   double due = lw_worker_next_due(uw->w), delay;
   if (due == LW_NEVER) return;
   delay = ceil(due - now_ms(uw));
+  if (delay > 9e15) delay = 9e15; /* the cast must fit: a later run re-arms */
   uv_timer_start(&uw->timer, timer_cb, delay > 0 ? (uint64_t)delay : 0, 0);
 }
 
@@ -69,7 +70,12 @@ int lw_uvworker_start(lw_uvworker_t *uw) {
   if (uw->running) return 0;
   if (uv_loop_init(&uw->loop) != 0) return -1;
   uv_timer_init(&uw->loop, &uw->timer);
-  uv_async_init(&uw->loop, &uw->wake, wake_cb);
+  if (uv_async_init(&uw->loop, &uw->wake, wake_cb) != 0) {
+    uv_close((uv_handle_t *)&uw->timer, NULL);
+    uv_run(&uw->loop, UV_RUN_DEFAULT);
+    uv_loop_close(&uw->loop);
+    return -1;
+  }
   uw->timer.data = uw->wake.data = uw;
   atomic_store(&uw->stop, 0);
   if (uv_thread_create(&uw->thread, thread_main, uw) != 0) {

@@ -193,9 +193,10 @@ function attachDocument(conditions, document) {
   const stateNow = () => {
     if (terminated) return 'terminated';
     if (frozen) return 'frozen';
-    if (document.visibilityState !== 'visible') return 'hidden';
+    // The page is one window for the core's rule: visible, never minimized, focused or not.
+    const visible = document.visibilityState === 'visible';
     const focused = typeof document.hasFocus === 'function' ? document.hasFocus() : true;
-    return focused ? 'active' : 'passive';
+    return native.windowsState([(visible ? 1 : 0) | (focused ? 4 : 0)], false);
   };
   const update = () => {
     if (!detached) conditions.setLifecycleState(stateNow());

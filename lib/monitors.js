@@ -7,9 +7,6 @@ const { typeError, checkOptions, checkFunction } = require('./util');
 
 const NAMES = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness',
   'clockDrift', 'timerThrottle'];
-// The default wiring of setupAllMonitors: these stop while the app is not visible.
-const PAUSED_WHILE_HIDDEN = new Set(['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability',
-  'worker', 'liveness']);
 // Per-monitor options and the native option each maps to.
 const OPTION_KEYS = {
   driftLag: ['intervalMs'],
@@ -119,7 +116,8 @@ class MonitorSet {
     Object.freeze(this.monitors);
     for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
     for (const name of NAMES) {
-      if (enabled.has(name) && PAUSED_WHILE_HIDDEN.has(name)) {
+      // The default wiring (src/core: lw_mon_paused_while_hidden): which stop while not visible.
+      if (enabled.has(name) && native.monPausedWhileHidden(name)) {
         this._unpause.push(pauseWhileHidden(this.monitors[name], this.conditions));
       }
     }

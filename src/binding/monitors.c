@@ -23,7 +23,6 @@
 #include "../platform/clocks.h"
 #include "binding.h"
 
-#define LWB_MSGS_PER_RUN 4
 
 struct lwb_mon_s {
   lw_client_t main_client; /* first member: the drivers hand back this pointer */
@@ -101,30 +100,32 @@ static int queue_push(lwb_mon_t *m, const lw_msg_t *msgs, size_t n, double at) {
 
 /* Batches to JS ---------------------------------------------------------------------------- */
 
+/* A copy of a batch as a Float64Array, or NULL with an exception. */
+static napi_value float64_array(napi_env env, const lw_batch_t *b) {
+  napi_value ab, ta;
+  void *buf;
+  LW_NAPI_CALL(env, napi_create_arraybuffer(env, b->len * sizeof(double), &buf, &ab));
+  memcpy(buf, b->values, b->len * sizeof(double));
+  LW_NAPI_CALL(env, napi_create_typedarray(env, napi_float64_array, b->len, ab, 0, &ta));
+  return ta;
+}
+
 static int batch_extra(napi_env env, napi_value arr, uint32_t *len, void *data) {
   lwb_mon_t *m = data;
-  napi_value ev, batches, ab, ta;
-  void *buf;
+  napi_value ev, batches;
   int i;
   LW_NAPI_CALL_RET(env, napi_create_object(env, &ev), -1);
   LW_NAPI_CALL_RET(env, napi_create_object(env, &batches), -1);
   for (i = 0; i < LW_MON_COUNT; i++) {
     const lw_batch_t *b = &m->core.batch[i];
     if (b->len == 0) continue;
-    LW_NAPI_CALL_RET(env, napi_create_arraybuffer(env, b->len * sizeof(double), &buf, &ab), -1);
-    memcpy(buf, b->values, b->len * sizeof(double));
-    LW_NAPI_CALL_RET(env, napi_create_typedarray(env, napi_float64_array, b->len, ab, 0, &ta), -1);
-    if (lwb_set_value(env, batches, lw_mon_name((lw_mon_t)i), ta)) return -1;
+    if (lwb_set_value(env, batches, lw_mon_name((lw_mon_t)i), float64_array(env, b))) return -1;
   }
   if (lwb_set_string(env, ev, "type", "batch") || lwb_set_value(env, ev, "batches", batches))
     return -1;
-  if (m->core.self_lag_batch.len > 0) {
-    const lw_batch_t *b = &m->core.self_lag_batch;
-    LW_NAPI_CALL_RET(env, napi_create_arraybuffer(env, b->len * sizeof(double), &buf, &ab), -1);
-    memcpy(buf, b->values, b->len * sizeof(double));
-    LW_NAPI_CALL_RET(env, napi_create_typedarray(env, napi_float64_array, b->len, ab, 0, &ta), -1);
-    if (lwb_set_value(env, ev, "selfLag", ta)) return -1;
-  }
+  if (m->core.self_lag_batch.len > 0 &&
+      lwb_set_value(env, ev, "selfLag", float64_array(env, &m->core.self_lag_batch)))
+    return -1;
   LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (*len)++, ev), -1);
   return 0;
 }
@@ -188,7 +189,7 @@ static double worker_next_due(lw_client_t *c) {
 
 static void worker_run_cb(lw_client_t *c, double now) {
   lwb_mon_t *m = MON_OF(c, worker_client);
-  lw_msg_t out[LWB_MSGS_PER_RUN];
+  lw_msg_t out[LW_WORKER_MSGS_MAX];
   size_t n = lw_worker_run(&m->core.worker, now, m->sim->progress, &m->core.rd, out);
   if (n) queue_push(m, out, n, now);
 }
@@ -569,6 +570,15 @@ static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* monPausedWhileHidden(name) -> whether setupAllMonitors pauses it while hidden (SPEC §6). */
+static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info info) {
+  napi_value argv[1], r;
+  lw_mon_t mon;
+  if (lwb_get_args(env, info, 1, argv) || arg_mon_name(env, argv[0], &mon)) return NULL;
+  LW_NAPI_CALL(env, napi_get_boolean(env, lw_mon_paused_while_hidden(mon) != 0, &r));
+  return r;
+}
+
 static napi_value b_mon_running(napi_env env, napi_callback_info info) {
   napi_value argv[2], r;
   lwb_mon_t *m;
@@ -606,6 +616,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
   } fns[] = {
       {"monCreate", b_mon_create}, {"monCheck", b_mon_check}, {"monStart", b_mon_start}, {"monStop", b_mon_stop},
       {"monRunning", b_mon_running}, {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
+      {"monPausedWhileHidden", b_mon_paused_while_hidden},
   };
   size_t i;
   for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {

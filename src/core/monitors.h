@@ -180,8 +180,9 @@ void lw_monitors_iteration(lw_monitors_t *m, double now);
 /* A message from the worker thread, received on the main thread at `now`. */
 void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msg, double now);
 
-/* Worker thread. `progress` is the main thread's last progress stamp. Writes up to 4 messages to
- * `out` and returns their number. */
+/* Worker thread. `progress` is the main thread's last progress stamp. Writes up to
+ * LW_WORKER_MSGS_MAX messages to `out` and returns their number. */
+#define LW_WORKER_MSGS_MAX 4
 double lw_worker_next_due(const lw_worker_t *w);
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
                      lw_msg_t *out);

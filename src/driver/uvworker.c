@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LW_UVWORKER_MSGS 4
-
 static double now_ms(const lw_uvworker_t *uw) {
   return (double)(int64_t)(uv_hrtime() - uw->origin_ns) / 1e6;
 }
@@ -24,7 +22,7 @@ static void arm(lw_uvworker_t *uw) {
 /* Worker thread. */
 static void timer_cb(uv_timer_t *t) {
   lw_uvworker_t *uw = t->data;
-  lw_msg_t out[LW_UVWORKER_MSGS];
+  lw_msg_t out[LW_WORKER_MSGS_MAX];
   size_t n = lw_worker_run(uw->w, now_ms(uw), atomic_load(&uw->progress), uw->rd, out);
   if (n) {
     int sent = 0;

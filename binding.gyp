@@ -3,6 +3,7 @@
     {
       "target_name": "lagwatch",
       "sources": [
+        "src/core/alloc.c",
         "src/core/tracker.c",
         "src/core/histogram.c",
         "src/core/conditions.c",
@@ -12,6 +13,7 @@
         "src/driver/sim.c",
         "src/driver/uv.c",
         "src/driver/uvworker.c",
+        "src/driver/monset.c",
         "src/platform/clocks.c",
         "src/binding/binding.c",
         "src/binding/monitors.c"

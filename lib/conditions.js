@@ -54,14 +54,13 @@ class Validator {
     if (typeof record !== 'function') checkFunction(record, 'record');
     // Step 1 reads the lifecycle, but only for a submit that will be taken: a rejected or
     // disposed one must change nothing.
-    if (c._reader !== null && c._submit(this._id, value, windowMs, true) === 1) c._readLifecycle();
-    const code = c._submit(this._id, value, windowMs);
-    if (code === 0) {
+    if (c._reader !== null && native.submitCheck(c._h, this._id, value, windowMs)) c._readLifecycle();
+    const verdict = c._submit(this._id, value, windowMs);
+    if (verdict === 0) {
       c._callRecord(record, value);
       return 'recorded';
     }
-    const verdict = code % 4;
-    if (verdict === 2) c._records.set((code - verdict) / 4, record);
+    if (verdict === 2) c._records.set(native.heldToken(c._h), record);
     return VERDICTS[verdict];
   }
 
@@ -135,8 +134,10 @@ class Conditions extends EventEmitter {
     return native.condNow(this._h);
   }
 
+  // SPEC §4: the final evidence is gathered, every held sample resolved and every waiting
+  // episode reported before anything stops. Idempotent.
   dispose() {
-    if (this._set !== null) this._set._stopMonitors(); // they flush their last samples
+    if (this._set !== null) this._set._finish();
     native.condDispose(this._h);
     this._records.clear();
     this._metrics.onDispose();
@@ -222,6 +223,8 @@ class Conditions extends EventEmitter {
         const hang = { start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs };
         this._guard('metrics', () => this._metrics.onWorkerHang(hang));
         this._emitSafely('workerHang', hang);
+      } else if (ev.type === 'lost') {
+        this._log('error', `lagwatch: out of memory: ${ev.count} sample(s), piece(s) of evidence or event(s) lost (stats().lost)`);
       } else if (ev.type === 'batch') {
         this._guard('metrics', () => this._metrics.onBatch(ev.batches, ev.selfLag));
         this._emitSafely('samples', ev.batches);

@@ -22,14 +22,16 @@ const OPTION_KEYS = {
 let current = null; // the one setupAllMonitors of this JS thread
 
 class Monitor {
-  constructor(h, name) {
+  constructor(h, name, onError) {
     this._h = h;
     this.name = name;
+    this._onError = onError;
     Object.freeze(this);
   }
 
   start() {
-    native.monStart(this._h, this.name);
+    const err = native.monStart(this._h, this.name);
+    if (err !== undefined && this._onError) this._onError(this.name, err);
   }
 
   stop() {
@@ -95,6 +97,9 @@ function monitorOptions(monitors) {
 class MonitorSet {
   constructor(options) {
     const o = checkOptions(options);
+    if (o.exitHook !== undefined && typeof o.exitHook !== 'boolean') {
+      throw typeError('The "options.exitHook" argument must be of type boolean');
+    }
     const { enabled, flat } = monitorOptions(o.monitors);
     if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
     native.monCheck(flat); // a bad option throws here, before anything exists
@@ -112,9 +117,18 @@ class MonitorSet {
     this._unpause = [];
     this._stopped = false;
     this.monitors = {};
-    for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name);
+    // SPEC §6: a worker thread that cannot start is reported; the other monitors run.
+    const onError = (name, reason) => this.conditions._log('error',
+      `lagwatch: the worker thread cannot start (${reason}): 'worker' and 'liveness' do not run (monitor ${name})`);
+    for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name, onError);
     Object.freeze(this.monitors);
     for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
+    // A process that exits right after a hang still reports it, synchronously (opt-out).
+    this._onExit = null;
+    if (o.clock === undefined && o.exitHook !== false) {
+      this._onExit = () => this.stop();
+      process.on('exit', this._onExit);
+    }
     for (const name of NAMES) {
       // The default wiring (src/core: lw_mon_paused_while_hidden): which stop while not visible.
       if (enabled.has(name) && native.monPausedWhileHidden(name)) {
@@ -128,23 +142,23 @@ class MonitorSet {
     return native.monStats(this._h);
   }
 
-  // Stops every monitor (their last samples are flushed), then disposes the conditions: waiting
-  // episodes are reported. Idempotent.
+  // SPEC §4, stopping loses nothing: the final evidence is gathered (the worker's last
+  // messages, one clock reading), every held sample resolved, every waiting episode reported,
+  // then every monitor stops and its last samples are flushed. Idempotent.
   stop() {
-    this._stopMonitors();
-    this.conditions.dispose();
+    this.conditions.dispose(); // calls _finish()
   }
 
   _flush() {
     native.monFlush(this._h);
   }
 
-  // Stops every monitor once (their last samples are flushed to JS and the metrics).
-  _stopMonitors() {
+  _finish() {
     if (this._stopped) return;
     this._stopped = true;
     for (const remove of this._unpause) remove();
-    for (const name of NAMES) this.monitors[name].stop();
+    if (this._onExit !== null) process.removeListener('exit', this._onExit);
+    native.monFinish(this._h);
     if (current === this) current = null;
   }
 }

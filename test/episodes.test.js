@@ -278,7 +278,7 @@ describe('stall episodes (SPEC §5)', () => {
   });
 
   describe('conditions.dispose()', () => {
-    it('reports waiting episodes at once (synchronously), then cancels held samples', () => {
+    it('resolves held samples at once by step 4, then reports waiting episodes (synchronously)', () => {
       const { sim, c } = fresh();
       const stalls = collectStalls(c, sim);
       const published = [];
@@ -297,23 +297,26 @@ describe('stall episodes (SPEC §5)', () => {
         sim.advance(500); // 21000
         assert.deepStrictEqual(stalls, []);
         c.dispose();
-        // Reported during dispose(), at the time of the dispose.
+        // SPEC §4: b's held sample is judged now (no evidence over its window: recorded, a hang
+        // stall sample); its window overlaps a's episode, which it joins; the episode is reported
+        // during dispose(), at the time of the dispose.
+        assert.deepStrictEqual(got, [9000], 'the held sample is recorded by dispose()');
         const { at, stall } = only(stalls);
         assert.strictEqual(at, 21000);
         assert.deepStrictEqual(stall, {
-          kind: 'suspend', durationMs: 6000, start: 14000, end: 20000, samples: 1, monitors: ['a'],
+          kind: 'suspend', durationMs: 9000, start: 14000, end: 20500, samples: 2, monitors: ['a', 'b'],
         });
         assert.deepStrictEqual(published, [stall]);
         const s = c.stats();
         assert.deepStrictEqual(s.stalls, { hang: 0, suspend: 1, pause: 0 });
-        assert.strictEqual(s.cancelled, 1);
+        assert.strictEqual(s.cancelled, 0);
         assert.strictEqual(s.held, 0);
-        assert.strictEqual(s.monitors.b.cancelled, 1);
+        assert.strictEqual(s.monitors.b.recorded, 2);
         assertConservation(s);
         sim.advance(60000);
         c.dispose();
         assert.strictEqual(stalls.length, 1, 'never reported twice');
-        assert.deepStrictEqual(got, [], 'the held sample is never recorded');
+        assert.deepStrictEqual(got, [9000], 'recorded once');
         assert.deepStrictEqual(c.stats().stalls, { hang: 0, suspend: 1, pause: 0 });
       } finally {
         diagnosticsChannel.unsubscribe('lagwatch:stall', onMessage);
@@ -335,15 +338,47 @@ describe('stall episodes (SPEC §5)', () => {
       assert.deepStrictEqual(c.stats().stalls, { hang: 0, suspend: 1, pause: 1 });
     });
 
-    it('with nothing waiting, reports nothing', () => {
+    it('with nothing held or waiting, reports nothing', () => {
       const { sim, c } = fresh();
       const stalls = collectStalls(c, sim);
       sim.advance(20000);
       const v = c.createValidator({ name: 'v' });
-      v.submit(7000, 7000, () => {});
+      v.submit(700, 700, () => {});
       c.dispose();
       assert.deepStrictEqual(stalls, []);
-      assert.strictEqual(c.stats().cancelled, 1);
+      assert.strictEqual(c.stats().recorded, 1);
+    });
+
+    it('a hang still held (stop within holdMs of it) is reported by dispose(), not cancelled', () => {
+      const { sim, c } = fresh();
+      const stalls = collectStalls(c, sim);
+      sim.advance(20000);
+      const v = c.createValidator({ name: 'v' });
+      assert.strictEqual(v.submit(7000, 7000, () => {}), 'held');
+      sim.advance(1000); // 1 s later, within holdMs
+      c.dispose();
+      const { at, stall } = only(stalls);
+      assert.strictEqual(at, 21000);
+      assert.deepStrictEqual(stall, {
+        kind: 'hang', durationMs: 7000, start: 13000, end: 20000, samples: 1, monitors: ['v'],
+      });
+      const s = c.stats();
+      assert.strictEqual(s.cancelled, 0);
+      assert.deepStrictEqual(s.stalls, { hang: 1, suspend: 0, pause: 0 });
+    });
+
+    it('a held sample with evidence that arrived before dispose() is discarded by it', () => {
+      const { sim, c } = fresh();
+      const stalls = collectStalls(c, sim);
+      sim.advance(20000);
+      const v = c.createValidator({ name: 'v' });
+      assert.strictEqual(v.submit(7000, 7000, () => {}), 'held');
+      sim.advance(500);
+      c.tracker.add(13500, 19000, 'pause'); // the evidence arrives late, then the set stops
+      c.dispose();
+      const { stall } = only(stalls);
+      assert.strictEqual(stall.kind, 'pause');
+      assert.strictEqual(c.stats().discarded.pause, 1);
     });
   });
 });

@@ -334,20 +334,27 @@ describe('m.stop() (SPEC §7)', () => {
     assert.strictEqual(ev.stall.length, 1, 'reported once');
   });
 
-  it('stop() while the block\'s samples are still held (17000): they are cancelled, no episode', () => {
+  it('stop() while the block\'s samples are still held (17000): resolved at once, one hang reported during stop() (SPEC §4)', () => {
     const { sim, m, ev } = setup();
     advanceTo(sim, 10000);
     sim.block(6000);
     advanceTo(sim, 17000);
     assert.strictEqual(m.conditions.stats().held, 3);
+    const during = [];
+    m.conditions.on('stall', (e) => during.push(e));
     m.stop();
+    assert.strictEqual(during.length, 1, 'reported synchronously by stop()');
     advanceTo(sim, 40000);
     const s = m.conditions.stats();
     assert.strictEqual(s.held, 0);
-    assert.strictEqual(s.cancelled, 3);
-    for (const n of ['driftLag', 'loopBlock', 'worker']) assert.strictEqual(s.monitors[n].cancelled, 1, n);
-    assert.deepStrictEqual(ev.stall, []);
-    assert.deepStrictEqual(s.stalls, { hang: 0, suspend: 0, pause: 0 });
+    assert.strictEqual(s.cancelled, 0);
+    for (const n of ['driftLag', 'loopBlock', 'worker']) assert.strictEqual(s.monitors[n].cancelled, 0, n);
+    assert.strictEqual(ev.stall.length, 1);
+    assert.strictEqual(ev.stall[0].t, 17000, 'at the stop');
+    assert.strictEqual(ev.stall[0].e.kind, 'hang');
+    assert.strictEqual(ev.stall[0].e.start, 10000);
+    assert.strictEqual(ev.stall[0].e.end, 16000);
+    assert.deepStrictEqual(s.stalls, { hang: 1, suspend: 0, pause: 0 });
   });
 
   it('flushes: a last \'samples\' call during stop() with what was recorded since the last flush', () => {
@@ -433,7 +440,8 @@ describe('batches of recorded samples (SPEC §6)', () => {
       assert.ok(m.conditions.stats().held > 0, 'samples held when stopping');
       m.stop();
       const s = m.conditions.stats();
-      assert.ok(s.cancelled > 0);
+      assert.strictEqual(s.held, 0, 'resolved by stop()');
+      assert.strictEqual(s.cancelled, 0, 'nothing cancelled');
       const delivered = Object.fromEntries(VALIDATED.map((n) => [n, 0]));
       for (const { b } of ev.samples) for (const [k, v] of Object.entries(b)) delivered[k] += v.length;
       assert.deepStrictEqual(delivered, Object.fromEntries(VALIDATED.map((n) => [n, s.monitors[n].recorded])));

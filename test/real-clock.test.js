@@ -179,7 +179,27 @@ describe('real clock (SPEC §1, uv driver)', () => {
     c.dispose();
   });
 
-  it('dispose() on the real clock cancels a held sample: record is never called', async function () {
+  it('dispose() on the real clock resolves a held sample at once: recorded, one hang reported during dispose()', async function () {
+    this.timeout(10000);
+    const c = lw.createConditions();
+    const v = c.createValidator({ name: 'x' });
+    const stalls = [];
+    c.on('stall', (s) => stalls.push(s));
+    let called = 0;
+    assert.strictEqual(v.submit(6000, 6000, () => {
+      called++;
+    }), 'held');
+    c.dispose();
+    assert.strictEqual(called, 1, 'recorded synchronously by dispose()');
+    assert.strictEqual(stalls.length, 1);
+    assert.strictEqual(stalls[0].kind, 'hang');
+    await new Promise((r) => setTimeout(r, 2300));
+    assert.strictEqual(called, 1, 'once');
+    assert.strictEqual(c.stats().cancelled, 0);
+    assert.strictEqual(stalls.length, 1);
+  });
+
+  it('validator.dispose() on the real clock cancels a held sample (the seed\'s rule): record is never called', async function () {
     this.timeout(10000);
     const c = lw.createConditions();
     const v = c.createValidator({ name: 'x' });
@@ -187,9 +207,10 @@ describe('real clock (SPEC §1, uv driver)', () => {
     assert.strictEqual(v.submit(6000, 6000, () => {
       called = true;
     }), 'held');
-    c.dispose();
+    v.dispose();
     await new Promise((r) => setTimeout(r, 2300));
     assert.strictEqual(called, false);
     assert.strictEqual(c.stats().cancelled, 1);
+    c.dispose();
   });
 });

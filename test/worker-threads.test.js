@@ -46,8 +46,9 @@ describe('worker_threads', function () {
     assert.strictEqual(s.submitted, 1);
     assert.strictEqual(s.held, 1);
     assert.strictEqual(main.lifecycle.state, 'active');
-    main.dispose();
+    v.dispose(); // the seed's cancel (conditions.dispose() would resolve it)
     assert.strictEqual(main.stats().cancelled, 1);
+    main.dispose();
   });
 
   it('runs a worker to its natural end while its held sample is pending (unref\'d timer)', async () => {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../core/conditions.h"
+#include "../driver/monset.h"
 #include "../driver/sim.h"
 #include "../driver/uv.h"
 #include "binding.h"
@@ -89,7 +90,11 @@ int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size
     LW_NAPI_THROW_LAST(env);
     return -1;
   }
-  if (*len >= cap) return 0;
+  if (*len >= cap) {
+    /* Too long: the caller's range check names it; the buffer still holds a string. */
+    buf[0] = '\0';
+    return 0;
+  }
   if (napi_get_value_string_utf8(env, v, buf, cap, len) != napi_ok) {
     LW_NAPI_THROW_LAST(env);
     return -1;
@@ -225,7 +230,7 @@ int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data) {
   uint32_t len = 0;
   int rc = 0;
   evs = lw_conditions_events(&c->core, &n);
-  if (n == 0 && extra == NULL) return 0;
+  if (n == 0 && extra == NULL && c->core.lost == c->lost_logged) return 0;
   if (napi_open_handle_scope(env, &scope) != napi_ok) {
     lw_conditions_events_clear(&c->core);
     return -1;
@@ -243,6 +248,17 @@ int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data) {
     }
   }
   lw_conditions_events_clear(&c->core);
+  if (c->core.lost > c->lost_logged) {
+    /* Memory ran out somewhere since the last delivery: JS logs it (SPEC §4). */
+    napi_value ev;
+    if (napi_create_object(env, &ev) != napi_ok || lwb_set_string(env, ev, "type", "lost") ||
+        lwb_set_number(env, ev, "count", (double)(c->core.lost - c->lost_logged)) ||
+        napi_set_element(env, arr, len++, ev) != napi_ok) {
+      rc = -1;
+      goto done;
+    }
+    c->lost_logged = c->core.lost;
+  }
   if (extra != NULL && extra(env, arr, &len, data) != 0) {
     rc = -1;
     goto done;
@@ -578,42 +594,89 @@ static napi_value b_validator_dispose(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* The submit function of one conditions: submit(id, value, windowMs) -> verdict + 4 * detail
- * (detail: the reason id of a discard, the token of a hold). It is made per conditions with the
- * conditions as its data, so the hot path unwraps nothing; the function holds a reference on
- * the conditions' memory, dropped by its finalizer. */
+/* Reads the arguments (value, windowMs) of a submit; returns 0, or -1 with a TypeError. */
+static int submit_args(napi_env env, napi_value *argv, size_t argc, uint32_t *id, double *value,
+                       double *window) {
+  if (argc < 3) {
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "submit() takes (value, windowMs, record)");
+    return -1;
+  }
+  LW_NAPI_CALL_RET(env, napi_get_value_uint32(env, argv[0], id), -1);
+  if (lwb_arg_number(env, argv[1], "value", value) || lwb_arg_number(env, argv[2], "windowMs", window))
+    return -1;
+  return 0;
+}
+
+/* The core's answer to a bad argument, as a RangeError naming it. */
+static int submit_range_error(napi_env env, int rc, const char *field) {
+  if (rc == LW_EINVAL) return lwb_throw_range(env, field, "a finite number >= 0");
+  napi_throw_error(env, rc == LW_ENOMEM ? "ERR_MEMORY" : "ERR_LAGWATCH_INTERNAL",
+                   "lagwatch: submit failed");
+  return -1;
+}
+
+/* The submit function of one conditions: submit(id, value, windowMs) -> the verdict code
+ * (LW_VERDICT_*). It is made per conditions with the conditions as its data, so the hot path
+ * unwraps nothing; the function holds a reference on the conditions' memory, dropped by its
+ * finalizer. Evidence comes first (SPEC §4): the worker's messages that have arrived are
+ * received before the sample is judged. */
 static napi_value b_submit(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
+  size_t argc = 3;
+  napi_value argv[3];
   lwb_cond_t *c;
   uint32_t id;
-  double value, window;
+  double value, window, now;
   uint64_t detail = 0;
+  const char *field = NULL;
   int rc;
-  lw_validator_t *v;
   LW_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&c));
-  if (argc < 3) LW_THROW_TYPE(env, "submit() takes (value, windowMs, record)");
-  LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[0], &id));
-  if (lwb_arg_number(env, argv[1], "value", &value)) return NULL;
-  if (!(isfinite(value) && value >= 0)) {
-    lwb_throw_range(env, "value", "a finite number >= 0");
+  if (submit_args(env, argv, argc, &id, &value, &window)) return NULL;
+  rc = lw_validator_check(&c->core, id, value, window, &field);
+  if (rc != LW_OK && rc != LW_EDISPOSED) {
+    submit_range_error(env, rc, field);
     return NULL;
   }
-  if (lwb_arg_nonneg(env, argv[2], "windowMs", &window)) return NULL;
-  if (argc > 3) {
-    /* submit(id, value, windowMs, true): only the checks, before a lifecycle reader runs, so
-     * that a rejected or disposed submit changes nothing. 1 if it would be taken, else 0. */
-    v = lw_validator_get(&c->core, id);
-    return lwb_make_number(env, v != NULL && !v->disposed);
-  }
-  rc = lw_validator_submit(&c->core, id, value, window, lwb_cond_now(c), &detail);
+  now = lwb_cond_now(c);
+  if (c->set != NULL && rc == LW_OK && lw_monset_evidence(c->set, now)) lwb_cond_rearm(c);
+  rc = lw_validator_submit(&c->core, id, value, window, now, &detail);
   if (rc < 0) {
-    napi_throw_error(env, rc == LW_ENOMEM ? "ERR_MEMORY" : "ERR_LAGWATCH_INTERNAL",
-                     "lagwatch: submit failed");
+    submit_range_error(env, rc, field);
     return NULL;
   }
   if (rc == LW_VERDICT_DISCARDED || rc == LW_VERDICT_HELD) lwb_cond_rearm(c);
-  return lwb_make_number(env, (double)rc + 4.0 * (double)detail);
+  return lwb_make_number(env, (double)rc);
+}
+
+/* submitCheck(c, id, value, windowMs) -> whether the sample would be taken; a bad argument
+ * throws. A submit's lifecycle reader runs only for a sample that will be taken: a rejected or
+ * disposed submit changes nothing (SPEC §11). */
+static napi_value b_submit_check(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4], r;
+  lwb_cond_t *c;
+  uint32_t id;
+  double value, window;
+  const char *field = NULL;
+  int rc;
+  LW_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  if (submit_args(env, argv + 1, argc - 1, &id, &value, &window)) return NULL;
+  rc = lw_validator_check(&c->core, id, value, window, &field);
+  if (rc != LW_OK && rc != LW_EDISPOSED) {
+    submit_range_error(env, rc, field);
+    return NULL;
+  }
+  LW_NAPI_CALL(env, napi_get_boolean(env, rc == LW_OK, &r));
+  return r;
+}
+
+/* heldToken(c) -> the token of the sample the last 'held' verdict held. */
+static napi_value b_held_token(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  lwb_cond_t *c;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  return lwb_make_number(env, (double)lw_validator_last_token(&c->core));
 }
 
 static void submit_fn_finalize(napi_env env, void *data, void *hint) {
@@ -916,7 +979,7 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
   LW_NAPI_CALL(env, napi_create_object(env, &jumps));
   LW_NAPI_CALL(env, napi_create_object(env, &mons));
   for (i = 0; i < k->tracker.nreasons; i++)
-    if (lwb_set_number(env, disc, k->tracker.names[i], i < k->discarded_cap ? (double)k->discarded[i] : 0))
+    if (lwb_set_number(env, disc, k->tracker.names[i], (double)k->discarded[i]))
       return NULL;
   for (i = 0; i < LW_KIND_COUNT; i++)
     if (lwb_set_number(env, stalls, lw_kind_name((lw_kind_t)i), (double)k->stalls[i])) return NULL;
@@ -943,7 +1006,8 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
   if (lwb_set_number(env, o, "submitted", (double)k->submitted) ||
       lwb_set_number(env, o, "recorded", (double)k->recorded) || lwb_set_value(env, o, "discarded", disc) ||
       lwb_set_number(env, o, "held", (double)k->held_count) ||
-      lwb_set_number(env, o, "cancelled", (double)k->cancelled) || lwb_set_value(env, o, "stalls", stalls) ||
+      lwb_set_number(env, o, "cancelled", (double)k->cancelled) ||
+      lwb_set_number(env, o, "lost", (double)k->lost) || lwb_set_value(env, o, "stalls", stalls) ||
       lwb_set_value(env, o, "jumps", jumps) ||
       lwb_set_number(env, o, "intervals", (double)lw_tracker_expire(&k->tracker, lwb_cond_now(c))) ||
       lwb_set_value(env, o, "monitors", mons))
@@ -1002,6 +1066,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"validatorCreate", b_validator_create},
       {"validatorDispose", b_validator_dispose},
       {"submitFn", b_submit_fn},
+      {"submitCheck", b_submit_check},
+      {"heldToken", b_held_token},
       {"trackerOpen", b_tracker_open},
       {"trackerClose", b_tracker_close},
       {"trackerAdd", b_tracker_add},

@@ -37,6 +37,8 @@ typedef struct lwb_cond_s {
   int registered;
   unsigned refs;
   int has_reader; /* a lifecycle reader is set in JS: monitors ask it before their timers */
+  struct lw_monset_s *set; /* the monitor set running on these conditions, if any */
+  uint64_t lost_logged;    /* core.lost already handed to JS */
 } lwb_cond_t;
 
 void lwb_env_unref(lwb_env_t *e);

@@ -29,44 +29,33 @@ int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg) {
   c->state = LW_STATE_ACTIVE;
   c->next_token = 1;
   rc = lw_tracker_init(&c->tracker, cfg->retention_ms);
-  if (rc != LW_OK) return rc;
-  rc = lw__discarded_fit(c);
-  if (rc != LW_OK) lw_tracker_free(&c->tracker);
   return rc;
 }
 
 void lw_conditions_free(lw_conditions_t *c) {
   size_t i;
   lw_conditions_events_clear(c);
-  for (i = 0; i < c->nvalidators; i++) free(c->validators[i]);
+  for (i = 0; i < c->nvalidators; i++) lw__free(c->validators[i]);
   for (i = 0; i < c->nnames; i++) {
-    free(c->names[i]->discarded_by_reason);
-    free(c->names[i]);
+    lw__free(c->names[i]->discarded_by_reason);
+    lw__free(c->names[i]);
   }
-  for (i = 0; i < c->nepisodes; i++) free(c->episodes[i].monitors);
-  free(c->validators);
-  free(c->names);
-  free(c->held);
-  free(c->episodes);
-  free(c->events);
-  free(c->discarded);
+  for (i = 0; i < c->nepisodes; i++) lw__free(c->episodes[i].monitors);
+  lw__free(c->validators);
+  lw__free(c->names);
+  lw__free(c->held);
+  lw__free(c->episodes);
+  lw__free(c->events);
   lw_tracker_free(&c->tracker);
   memset(c, 0, sizeof(*c));
 }
 
-int lw__discarded_fit(lw_conditions_t *c) {
-  size_t old = c->discarded_cap;
-  if (lw__grow((void **)&c->discarded, &c->discarded_cap, c->tracker.nreasons,
-               sizeof(*c->discarded)) != LW_OK)
-    return LW_ENOMEM;
-  memset(c->discarded + old, 0, (c->discarded_cap - old) * sizeof(*c->discarded));
-  return LW_OK;
-}
-
 lw_event_t *lw__event_push(lw_conditions_t *c, lw_event_type_t type, double at) {
   lw_event_t *ev;
-  if (lw__grow((void **)&c->events, &c->events_cap, c->nevents + 1, sizeof(*c->events)) != LW_OK)
+  if (lw__grow((void **)&c->events, &c->events_cap, c->nevents + 1, sizeof(*c->events)) != LW_OK) {
+    c->lost++;
     return NULL;
+  }
   ev = &c->events[c->nevents++];
   memset(ev, 0, sizeof(*ev));
   ev->type = type;
@@ -81,7 +70,7 @@ const lw_event_t *lw_conditions_events(const lw_conditions_t *c, size_t *n) {
 
 void lw_conditions_events_clear(lw_conditions_t *c) {
   size_t i;
-  for (i = 0; i < c->nevents; i++) free(c->events[i].monitors);
+  for (i = 0; i < c->nevents; i++) lw__free(c->events[i].monitors);
   c->nevents = 0;
 }
 
@@ -97,7 +86,7 @@ void lw_conditions_run(lw_conditions_t *c, double now) {
     double h = lw__held_next_due(c);
     double e = lw__episodes_next_due(c);
     if (h <= e && h <= now)
-      lw__held_resolve_one(c);
+      lw__held_resolve_one(c, h);
     else if (e < h && e <= now)
       lw__episodes_report_one(c);
     else
@@ -109,6 +98,8 @@ void lw_conditions_run(lw_conditions_t *c, double now) {
 void lw_conditions_dispose(lw_conditions_t *c, double now) {
   size_t i;
   if (c->disposed) return;
+  /* Held samples first: those that become stalls join or start episodes reported below. */
+  while (lw__held_next_due(c) != LW_NEVER) lw__held_resolve_one(c, now);
   lw__episodes_report_all(c, now);
   for (i = 0; i < c->nvalidators; i++) lw_validator_dispose(c, (uint32_t)i);
   c->disposed = 1;

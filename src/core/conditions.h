@@ -12,6 +12,8 @@
  *   validator name.
  * - Held samples are resolved in submission order: every hold lasts hold_ms, so the queue is
  *   sorted by due time.
+ * - Nothing is lost in silence: an allocation that fails where a sample, a piece of evidence or
+ *   an event would otherwise vanish counts one in `lost`.
  * - The `hidden` lifecycle interval is open exactly while the state is hidden or frozen, the
  *   `frozen` one exactly while it is frozen.
  */
@@ -162,8 +164,8 @@ typedef struct lw_conditions_s {
   uint64_t recorded;
   uint64_t held_count;
   uint64_t cancelled;
-  uint64_t *discarded; /* by reason id, tracker.nreasons entries */
-  size_t discarded_cap;
+  uint64_t discarded[LW_REASONS_MAX]; /* by reason id */
+  uint64_t lost; /* samples, evidence or events lost because memory ran out */
   uint64_t stalls[LW_KIND_COUNT];
   uint64_t jumps[LW_JUMP_COUNT];
 } lw_conditions_t;
@@ -175,8 +177,10 @@ int lw_conditions_config_valid(const lw_conditions_config_t *cfg);
 int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg);
 void lw_conditions_free(lw_conditions_t *c);
 
-/* Reports every pending episode (STALL events), then cancels every held sample (CANCELLED
- * events) and disposes every validator. Idempotent. */
+/* SPEC §4, stopping loses nothing: resolves every held sample now by step 4 (RESOLVED events,
+ * judged with the evidence the tracker holds now), reports every waiting episode (STALL
+ * events), then disposes every validator. The caller gathers the final evidence first.
+ * Idempotent. */
 void lw_conditions_dispose(lw_conditions_t *c, double now);
 
 /* Does everything due at or before `now`, in order of due time. */
@@ -218,6 +222,14 @@ lw_validator_t *lw_validator_get(const lw_conditions_t *c, uint32_t id);
 void lw_validator_set_sink(lw_conditions_t *c, uint32_t id, lw_record_cb cb, void *data);
 /* Cancels the validator's held samples (CANCELLED events); later submits are DISPOSED. */
 int lw_validator_dispose(lw_conditions_t *c, uint32_t id);
+
+/* The checks of lw_validator_submit(), changing nothing: LW_OK if the sample would be taken,
+ * LW_EDISPOSED if the validator is disposed, LW_ENOENT for an unknown id, or LW_EINVAL with the
+ * name of the failing argument ("value", "windowMs") in `*field`. */
+int lw_validator_check(const lw_conditions_t *c, uint32_t id, double value, double window_ms,
+                       const char **field);
+/* The token of the last sample held (the one a HELD verdict just returned). */
+uint64_t lw_validator_last_token(const lw_conditions_t *c);
 
 /* SPEC §4. `value` and `window_ms` must be finite and >= 0 (LW_EINVAL otherwise, nothing
  * counted). On success returns the verdict; for DISCARDED the reason id goes to `*detail`, for

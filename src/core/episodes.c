@@ -11,15 +11,17 @@ static int kind_rank(lw_kind_t k) {
   return k == LW_KIND_SUSPEND ? 2 : k == LW_KIND_PAUSE ? 1 : 0;
 }
 
-static int add_monitor(lw__episode_t *e, uint32_t name_id) {
+/* A monitor name that cannot be added to the episode's list is counted as lost. */
+static void add_monitor(lw_conditions_t *c, lw__episode_t *e, uint32_t name_id) {
   size_t i;
   for (i = 0; i < e->nmonitors; i++)
-    if (e->monitors[i] == name_id) return LW_OK;
+    if (e->monitors[i] == name_id) return;
   if (lw__grow((void **)&e->monitors, &e->monitors_cap, e->nmonitors + 1, sizeof(*e->monitors)) !=
-      LW_OK)
-    return LW_ENOMEM;
+      LW_OK) {
+    c->lost++;
+    return;
+  }
   e->monitors[e->nmonitors++] = name_id;
-  return LW_OK;
 }
 
 int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, lw_kind_t kind,
@@ -37,11 +39,14 @@ int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, 
     if (value > e->duration_ms) e->duration_ms = value;
     if (kind_rank(kind) > kind_rank(e->kind)) e->kind = kind;
     e->samples++;
-    return add_monitor(e, name_id);
+    add_monitor(c, e, name_id);
+    return LW_OK;
   }
   if (lw__grow((void **)&c->episodes, &c->episodes_cap, c->nepisodes + 1, sizeof(*c->episodes)) !=
-      LW_OK)
+      LW_OK) {
+    c->lost++; /* the stall sample: no episode can hold it */
     return LW_ENOMEM;
+  }
   e = &c->episodes[c->nepisodes];
   memset(e, 0, sizeof(*e));
   e->ws = ws;
@@ -51,7 +56,7 @@ int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, 
   e->duration_ms = value;
   e->kind = kind;
   e->samples = 1;
-  if (add_monitor(e, name_id) != LW_OK) return LW_ENOMEM;
+  add_monitor(c, e, name_id);
   c->nepisodes++;
   return LW_OK;
 }
@@ -81,11 +86,14 @@ static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
   ev->start = e->ws;
   ev->end = e->we;
   ev->samples = e->samples;
-  ev->monitors = malloc(e->nmonitors * sizeof(*ev->monitors) + 1);
-  if (ev->monitors != NULL) {
-    memcpy(ev->monitors, e->monitors, e->nmonitors * sizeof(*ev->monitors));
-    ev->nmonitors = e->nmonitors;
+  if (e->nmonitors == 0) return;
+  ev->monitors = lw__malloc(e->nmonitors * sizeof(*ev->monitors));
+  if (ev->monitors == NULL) {
+    c->lost++; /* the event goes out without the names of its monitors */
+    return;
   }
+  memcpy(ev->monitors, e->monitors, e->nmonitors * sizeof(*ev->monitors));
+  ev->nmonitors = e->nmonitors;
 }
 
 void lw__episodes_report_one(lw_conditions_t *c) {
@@ -103,7 +111,7 @@ void lw__episodes_expire(lw_conditions_t *c, double now) {
   for (i = 0, j = 0; i < c->nepisodes; i++) {
     lw__episode_t *e = &c->episodes[i];
     if (e->reported_at != INFINITY && now > e->reported_at + c->cfg.retention_ms) {
-      free(e->monitors);
+      lw__free(e->monitors);
       continue;
     }
     c->episodes[j++] = *e;

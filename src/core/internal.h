@@ -4,13 +4,12 @@
 
 #include "conditions.h"
 
-/* Sizes the discarded-by-reason counts to the tracker's interned reasons. */
-int lw__discarded_fit(lw_conditions_t *c);
-/* Appends an event; NULL if memory ran out (the event is lost, counts are not). */
+/* Appends an event; NULL if memory ran out (the event is counted in `lost`). */
 lw_event_t *lw__event_push(lw_conditions_t *c, lw_event_type_t type, double at);
 
 double lw__held_next_due(const lw_conditions_t *c);
-void lw__held_resolve_one(lw_conditions_t *c);
+/* Resolves the first held sample by step 4, at `at` (its due time, or earlier when stopping). */
+void lw__held_resolve_one(lw_conditions_t *c, double at);
 
 double lw__episodes_next_due(const lw_conditions_t *c);
 void lw__episodes_report_one(lw_conditions_t *c);

@@ -2,6 +2,7 @@
 #include "monitors.h"
 #include "internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,15 @@ static int validated(lw_mon_t mon) {
          mon == LW_MON_IDLE || mon == LW_MON_WORKER;
 }
 
+void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out) {
+  out->self_lag_count = m->self_lag_hist.count;
+  out->self_lag_max = m->self_lag_hist.count ? m->self_lag_hist.max : NAN;
+  out->self_lag_p99 = lw_histogram_quantile(&m->self_lag_hist, 0.99);
+  out->worker_hangs = m->worker_hangs;
+  out->worker_hangs_ended = m->hang_hist.count;
+  out->worker_hang_max = m->hang_hist.count ? m->hang_hist.max : NAN;
+}
+
 void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c) {
   cfg->drift_interval_ms = 20;
   cfg->macrotask_interval_ms = 250;
@@ -46,6 +56,47 @@ void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t
 
 static int positive(double x) { return isfinite(x) && x > 0; }
 
+/* The options a user may set, by their public names, with their ranges (SPEC §6). */
+static const struct {
+  const char *name;
+  size_t offset;
+  int integer; /* an int from 1 to 8; else a finite double > 0 */
+} options[] = {
+    {"driftLag.intervalMs", offsetof(lw_monitors_config_t, drift_interval_ms), 0},
+    {"macrotaskLag.intervalMs", offsetof(lw_monitors_config_t, macrotask_interval_ms), 0},
+    {"idleAvailability.intervalMs", offsetof(lw_monitors_config_t, idle_period_ms), 0},
+    {"worker.intervalMs", offsetof(lw_monitors_config_t, worker_interval_ms), 0},
+    {"liveness.intervalMs", offsetof(lw_monitors_config_t, liveness_interval_ms), 0},
+    {"clockDrift.intervalMs", offsetof(lw_monitors_config_t, clock_interval_ms), 0},
+    {"clockDrift.suspendMinMs", offsetof(lw_monitors_config_t, suspend_min_ms), 0},
+    {"clockDrift.stepMinMs", offsetof(lw_monitors_config_t, step_min_ms), 0},
+    {"timerThrottle.lateMs", offsetof(lw_monitors_config_t, throttle_late_ms), 0},
+    {"timerThrottle.firings", offsetof(lw_monitors_config_t, throttle_firings), 1},
+    {"flushIntervalMs", offsetof(lw_monitors_config_t, flush_interval_ms), 0},
+};
+
+size_t lw_monitors_option_count(void) { return sizeof(options) / sizeof(options[0]); }
+
+const char *lw_monitors_option_name(size_t i) {
+  return i < lw_monitors_option_count() ? options[i].name : NULL;
+}
+
+int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range) {
+  char *field;
+  if (i >= lw_monitors_option_count()) return LW_ENOENT;
+  field = (char *)cfg + options[i].offset;
+  if (options[i].integer) {
+    *range = "an integer from 1 to 8";
+    if (!(value >= 1 && value <= 8 && value == floor(value))) return LW_EINVAL;
+    *(int *)(void *)field = (int)value;
+  } else {
+    *range = "a finite number > 0";
+    if (!positive(value)) return LW_EINVAL;
+    *(double *)(void *)field = value;
+  }
+  return LW_OK;
+}
+
 int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {
   return positive(cfg->drift_interval_ms) && positive(cfg->macrotask_interval_ms) &&
          positive(cfg->idle_period_ms) && positive(cfg->worker_interval_ms) &&
@@ -56,14 +107,23 @@ int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {
          cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
 }
 
-static void batch_push(lw_batch_t *b, double value) {
-  if (lw__grow((void **)&b->values, &b->cap, b->len + 1, sizeof(*b->values)) != LW_OK) return;
+/* A value that cannot join its batch is counted as lost. */
+static void batch_push(lw_monitors_t *m, lw_batch_t *b, double value) {
+  if (lw__grow((void **)&b->values, &b->cap, b->len + 1, sizeof(*b->values)) != LW_OK) {
+    m->c->lost++;
+    return;
+  }
   b->values[b->len++] = value;
 }
 
 static void batch_record(void *data, double value) {
   struct lw_sink_s *s = data;
-  batch_push(&s->m->batch[s->mon], value);
+  batch_push(s->m, &s->m->batch[s->mon], value);
+}
+
+/* Evidence that cannot be stored is counted as lost. */
+static void evidence_add(lw_monitors_t *m, double start, double end, uint32_t reason, double now) {
+  if (lw_tracker_add(&m->c->tracker, start, end, reason, now) != LW_OK) m->c->lost++;
 }
 
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
@@ -99,9 +159,9 @@ void lw_monitors_free(lw_monitors_t *m) {
   int i;
   for (i = 0; i < LW_MON_COUNT; i++) {
     if (validated((lw_mon_t)i)) lw_validator_set_sink(m->c, m->vid[i], NULL, NULL);
-    free(m->batch[i].values);
+    lw__free(m->batch[i].values);
   }
-  free(m->self_lag_batch.values);
+  lw__free(m->self_lag_batch.values);
   memset(m, 0, sizeof(*m));
 }
 
@@ -116,7 +176,9 @@ static void submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, 
   uint64_t detail;
   if (value < 0) value = 0;
   if (window < 0) window = 0;
-  lw_validator_submit(m->c, m->vid[mon], value, window, now, &detail);
+  /* The only failure left after the checks is a hold that cannot be queued. */
+  if (lw_validator_submit(m->c, m->vid[mon], value, window, now, &detail) == LW_ENOMEM)
+    m->c->lost++;
 }
 
 static double idle_now(const lw_monitors_t *m) { return m->rd.idle ? m->rd.idle(m->rd.data) : 0; }
@@ -241,6 +303,8 @@ static void throttle_check(lw_monitors_t *m, double lateness, double ws, double 
     if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, m->throttle_first_ws, 0, &seq) ==
         LW_OK)
       m->throttle_seq = seq;
+    else
+      m->c->lost++;
   }
 }
 
@@ -314,7 +378,7 @@ static void clock_fire(lw_monitors_t *m, double now) {
     double d = dwall - dmono - (m->rd.mono_includes_sleep ? 0 : sleep);
     if (sleep >= m->cfg.suspend_min_ms) {
       jump(m, LW_JUMP_SUSPEND, now, sleep);
-      lw_tracker_add(&m->c->tracker, m->clock_prev_mono, now, LW_REASON_SUSPEND, now);
+      evidence_add(m, m->clock_prev_mono, now, LW_REASON_SUSPEND, now);
     } else if (fabs(d) >= m->cfg.step_min_ms) {
       jump(m, LW_JUMP_STEP, now, d);
     }
@@ -323,7 +387,7 @@ static void clock_fire(lw_monitors_t *m, double now) {
     double d = dwall - dmono;
     if (d >= m->cfg.step_min_ms) {
       jump(m, LW_JUMP_SUSPEND, now, d);
-      lw_tracker_add(&m->c->tracker, m->clock_prev_mono, now, LW_REASON_SUSPEND, now);
+      evidence_add(m, m->clock_prev_mono, now, LW_REASON_SUSPEND, now);
     } else if (d <= -m->cfg.step_min_ms) {
       jump(m, LW_JUMP_STEP, now, d);
     }
@@ -333,6 +397,10 @@ static void clock_fire(lw_monitors_t *m, double now) {
   m->clock_prev_sleep = cur;
   m->clock_has_sleep = has;
   m->clock_due = now + m->cfg.clock_interval_ms;
+}
+
+void lw_monitors_evidence(lw_monitors_t *m, double now, int force) {
+  if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock_due <= now)) clock_fire(m, now);
 }
 
 /* The main thread ran at `now`. A hang ends when the main thread first runs again: the worker
@@ -391,17 +459,14 @@ void lw_monitors_iteration(lw_monitors_t *m, double now) {
   submit(m, LW_MON_LOOPBLOCK, busy, busy, now);
 }
 
-void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msg, double now) {
+/* One message, after the evidence of every message received with it is in the tracker. */
+static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
   lw_event_t *ev;
   double end;
-  activity(m, now);
   switch (msg->type) {
     case LW_MSG_HEARTBEAT:
-      /* Evidence first, so that the heartbeat's own sample is judged with it. */
-      if (msg->ev_reason != LW_REASON_ANY)
-        lw_tracker_add(&m->c->tracker, msg->ev_start, msg->ev_end, msg->ev_reason, now);
       lw_histogram_record(&m->self_lag_hist, msg->self_lag);
-      batch_push(&m->self_lag_batch, msg->self_lag);
+      batch_push(m, &m->self_lag_batch, msg->self_lag);
       m->self_lag_last = msg->self_lag;
       m->self_lag_count++;
       if (m->running[LW_MON_WORKER])
@@ -425,6 +490,18 @@ void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msg, double now) {
     case LW_MSG_PING:
       break;
   }
+}
+
+void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, double now) {
+  size_t i;
+  if (n == 0) return;
+  activity(m, now);
+  /* Evidence first (SPEC §4): every interval these messages carry is in the tracker before any
+   * sample, the heartbeats' own included, is judged. */
+  for (i = 0; i < n; i++)
+    if (msgs[i].type == LW_MSG_HEARTBEAT && msgs[i].ev_reason != LW_REASON_ANY)
+      evidence_add(m, msgs[i].ev_start, msgs[i].ev_end, msgs[i].ev_reason, now);
+  for (i = 0; i < n; i++) receive_one(m, &msgs[i], now);
 }
 
 /* Worker thread -------------------------------------------------------------------------- */

@@ -151,8 +151,26 @@ typedef struct lw_monitors_s {
   lw_worker_t worker;
 } lw_monitors_t;
 
+/* The worker's own view, read as a snapshot (NAN where there is no value yet). */
+typedef struct lw_monitors_stats_s {
+  uint64_t self_lag_count;
+  double self_lag_max;
+  double self_lag_p99;
+  uint64_t worker_hangs;       /* flagged */
+  uint64_t worker_hangs_ended; /* seen to end */
+  double worker_hang_max;
+} lw_monitors_stats_t;
+
+void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out);
+
 void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c);
 int lw_monitors_config_valid(const lw_monitors_config_t *cfg);
+/* The options a user may set, by index: their public names ("driftLag.intervalMs", ...). */
+size_t lw_monitors_option_count(void);
+const char *lw_monitors_option_name(size_t i);
+/* Sets option `i` to `value`: LW_OK, or LW_EINVAL if it is out of range (nothing changed);
+ * `*range` then describes the range ("a finite number > 0"). */
+int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range);
 const char *lw_mon_name(lw_mon_t mon);
 lw_mon_t lw_mon_parse(const char *name, size_t len);
 /* 1 if the monitor is one that pauseWhileHidden stops by default. */
@@ -177,8 +195,13 @@ int lw_monitors_run(lw_monitors_t *m, double now);
 void lw_monitors_flushed(lw_monitors_t *m, double now);
 /* The loop-iteration hook (uv_prepare): loopBlock's sample. */
 void lw_monitors_iteration(lw_monitors_t *m, double now);
-/* A message from the worker thread, received on the main thread at `now`. */
-void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msg, double now);
+/* Messages from the worker thread, received on the main thread at `now`: the evidence of all
+ * of them is applied before any of their samples is judged. */
+void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, double now);
+/* Evidence before judgment (SPEC §4): takes clockDrift's reading if it is due (or at once with
+ * `force`, the final evidence of a stop). Drivers call it, after handing over the worker's
+ * messages, whenever the main thread runs and before anything is judged. */
+void lw_monitors_evidence(lw_monitors_t *m, double now, int force);
 
 /* Worker thread. `progress` is the main thread's last progress stamp. Writes up to
  * LW_WORKER_MSGS_MAX messages to `out` and returns their number. */

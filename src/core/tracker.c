@@ -6,19 +6,6 @@
 static const char *const builtin_reasons[LW_REASON_BUILTIN_COUNT] = {
     "hidden", "frozen", "suspend", "pause", "throttled"};
 
-int lw__grow(void **items, size_t *cap, size_t need, size_t size) {
-  size_t ncap;
-  void *p;
-  if (need <= *cap) return LW_OK;
-  ncap = *cap ? *cap : 8;
-  while (ncap < need) ncap *= 2;
-  p = realloc(*items, ncap * size);
-  if (p == NULL) return LW_ENOMEM;
-  *items = p;
-  *cap = ncap;
-  return LW_OK;
-}
-
 int lw_reason_valid(const char *s, size_t len) {
   size_t i;
   if (len < 1 || len > LW_REASON_MAX_LEN) return 0;
@@ -49,11 +36,11 @@ int lw_tracker_init(lw_tracker_t *t, double retention_ms) {
 void lw_tracker_free(lw_tracker_t *t) {
   size_t i;
   for (i = 0; i < t->nreasons; i++) {
-    free(t->buckets[i].items);
-    free(t->buckets[i].maxend);
+    lw__free(t->buckets[i].items);
+    lw__free(t->buckets[i].maxend);
   }
-  free(t->buckets);
-  free(t->names);
+  lw__free(t->buckets);
+  lw__free(t->names);
   memset(t, 0, sizeof(*t));
 }
 

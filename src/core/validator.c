@@ -20,7 +20,7 @@ static int name_intern(lw_conditions_t *c, const char *name, size_t len, uint32_
   }
   if (lw__grow((void **)&c->names, &c->names_cap, c->nnames + 1, sizeof(*c->names)) != LW_OK)
     return LW_ENOMEM;
-  ns = calloc(1, sizeof(*ns));
+  ns = lw__calloc(1, sizeof(*ns));
   if (ns == NULL) return LW_ENOMEM;
   memcpy(ns->name, name, len);
   lw_histogram_init(&ns->recorded_hist);
@@ -42,7 +42,7 @@ int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
     return LW_ENOMEM;
   rc = name_intern(c, name, len, &name_id);
   if (rc != LW_OK) return rc;
-  v = calloc(1, sizeof(*v));
+  v = lw__calloc(1, sizeof(*v));
   if (v == NULL) return LW_ENOMEM;
   v->name_id = name_id;
   v->stall_threshold_ms = stall_threshold_ms;
@@ -71,17 +71,16 @@ static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value) 
 }
 
 static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reason) {
-  /* The reason was interned before this tracker query could find it, so the counts fit unless
-   * an allocation failed when it was interned; lw__discarded_fit() then retries. */
   lw_name_stats_t *ns = c->names[v->name_id];
   size_t old = ns->discarded_by_reason_cap;
-  if (reason >= c->discarded_cap && lw__discarded_fit(c) != LW_OK) return;
   c->discarded[reason]++;
   ns->discarded++;
-  /* The table by (name, reason) feeds the metric; if it cannot grow, only it misses the count. */
+  /* The table by (name, reason) feeds the metric; if it cannot grow, that count is lost. */
   if (lw__grow((void **)&ns->discarded_by_reason, &ns->discarded_by_reason_cap, reason + 1,
-               sizeof(*ns->discarded_by_reason)) != LW_OK)
+               sizeof(*ns->discarded_by_reason)) != LW_OK) {
+    c->lost++;
     return;
+  }
   memset(ns->discarded_by_reason + old, 0,
          (ns->discarded_by_reason_cap - old) * sizeof(*ns->discarded_by_reason));
   ns->discarded_by_reason[reason]++;
@@ -97,15 +96,33 @@ static void stall_from_evidence(lw_conditions_t *c, lw_validator_t *v, uint32_t 
     lw_conditions_stall(c, ws, we, value, LW_KIND_PAUSE, v->name_id, now);
 }
 
+int lw_validator_check(const lw_conditions_t *c, uint32_t id, double value, double window_ms,
+                       const char **field) {
+  lw_validator_t *v = lw_validator_get(c, id);
+  if (v == NULL) return LW_ENOENT;
+  if (!(isfinite(value) && value >= 0)) {
+    *field = "value";
+    return LW_EINVAL;
+  }
+  if (!(isfinite(window_ms) && window_ms >= 0)) {
+    *field = "windowMs";
+    return LW_EINVAL;
+  }
+  return v->disposed ? LW_EDISPOSED : LW_OK;
+}
+
+uint64_t lw_validator_last_token(const lw_conditions_t *c) { return c->next_token - 1; }
+
 int lw_validator_submit(lw_conditions_t *c, uint32_t id, double value, double window_ms,
                         double now, uint64_t *detail) {
   lw_validator_t *v = lw_validator_get(c, id);
   lw_interval_t iv;
   lw__held_t *h;
   double ws = now - window_ms, we = now;
-  if (v == NULL) return LW_ENOENT;
-  if (!(isfinite(value) && value >= 0 && isfinite(window_ms) && window_ms >= 0)) return LW_EINVAL;
-  if (v->disposed) return LW_VERDICT_DISPOSED;
+  const char *field;
+  int rc = lw_validator_check(c, id, value, window_ms, &field);
+  if (rc == LW_EDISPOSED) return LW_VERDICT_DISPOSED;
+  if (rc != LW_OK) return rc;
   *detail = 0;
   if (lw_tracker_find_priority(&c->tracker, ws, we, now, &iv)) {
     c->submitted++;
@@ -158,7 +175,7 @@ double lw__held_next_due(const lw_conditions_t *c) {
   return LW_NEVER;
 }
 
-void lw__held_resolve_one(lw_conditions_t *c) {
+void lw__held_resolve_one(lw_conditions_t *c, double at) {
   lw__held_t h;
   lw_validator_t *v;
   lw_name_stats_t *ns;
@@ -173,17 +190,17 @@ void lw__held_resolve_one(lw_conditions_t *c) {
   v->held--;
   ns->held--;
   c->held_count--;
-  ev = lw__event_push(c, LW_EVENT_RESOLVED, h.due);
-  if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, h.due, &iv)) {
+  ev = lw__event_push(c, LW_EVENT_RESOLVED, at);
+  if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv)) {
     count_discarded(c, v, iv.reason);
-    stall_from_evidence(c, v, iv.reason, h.ws, h.we, h.value, h.due);
+    stall_from_evidence(c, v, iv.reason, h.ws, h.we, h.value, at);
     if (ev) {
       ev->verdict = LW_VERDICT_DISCARDED;
       ev->reason = iv.reason;
     }
   } else {
     count_recorded(c, v, h.value);
-    lw_conditions_stall(c, h.ws, h.we, h.value, LW_KIND_HANG, v->name_id, h.due);
+    lw_conditions_stall(c, h.ws, h.we, h.value, LW_KIND_HANG, v->name_id, at);
     if (ev) ev->verdict = LW_VERDICT_RECORDED;
   }
   if (ev) {

@@ -16,6 +16,11 @@ struct lw_client_s {
   /* Called once per main-loop iteration, before its work (the simulation's uv_prepare); NULL
    * if not wanted. */
   void (*iteration)(lw_client_t *client, double now);
+  /* Evidence before judgment (SPEC §4): called, when not NULL, for every client before any
+   * main-thread client runs. Returns 1 if it queued something to hand over: the client then
+   * counts as due at once (`evidence_due`) and its run() delivers it. */
+  int (*evidence)(lw_client_t *client, double now);
+  int evidence_due;
   lw_thread_t thread; /* where run() happens: the simulation models each thread */
   int is_timer;       /* its work is timers (throttled by the OS); else I/O such as async */
   unsigned ran_turn;  /* the uv driver's turn in which it last ran */
@@ -41,12 +46,24 @@ static inline void lw_sched_remove(lw_sched_t *s, lw_client_t *c) {
   c->prev = c->next = NULL;
 }
 
+/* When the client must run: at once after its evidence queued something, else its own due. */
+static inline double lw_client_due(lw_client_t *c) {
+  return c->evidence_due ? -INFINITY : c->next_due(c);
+}
+
+/* Calls every client's evidence hook at `now` (SPEC §4: evidence first). */
+static inline void lw_sched_evidence(lw_sched_t *s, double now) {
+  lw_client_t *c;
+  for (c = s->head; c != NULL; c = c->next)
+    if (c->evidence != NULL && c->evidence(c, now)) c->evidence_due = 1;
+}
+
 /* The client due first, or NULL if none is due before +INFINITY; its due time in `*due`. */
 static inline lw_client_t *lw_sched_first(const lw_sched_t *s, double *due) {
   lw_client_t *c, *best = NULL;
   double d, best_due = LW_NEVER;
   for (c = s->head; c != NULL; c = c->next) {
-    d = c->next_due(c);
+    d = lw_client_due(c);
     if (d < best_due) { best_due = d; best = c; }
   }
   *due = best_due;

@@ -37,6 +37,7 @@ double lw_sim_now(const lw_sim_t *sim) { return sim->now; }
 static double effective_due(const lw_sim_t *sim, const lw_client_t *c, double due) {
   if (c->thread == LW_THREAD_WORKER) return due > sim->worker_free_at ? due : sim->worker_free_at;
   if (due < sim->main_free_at) due = sim->main_free_at;
+  if (c->evidence_due) return due > sim->now ? due : sim->now; /* hands over, no timer */
   if (c->is_timer && due < sim->throttle_until) {
     double t = due < sim->now ? sim->now : due;
     due = ceil(t / sim->throttle_align) * sim->throttle_align;
@@ -48,7 +49,7 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   lw_client_t *c, *best = NULL;
   double best_due = LW_NEVER;
   for (c = sim->sched.head; c != NULL; c = c->next) {
-    double d = c->next_due(c);
+    double d = lw_client_due(c);
     if (d == LW_NEVER) continue;
     d = effective_due(sim, c, d);
     if (d < best_due) {
@@ -69,6 +70,10 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
     for (c = sim->sched.head; c != NULL; c = c->next)
       if (c->iteration != NULL) c->iteration(c, sim->now);
   }
+  /* Evidence first (SPEC §4): whenever the main thread runs, what has reached the process is
+   * applied before anything is judged. */
+  if (best->thread == LW_THREAD_MAIN) lw_sched_evidence(&sim->sched, sim->now);
+  best->evidence_due = 0;
   best->run(best, sim->now);
   return best;
 }

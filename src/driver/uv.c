@@ -28,7 +28,7 @@ double lw_uv_now(const lw_uv_t *d) {
 static lw_client_t *first_due(lw_uv_t *d, double now) {
   lw_client_t *c;
   for (c = d->sched.head; c != NULL; c = c->next)
-    if (c->ran_turn != d->turn && c->next_due(c) <= now) return c;
+    if (c->ran_turn != d->turn && lw_client_due(c) <= now) return c;
   return NULL;
 }
 
@@ -39,11 +39,15 @@ static void timer_cb(uv_timer_t *t) {
   d->armed_due = LW_NEVER;
   d->turn++;
   if (d->hook) d->hook(d, 1);
+  /* Evidence first: the worker's messages and a due clock reading, before any held sample is
+   * resolved or any new sample judged in this turn. */
+  lw_sched_evidence(&d->sched, now);
   /* Each due client runs once; the list may change while they run (a dispose removes one), so
    * it is searched again after each. Work a run makes due at once (a zero-delay task) waits for
    * the next turn of the loop, as a zero-delay timer does. */
   while (!d->closing && (c = first_due(d, now)) != NULL) {
     c->ran_turn = d->turn;
+    c->evidence_due = 0;
     c->run(c, now);
   }
   if (d->hook) d->hook(d, 0);

@@ -1,7 +1,6 @@
 #include "uvworker.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static double now_ms(const lw_uvworker_t *uw) {
@@ -19,21 +18,27 @@ static void arm(lw_uvworker_t *uw) {
   uv_timer_start(&uw->timer, timer_cb, delay > 0 ? (uint64_t)delay : 0, 0);
 }
 
+static double progress_ms(lw_uvworker_t *uw) {
+  int64_t ns = lw_atomic_load(&uw->progress_ns);
+  return ns == INT64_MIN ? -INFINITY : (double)ns / 1e6;
+}
+
 /* Worker thread. */
 static void timer_cb(uv_timer_t *t) {
   lw_uvworker_t *uw = t->data;
   lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t n = lw_worker_run(uw->w, now_ms(uw), atomic_load(&uw->progress), uw->rd, out);
+  size_t n = lw_worker_run(uw->w, now_ms(uw), progress_ms(uw), uw->rd, out), i;
   if (n) {
-    int sent = 0;
     uv_mutex_lock(&uw->mu);
-    if (lw__grow((void **)&uw->queue, &uw->queue_cap, uw->nqueue + n, sizeof(*uw->queue)) == LW_OK) {
-      memcpy(uw->queue + uw->nqueue, out, n * sizeof(*out));
-      uw->nqueue += n;
-      sent = 1;
+    for (i = 0; i < n; i++) {
+      if (uw->nfill < LW_UVWORKER_QUEUE_MAX)
+        uw->bufs[uw->fill][uw->nfill++] = out[i];
+      else
+        uw->lost++;
     }
+    lw_atomic_store(&uw->pending, (int64_t)uw->nfill);
     uv_mutex_unlock(&uw->mu);
-    if (sent) uv_async_send(uw->notify);
+    uv_async_send(uw->notify);
   }
   arm(uw);
 }
@@ -41,7 +46,7 @@ static void timer_cb(uv_timer_t *t) {
 /* Worker thread: the main thread asked it to stop. */
 static void wake_cb(uv_async_t *a) {
   lw_uvworker_t *uw = a->data;
-  if (!atomic_load(&uw->stop)) return;
+  if (!lw_atomic_load(&uw->stop)) return;
   uv_close((uv_handle_t *)&uw->timer, NULL);
   uv_close((uv_handle_t *)&uw->wake, NULL);
 }
@@ -59,29 +64,35 @@ int lw_uvworker_init(lw_uvworker_t *uw, lw_worker_t *w, const lw_readings_t *rd,
   uw->rd = rd;
   uw->origin_ns = origin_ns;
   uw->notify = notify;
-  atomic_init(&uw->progress, -INFINITY);
-  atomic_init(&uw->stop, 0);
+  lw_atomic_store(&uw->progress_ns, INT64_MIN);
   return uv_mutex_init(&uw->mu);
 }
 
+/* Closes what lw_uvworker_start() opened on the worker's loop before the thread could run. */
+static void loop_abandon(lw_uvworker_t *uw, int timer, int wake) {
+  if (timer) uv_close((uv_handle_t *)&uw->timer, NULL);
+  if (wake) uv_close((uv_handle_t *)&uw->wake, NULL);
+  uv_run(&uw->loop, UV_RUN_DEFAULT);
+  uv_loop_close(&uw->loop);
+}
+
 int lw_uvworker_start(lw_uvworker_t *uw) {
+  int rc;
   if (uw->running) return 0;
-  if (uv_loop_init(&uw->loop) != 0) return -1;
+  rc = uv_loop_init(&uw->loop);
+  if (rc != 0) return rc;
   uv_timer_init(&uw->loop, &uw->timer);
-  if (uv_async_init(&uw->loop, &uw->wake, wake_cb) != 0) {
-    uv_close((uv_handle_t *)&uw->timer, NULL);
-    uv_run(&uw->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&uw->loop);
-    return -1;
+  rc = uv_async_init(&uw->loop, &uw->wake, wake_cb);
+  if (rc != 0) {
+    loop_abandon(uw, 1, 0);
+    return rc;
   }
   uw->timer.data = uw->wake.data = uw;
-  atomic_store(&uw->stop, 0);
-  if (uv_thread_create(&uw->thread, thread_main, uw) != 0) {
-    uv_close((uv_handle_t *)&uw->timer, NULL);
-    uv_close((uv_handle_t *)&uw->wake, NULL);
-    uv_run(&uw->loop, UV_RUN_DEFAULT);
-    uv_loop_close(&uw->loop);
-    return -1;
+  lw_atomic_store(&uw->stop, 0);
+  rc = uv_thread_create(&uw->thread, thread_main, uw);
+  if (rc != 0) {
+    loop_abandon(uw, 1, 1);
+    return rc;
   }
   uw->running = 1;
   return 0;
@@ -89,7 +100,7 @@ int lw_uvworker_start(lw_uvworker_t *uw) {
 
 void lw_uvworker_stop(lw_uvworker_t *uw) {
   if (!uw->running) return;
-  atomic_store(&uw->stop, 1);
+  lw_atomic_store(&uw->stop, 1);
   uv_async_send(&uw->wake);
   uv_thread_join(&uw->thread);
   uv_loop_close(&uw->loop);
@@ -99,23 +110,26 @@ void lw_uvworker_stop(lw_uvworker_t *uw) {
 void lw_uvworker_free(lw_uvworker_t *uw) {
   lw_uvworker_stop(uw);
   uv_mutex_destroy(&uw->mu);
-  free(uw->queue);
-  uw->queue = NULL;
-  uw->nqueue = uw->queue_cap = 0;
 }
 
-void lw_uvworker_progress(lw_uvworker_t *uw, double now) { atomic_store(&uw->progress, now); }
+void lw_uvworker_progress(lw_uvworker_t *uw, double now) {
+  lw_atomic_store(&uw->progress_ns, (int64_t)(now * 1e6));
+}
 
-size_t lw_uvworker_drain(lw_uvworker_t *uw, lw_msg_t **out) {
+int lw_uvworker_pending(lw_uvworker_t *uw) { return lw_atomic_load_relaxed(&uw->pending) != 0; }
+
+size_t lw_uvworker_drain(lw_uvworker_t *uw, const lw_msg_t **out, uint64_t *lost) {
   size_t n;
-  *out = NULL;
   uv_mutex_lock(&uw->mu);
-  n = uw->nqueue;
-  if (n) {
-    *out = malloc(n * sizeof(**out));
-    if (*out) memcpy(*out, uw->queue, n * sizeof(**out));
-    uw->nqueue = 0;
-  }
+  n = uw->nfill;
+  *out = uw->bufs[uw->fill];
+  /* The worker fills the other buffer from now on; this one is the main thread's until the
+   * next drain. */
+  uw->fill ^= 1;
+  uw->nfill = 0;
+  *lost += uw->lost;
+  uw->lost = 0;
+  lw_atomic_store(&uw->pending, 0);
   uv_mutex_unlock(&uw->mu);
-  return *out ? n : 0;
+  return n;
 }

@@ -1,29 +1,42 @@
 /* The worker thread of the uv driver: a uv_thread with its own uv_loop_t and one timer, running
  * the worker's half of the monitors (heartbeat, liveness). It touches no JS and no main-loop
  * handle: it reads the main thread's progress stamp (an atomic) and hands its messages over
- * through a mutex-guarded queue, signalling the main loop with `notify` (a uv_async_t of the
- * main loop, owned by the caller). uv_async_send coalesces, so the main side drains the whole
- * queue each time. Main-thread functions and worker-thread functions are marked. */
+ * through a mutex-guarded pair of fixed buffers, signalling the main loop with `notify` (a
+ * uv_async_t of the main loop, owned by the caller). uv_async_send coalesces, so the main side
+ * takes the whole buffer each time.
+ *
+ * Memory: nothing is allocated once the worker runs. The worker fills one buffer while the main
+ * thread reads the other; lw_uvworker_drain() swaps them under the lock. A message that finds
+ * its buffer full is counted (`lost`), never dropped in silence. Main-thread functions and
+ * worker-thread functions are marked. */
 #ifndef LW_DRIVER_UVWORKER_H_
 #define LW_DRIVER_UVWORKER_H_
 
-#include <stdatomic.h>
 #include <uv.h>
 
 #include "../core/monitors.h"
+#include "../platform/atomic.h"
+
+/* Messages one buffer holds: a main thread blocked for four minutes fills it with heartbeats. */
+#define LW_UVWORKER_QUEUE_MAX 256
 
 typedef struct lw_uvworker_s {
   lw_worker_t *w;          /* the worker thread's while it runs, the main thread's otherwise */
   const lw_readings_t *rd; /* only sleep_pair is called from the worker thread */
   uint64_t origin_ns;
   uv_async_t *notify;
-  _Atomic double progress;
+  /* The main thread's last progress, in ns since origin_ns; INT64_MIN: none yet. Written by the
+   * main thread (release), read by the worker (acquire). */
+  lw_atomic_i64 progress_ns;
+  /* Messages waiting in the fill buffer: written under `mu`, read without it as a hint. */
+  lw_atomic_i64 pending;
   uv_mutex_t mu;
-  lw_msg_t *queue; /* guarded by mu */
-  size_t nqueue;
-  size_t queue_cap;
+  lw_msg_t bufs[2][LW_UVWORKER_QUEUE_MAX]; /* guarded by mu: bufs[fill] is the worker's */
+  int fill;
+  size_t nfill;
+  uint64_t lost; /* guarded by mu: messages that found the fill buffer full */
   int running;
-  atomic_int stop;
+  lw_atomic_i64 stop;
   uv_thread_t thread;
   uv_loop_t loop;
   uv_timer_t timer;
@@ -34,12 +47,16 @@ typedef struct lw_uvworker_s {
 int lw_uvworker_init(lw_uvworker_t *uw, lw_worker_t *w, const lw_readings_t *rd,
                      uint64_t origin_ns, uv_async_t *notify);
 void lw_uvworker_free(lw_uvworker_t *uw); /* stops the thread first */
-int lw_uvworker_start(lw_uvworker_t *uw); /* does nothing if running */
+/* Starts the thread; does nothing if it runs. Returns 0, or a libuv error (no file descriptor
+ * for its loop, no thread): nothing runs then. */
+int lw_uvworker_start(lw_uvworker_t *uw);
 void lw_uvworker_stop(lw_uvworker_t *uw); /* stops and joins; does nothing if stopped */
-/* The main thread showed progress at `now` (ms). Any thread may call it. */
+/* The main thread showed progress at `now` (ms). */
 void lw_uvworker_progress(lw_uvworker_t *uw, double now);
-/* Moves every queued message into `*out` (malloc'd, the caller frees) and returns their number;
- * 0 with *out == NULL when the queue is empty or memory ran out. */
-size_t lw_uvworker_drain(lw_uvworker_t *uw, lw_msg_t **out);
+/* 1 if messages may be waiting: a cheap check before lw_uvworker_drain(). */
+int lw_uvworker_pending(lw_uvworker_t *uw);
+/* Takes every waiting message: `*out` points at them (valid until the next drain) and their
+ * number is returned; the messages lost since the last drain are added to `*lost`. */
+size_t lw_uvworker_drain(lw_uvworker_t *uw, const lw_msg_t **out, uint64_t *lost);
 
 #endif /* LW_DRIVER_UVWORKER_H_ */

@@ -243,16 +243,25 @@ TEST_IMPL(episode_dispose_reports_waiting) {
   drive_to(&c, &now, 11500);
   lw_conditions_dispose(&c, now);
   ev = lw_conditions_events(&c, &n);
-  ASSERT_EQ(n, 2);
-  /* Reported at once, before the validators are disposed. */
-  ASSERT_EQ(ev[0].type, LW_EVENT_STALL);
+  ASSERT_EQ(n, 3);
+  /* SPEC §4: the held sample is resolved first, at the dispose (no evidence over [10500, 11000]:
+   * recorded, a hang stall sample that starts its own episode); then both episodes are
+   * reported at once, before the validators are disposed. */
+  ASSERT_EQ(ev[0].type, LW_EVENT_RESOLVED);
+  ASSERT_UINT64_EQ(ev[0].token, token);
   ASSERT_DBL_EQ(ev[0].at, 11500);
-  ASSERT_EQ(ev[0].kind, LW_KIND_SUSPEND);
-  ASSERT_DBL_EQ(ev[0].duration_ms, 6000);
-  ASSERT_EQ(ev[1].type, LW_EVENT_CANCELLED);
-  ASSERT_UINT64_EQ(ev[1].token, token);
+  ASSERT_EQ(ev[0].verdict, LW_VERDICT_RECORDED);
+  ASSERT_EQ(ev[1].type, LW_EVENT_STALL);
+  ASSERT_DBL_EQ(ev[1].at, 11500);
+  ASSERT_EQ(ev[1].kind, LW_KIND_SUSPEND);
+  ASSERT_DBL_EQ(ev[1].duration_ms, 6000);
+  ASSERT_EQ(ev[2].type, LW_EVENT_STALL);
+  ASSERT_DBL_EQ(ev[2].at, 11500);
+  ASSERT_EQ(ev[2].kind, LW_KIND_HANG);
+  ASSERT_DBL_EQ(ev[2].duration_ms, 5500);
   ASSERT_EQ(c.stalls[LW_KIND_SUSPEND], 1);
-  ASSERT_EQ(c.cancelled, 1);
+  ASSERT_EQ(c.stalls[LW_KIND_HANG], 1);
+  ASSERT_EQ(c.cancelled, 0);
   ASSERT_EQ(c.held_count, 0);
   ASSERT_CONSERVATION(&c);
   ASSERT_DBL_EQ(lw_conditions_next_due(&c), LW_NEVER);
@@ -264,7 +273,7 @@ TEST_IMPL(episode_dispose_reports_waiting) {
   ASSERT_EQ(n, 0);
   ASSERT_EQ(lw_validator_submit(&c, a, 1, 1, now, &detail), LW_VERDICT_DISPOSED);
   ASSERT_EQ(lw_validator_create(&c, "late", 4, 5000, &a), LW_EDISPOSED);
-  ASSERT_EQ(stalls_total(&c), 1);
+  ASSERT_EQ(stalls_total(&c), 2);
   lw_conditions_free(&c);
   return 0;
 }

@@ -83,7 +83,11 @@ TEST_DECLARE(monitors_receive_evidence_after_held)
 TEST_DECLARE(monitors_receive_hang_end)
 TEST_DECLARE(monitors_start_stop_flush)
 TEST_DECLARE(monitors_batches_match_recorded)
-TEST_DECLARE(monitors_sim_block_and_pause)
+TEST_DECLARE(monset_sim_block_and_pause)
+TEST_DECLARE(monset_finish_resolves_held)
+TEST_DECLARE(sched_evidence_first_sim)
+TEST_DECLARE(sched_evidence_first_uv)
+TEST_DECLARE(monset_out_of_memory_never_silent)
 
 TASK_LIST_START
   TEST_ENTRY(tracker_spec_touch_before)
@@ -167,5 +171,9 @@ TASK_LIST_START
   TEST_ENTRY(monitors_receive_hang_end)
   TEST_ENTRY(monitors_start_stop_flush)
   TEST_ENTRY(monitors_batches_match_recorded)
-  TEST_ENTRY(monitors_sim_block_and_pause)
+  TEST_ENTRY(monset_sim_block_and_pause)
+  TEST_ENTRY(monset_finish_resolves_held)
+  TEST_ENTRY(sched_evidence_first_sim)
+  TEST_ENTRY(sched_evidence_first_uv)
+  TEST_ENTRY(monset_out_of_memory_never_silent)
 TASK_LIST_END

@@ -947,7 +947,7 @@ TEST_IMPL(monitors_receive_heartbeat) {
   lw_monitors_start(&x.m, LW_MON_WORKER, 0);
   /* The sample: how long the heartbeat waited for the main thread. */
   msg = heartbeat(1000, 30, LW_REASON_ANY, 0, 0);
-  lw_monitors_receive(&x.m, &msg, 1015);
+  lw_monitors_receive(&x.m, &msg, 1, 1015);
   ASSERT_BATCH(&x.m.batch[LW_MON_WORKER], 15);
   ASSERT_BATCH(&x.m.self_lag_batch, 30);
   ASSERT_EQ(x.m.self_lag_count, 1);
@@ -957,14 +957,14 @@ TEST_IMPL(monitors_receive_heartbeat) {
   /* Window [2000, 2040.5]: a probe touching its start does not overlap. */
   ASSERT_EQ(lw_tracker_add(&x.c.tracker, 1990, 2000, LW_REASON_HIDDEN, 1015), LW_OK);
   msg = heartbeat(2000, 0, LW_REASON_ANY, 0, 0);
-  lw_monitors_receive(&x.m, &msg, 2040.5);
+  lw_monitors_receive(&x.m, &msg, 1, 2040.5);
   ASSERT_BATCH(&x.m.batch[LW_MON_WORKER], 15, 40.5);
   ASSERT_EQ(ns->recorded, 2);
   /* With the worker monitor stopped, the self-lag still counts, but no sample. */
   lw_monitors_start(&x.m, LW_MON_LIVENESS, 2050);
   lw_monitors_stop(&x.m, LW_MON_WORKER, 2050);
   msg = heartbeat(3000, 7, LW_REASON_ANY, 0, 0);
-  lw_monitors_receive(&x.m, &msg, 3010);
+  lw_monitors_receive(&x.m, &msg, 1, 3010);
   ASSERT_EQ(ns->submitted, 2);
   ASSERT_BATCH(&x.m.self_lag_batch, 30, 0, 7);
   fx_free(&x);
@@ -985,7 +985,7 @@ TEST_IMPL(monitors_receive_evidence_before_sample) {
     lw_monitors_start(&x.m, LW_MON_WORKER, 0);
     /* Waited 6000 (window [2000, 8000]); the evidence [1500, 7500] overlaps that window. */
     msg = heartbeat(2000, 0, with_evidence ? LW_REASON_PAUSE : LW_REASON_ANY, 1500, 7500);
-    lw_monitors_receive(&x.m, &msg, 8000);
+    lw_monitors_receive(&x.m, &msg, 1, 8000);
     if (with_evidence) {
       lw_interval_t iv = only_interval(&x, 8000);
       ASSERT_EQ(iv.reason, LW_REASON_PAUSE);
@@ -1032,7 +1032,7 @@ TEST_IMPL(monitors_receive_evidence_after_held) {
   ASSERT_EQ(wrun(&x, &log, 1000, 1000), 1);
   ASSERT_EQ(wrun(&x, &log, 7500, 1000), 1);
   ASSERT_EQ(log.msg[1].ev_reason, LW_REASON_PAUSE);
-  for (i = 0; i < log.n; i++) lw_monitors_receive(&x.m, &log.msg[i], 7500);
+  for (i = 0; i < log.n; i++) lw_monitors_receive(&x.m, &log.msg[i], 1, 7500);
   ASSERT_EQ(x.c.held_count, 1);
   ASSERT_BATCH(&x.m.batch[LW_MON_WORKER], 0);
   drive_to(&x.c, &now, 20000);
@@ -1072,12 +1072,12 @@ TEST_IMPL(monitors_receive_hang_end) {
   msg.type = LW_MSG_HANG_START;
   msg.hang_start = 1000;
   msg.detected_at = 6000;
-  lw_monitors_receive(&x.m, &msg, 9005);
+  lw_monitors_receive(&x.m, &msg, 1, 9005);
   ASSERT_EQ(x.m.worker_hangs, 1);
   ASSERT_EQ(x.c.nevents, 0);
   msg.type = LW_MSG_HANG_END;
   msg.hang_end = 8990; /* the worker saw progress stamped 8990 */
-  lw_monitors_receive(&x.m, &msg, 9005);
+  lw_monitors_receive(&x.m, &msg, 1, 9005);
   ev = lw_conditions_events(&x.c, &n);
   ASSERT_EQ(n, 1);
   ASSERT_EQ(ev[0].type, LW_EVENT_WORKER_HANG);
@@ -1094,7 +1094,7 @@ TEST_IMPL(monitors_receive_hang_end) {
   msg.hang_start = 20000;
   msg.detected_at = 25000;
   msg.hang_end = 27000;
-  lw_monitors_receive(&x.m, &msg, 27010);
+  lw_monitors_receive(&x.m, &msg, 1, 27010);
   ASSERT_DBL_EQ(x.m.resumed_at, 27010);
   ev = lw_conditions_events(&x.c, &n);
   ASSERT_EQ(n, 1);
@@ -1132,7 +1132,7 @@ TEST_IMPL(monitors_start_stop_flush) {
   ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1000);
   {
     lw_msg_t msg = heartbeat(990, 3, LW_REASON_ANY, 0, 0);
-    lw_monitors_receive(&x.m, &msg, 995); /* its self-lag goes out with the flush too */
+    lw_monitors_receive(&x.m, &msg, 1, 995); /* its self-lag goes out with the flush too */
     ASSERT_EQ(x.m.self_lag_batch.len, 1);
   }
   ASSERT_EQ(lw_monitors_run(&x.m, 1000), 1);
@@ -1191,7 +1191,7 @@ TEST_IMPL(monitors_batches_match_recorded) {
     }
     loop_turn(&x, now, busy);
     progress = now;
-    for (j = 0; j < nq; j++) lw_monitors_receive(&x.m, &queue[j], now);
+    for (j = 0; j < nq; j++) lw_monitors_receive(&x.m, &queue[j], 1, now);
     if (x.c.held_count > held_seen) held_seen = x.c.held_count;
     lw_conditions_run(&x.c, now);
   }
@@ -1213,174 +1213,5 @@ TEST_IMPL(monitors_batches_match_recorded) {
   ASSERT_EQ(recorded, x.c.recorded);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
-  return 0;
-}
-
-/* The simulation (SPEC §8) ------------------------------------------------------------------ */
-
-/* The monitors wired to the sim driver as the binding wires them: the conditions, the worker
- * thread, the message queue (async) and the main-thread timers with their iteration hook. */
-typedef struct {
-  lw_client_t cond_client;
-  lw_client_t worker_client;
-  lw_client_t async_client;
-  lw_client_t main_client;
-  lw_sim_t *sim;
-  lw_conditions_t c;
-  lw_monitors_t m;
-  lw_msg_t queue[64];
-  double queue_at[64];
-  size_t nq;
-} simmon_t;
-
-#define SIMMON_OF(client, member) \
-  ((simmon_t *)(void *)((char *)(client) - offsetof(simmon_t, member)))
-
-static double sm_wall(void *d) { return lw_sim_wall(d); }
-static int sm_pair(void *d, double *a, double *b) {
-  lw_sim_sleep_pair(d, a, b);
-  return 0;
-}
-static double sm_idle(void *d) { return lw_sim_idle(d); }
-
-static double sm_cond_due(lw_client_t *c) {
-  return lw_conditions_next_due(&SIMMON_OF(c, cond_client)->c);
-}
-static void sm_cond_run(lw_client_t *c, double now) {
-  lw_conditions_run(&SIMMON_OF(c, cond_client)->c, now);
-}
-static double sm_worker_due(lw_client_t *c) {
-  return lw_worker_next_due(&SIMMON_OF(c, worker_client)->m.worker);
-}
-static void sm_worker_run(lw_client_t *c, double now) {
-  simmon_t *s = SIMMON_OF(c, worker_client);
-  lw_msg_t out[4];
-  size_t n = lw_worker_run(&s->m.worker, now, s->sim->progress, &s->m.rd, out), i;
-  for (i = 0; i < n; i++) {
-    ASSERT_LT(s->nq, 64);
-    s->queue[s->nq] = out[i];
-    s->queue_at[s->nq++] = now;
-  }
-}
-static double sm_async_due(lw_client_t *c) {
-  simmon_t *s = SIMMON_OF(c, async_client);
-  return s->nq ? s->queue_at[0] : LW_NEVER;
-}
-static void sm_async_run(lw_client_t *c, double now) {
-  simmon_t *s = SIMMON_OF(c, async_client);
-  size_t n = 0, i;
-  while (n < s->nq && s->queue_at[n] <= now) n++;
-  for (i = 0; i < n; i++) lw_monitors_receive(&s->m, &s->queue[i], now);
-  memmove(s->queue, s->queue + n, (s->nq - n) * sizeof(*s->queue));
-  memmove(s->queue_at, s->queue_at + n, (s->nq - n) * sizeof(*s->queue_at));
-  s->nq -= n;
-}
-static double sm_main_due(lw_client_t *c) {
-  return lw_monitors_next_due(&SIMMON_OF(c, main_client)->m);
-}
-static void sm_main_run(lw_client_t *c, double now) {
-  simmon_t *s = SIMMON_OF(c, main_client);
-  if (lw_monitors_run(&s->m, now)) lw_monitors_flushed(&s->m, now);
-}
-static void sm_main_iteration(lw_client_t *c, double now) {
-  lw_monitors_iteration(&SIMMON_OF(c, main_client)->m, now);
-}
-
-static void simmon_init(simmon_t *s, lw_platform_t platform) {
-  lw_conditions_config_t ccfg;
-  lw_monitors_config_t cfg;
-  lw_readings_t rd;
-  int i;
-  memset(s, 0, sizeof(*s));
-  s->sim = lw_sim_new(platform, 0);
-  ASSERT_NOT_NULL(s->sim);
-  lw_conditions_config_default(&ccfg);
-  ASSERT_EQ(lw_conditions_init(&s->c, &ccfg), LW_OK);
-  lw_monitors_config_default(&cfg, &s->c);
-  memset(&rd, 0, sizeof(rd));
-  rd.wall = sm_wall;
-  rd.sleep_pair = sm_pair;
-  rd.idle = sm_idle;
-  rd.data = s->sim;
-  rd.mono_includes_sleep = lw_sim_mono_includes_sleep(s->sim);
-  ASSERT_EQ(lw_monitors_init(&s->m, &s->c, &cfg, &rd), LW_OK);
-  s->cond_client.next_due = sm_cond_due;
-  s->cond_client.run = sm_cond_run;
-  s->worker_client.next_due = sm_worker_due;
-  s->worker_client.run = sm_worker_run;
-  s->worker_client.thread = LW_THREAD_WORKER;
-  s->async_client.next_due = sm_async_due;
-  s->async_client.run = sm_async_run;
-  s->main_client.next_due = sm_main_due;
-  s->main_client.run = sm_main_run;
-  s->main_client.iteration = sm_main_iteration;
-  s->main_client.is_timer = 1;
-  lw_sim_add(s->sim, &s->cond_client);
-  lw_sim_add(s->sim, &s->worker_client);
-  lw_sim_add(s->sim, &s->async_client);
-  lw_sim_add(s->sim, &s->main_client);
-  for (i = 0; i < LW_MON_COUNT; i++) lw_monitors_start(&s->m, (lw_mon_t)i, 0);
-}
-
-static void simmon_advance(simmon_t *s, double target) {
-  int steps = 0;
-  while (lw_sim_step(s->sim, target) != NULL) ASSERT_LT(++steps, 1000000);
-  ASSERT_DBL_EQ(lw_sim_now(s->sim), target);
-}
-
-static void simmon_free(simmon_t *s) {
-  lw_sim_remove(s->sim, &s->main_client);
-  lw_sim_remove(s->sim, &s->async_client);
-  lw_sim_remove(s->sim, &s->worker_client);
-  lw_sim_remove(s->sim, &s->cond_client);
-  lw_monitors_free(&s->m);
-  lw_conditions_free(&s->c);
-  lw_sim_unref(s->sim);
-}
-
-/* SPEC §8: block 6 s -> one hang episode and one worker hang; pause 6 s -> one pause episode,
- * no hang; on every platform. */
-TEST_IMPL(monitors_sim_block_and_pause) {
-  int platform, pause;
-  for (platform = 0; platform < 3; platform++) {
-    for (pause = 0; pause <= 1; pause++) {
-      simmon_t s;
-      const lw_event_t *ev;
-      TEST_CONTEXT("platform %d, %s", platform, pause ? "pause" : "block");
-      simmon_init(&s, (lw_platform_t)platform);
-      simmon_advance(&s, 10000);
-      ASSERT_EQ(stalls_total(&s.c), 0);
-      ASSERT_EQ(s.c.jumps[LW_JUMP_SUSPEND] + s.c.jumps[LW_JUMP_STEP], 0);
-      ASSERT_EQ(s.c.nevents, 0);
-      if (pause) {
-        lw_sim_pause(s.sim, 6000);
-      } else {
-        lw_sim_block(s.sim, 6000);
-      }
-      simmon_advance(&s, 30000);
-      ASSERT_EQ(s.c.jumps[LW_JUMP_SUSPEND] + s.c.jumps[LW_JUMP_STEP], 0);
-      if (pause) {
-        ASSERT_EQ(s.c.stalls[LW_KIND_PAUSE], 1);
-        ASSERT_EQ(s.c.stalls[LW_KIND_HANG], 0);
-        ASSERT_EQ(s.m.worker_hangs, 0);
-        ASSERT_EQ(count_events(&s.c, LW_EVENT_WORKER_HANG), 0);
-        ASSERT_GT(discarded_of(&s.c, LW_REASON_PAUSE), 0);
-      } else {
-        ASSERT_EQ(s.c.stalls[LW_KIND_HANG], 1);
-        ASSERT_EQ(stalls_total(&s.c), 1);
-        ASSERT_EQ(s.m.worker_hangs, 1);
-        ASSERT_EQ(count_events(&s.c, LW_EVENT_WORKER_HANG), 1);
-        ev = find_event(&s.c, LW_EVENT_WORKER_HANG);
-        ASSERT_DBL_EQ(ev->end, 16000); /* the main thread resumed at the end of the block */
-        ASSERT_EQ(discarded_total(&s.c), 0);
-      }
-      ev = find_event(&s.c, LW_EVENT_STALL);
-      ASSERT_NOT_NULL(ev);
-      ASSERT_EQ(ev->kind, pause ? LW_KIND_PAUSE : LW_KIND_HANG);
-      ASSERT_EQ(count_events(&s.c, LW_EVENT_STALL), 1);
-      ASSERT_CONSERVATION(&s.c);
-      simmon_free(&s);
-    }
-  }
   return 0;
 }

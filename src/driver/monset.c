@@ -1,0 +1,342 @@
+#include "monset.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "../platform/clocks.h"
+
+#define LW_MONSET_OF(client, member) \
+  ((lw_monset_t *)(void *)((char *)(client) - offsetof(lw_monset_t, member)))
+
+double lw_monset_now(const lw_monset_t *s) { return s->sim ? lw_sim_now(s->sim) : lw_uv_now(s->uv); }
+
+/* Readings ----------------------------------------------------------------------------------- */
+
+static double sim_wall(void *d) { return lw_sim_wall(d); }
+static int sim_pair(void *d, double *a, double *b) {
+  lw_sim_sleep_pair(d, a, b);
+  return 0;
+}
+static double sim_idle(void *d) { return lw_sim_idle(d); }
+
+static double rt_wall(void *d) {
+  (void)d;
+  return lw_clock_wall_ms();
+}
+static int rt_pair(void *d, double *a, double *b) {
+  (void)d;
+  return lw_clock_sleep_pair_ms(a, b);
+}
+static double rt_idle(void *d) {
+  lw_monset_t *s = d;
+  return (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+}
+
+/* Messages ----------------------------------------------------------------------------------- */
+
+/* Simulation: the worker's messages wait in the queue until the main thread runs. A message
+ * that cannot be queued is counted as lost. */
+static void sim_queue_push(lw_monset_t *s, const lw_msg_t *msgs, size_t n, double at) {
+  size_t i, cap;
+  for (i = 0; i < n; i++) {
+    cap = s->queue_cap;
+    if (lw__grow((void **)&s->queue, &cap, s->nqueue + 1, sizeof(*s->queue)) != LW_OK) {
+      s->c->lost += n - i;
+      return;
+    }
+    cap = s->queue_cap;
+    if (lw__grow((void **)&s->queue_at, &cap, s->nqueue + 1, sizeof(*s->queue_at)) != LW_OK) {
+      s->c->lost += n - i;
+      return;
+    }
+    s->queue_cap = cap;
+    s->queue[s->nqueue] = msgs[i];
+    s->queue_at[s->nqueue++] = at;
+  }
+}
+
+/* Receives every message that has arrived by `now`. Returns 1 if there were any. */
+static int receive_arrived(lw_monset_t *s, double now) {
+  const lw_msg_t *msgs;
+  size_t n = 0;
+  if (s->sim) {
+    while (n < s->nqueue && s->queue_at[n] <= now) n++;
+    if (n == 0) return 0;
+    lw_monitors_receive(&s->core, s->queue, n, now);
+    memmove(s->queue, s->queue + n, (s->nqueue - n) * sizeof(*s->queue));
+    memmove(s->queue_at, s->queue_at + n, (s->nqueue - n) * sizeof(*s->queue_at));
+    s->nqueue -= n;
+    return 1;
+  }
+  if (!s->uv_ready || !lw_uvworker_pending(&s->uw)) return 0;
+  n = lw_uvworker_drain(&s->uw, &msgs, &s->c->lost);
+  lw_monitors_receive(&s->core, msgs, n, now);
+  return 1;
+}
+
+int lw_monset_evidence(lw_monset_t *s, double now) {
+  size_t before = s->c->nevents;
+  int got = receive_arrived(s, now);
+  lw_monitors_evidence(&s->core, now, 0);
+  return got || s->c->nevents != before;
+}
+
+/* Hands events over, and the batches when `flush`; then the batches start again. */
+static void hand_over(lw_monset_t *s, int flush, int from_loop, double now) {
+  if (s->owner.deliver) s->owner.deliver(s->owner.data, flush, from_loop);
+  if (flush) lw_monitors_flushed(&s->core, now);
+}
+
+/* Main-thread timers: run what is due, hand events over, flush the batches when due. */
+static void main_run(lw_monset_t *s, double now, int from_loop) {
+  int flush;
+  if (s->owner.read) s->owner.read(s->owner.data);
+  flush = lw_monitors_run(&s->core, now);
+  hand_over(s, flush, from_loop, now);
+}
+
+/* Clients ------------------------------------------------------------------------------------- */
+
+static double main_next_due(lw_client_t *c) {
+  return lw_monitors_next_due(&LW_MONSET_OF(c, main_client)->core);
+}
+static void main_run_cb(lw_client_t *c, double now) {
+  lw_monset_t *s = LW_MONSET_OF(c, main_client);
+  main_run(s, now, s->sim == NULL);
+}
+static int main_evidence_cb(lw_client_t *c, double now) {
+  return lw_monset_evidence(LW_MONSET_OF(c, main_client), now);
+}
+static void main_iteration_cb(lw_client_t *c, double now) {
+  lw_monitors_iteration(&LW_MONSET_OF(c, main_client)->core, now);
+}
+
+static double async_next_due(lw_client_t *c) {
+  lw_monset_t *s = LW_MONSET_OF(c, async_client);
+  return s->nqueue ? s->queue_at[0] : LW_NEVER;
+}
+static void async_run_cb(lw_client_t *c, double now) {
+  lw_monset_t *s = LW_MONSET_OF(c, async_client);
+  receive_arrived(s, now);
+  hand_over(s, 0, 0, now);
+}
+
+static double worker_next_due(lw_client_t *c) {
+  return lw_worker_next_due(&LW_MONSET_OF(c, worker_client)->core.worker);
+}
+static void worker_run_cb(lw_client_t *c, double now) {
+  lw_monset_t *s = LW_MONSET_OF(c, worker_client);
+  lw_msg_t out[LW_WORKER_MSGS_MAX];
+  size_t n = lw_worker_run(&s->core.worker, now, s->sim->progress, &s->core.rd, out);
+  if (n) sim_queue_push(s, out, n, now);
+}
+
+/* Real time: main-loop handles -------------------------------------------------------------- */
+
+static void async_cb(uv_async_t *a) {
+  lw_monset_t *s = a->data;
+  double now = lw_uv_now(s->uv);
+  lw_uvworker_progress(&s->uw, now);
+  if (receive_arrived(s, now)) hand_over(s, 0, 1, now);
+  lw_uv_rearm(s->uv);
+}
+
+static void prepare_cb(uv_prepare_t *p) {
+  lw_monset_t *s = p->data;
+  double now = lw_uv_now(s->uv);
+  lw_uvworker_progress(&s->uw, now);
+  lw_monitors_iteration(&s->core, now);
+  lw_uv_rearm(s->uv);
+}
+
+static void handle_closed(uv_handle_t *h) {
+  lw_monset_t *s = h->data;
+  if (--s->open_handles == 0 && s->owner.closed) s->owner.closed(s->owner.data);
+}
+
+static int uv_setup(lw_monset_t *s) {
+  uv_loop_t *loop = s->uv->timer.loop;
+  int rc = lw_uvworker_init(&s->uw, &s->core.worker, &s->core.rd, s->uv->origin_ns, &s->async);
+  if (rc != 0) return rc;
+  rc = uv_async_init(loop, &s->async, async_cb);
+  if (rc != 0) {
+    lw_uvworker_free(&s->uw);
+    return rc;
+  }
+  uv_prepare_init(loop, &s->prepare);
+  s->prepare.data = s->async.data = s;
+  uv_unref((uv_handle_t *)&s->prepare);
+  uv_unref((uv_handle_t *)&s->async);
+  s->open_handles = 2;
+  s->uv_ready = 1;
+  return 0;
+}
+
+/* Puts the real-time pieces in line with what runs: the prepare hook for loopBlock and
+ * liveness, the worker thread for worker and liveness. Returns the thread's start error. */
+static int uv_sync(lw_monset_t *s) {
+  lw_monitors_t *k = &s->core;
+  int rc = 0;
+  if (!s->uv_ready || uv_is_closing((uv_handle_t *)&s->async)) return 0;
+  if (k->running[LW_MON_LOOPBLOCK] || k->running[LW_MON_LIVENESS])
+    uv_prepare_start(&s->prepare, prepare_cb);
+  else
+    uv_prepare_stop(&s->prepare);
+  if (lw_monitors_worker_needed(k)) rc = lw_uvworker_start(&s->uw);
+  lw_uv_rearm(s->uv);
+  return rc;
+}
+
+/* Life cycle -------------------------------------------------------------------------------- */
+
+int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_t *cfg,
+                   lw_sim_t *sim, lw_uv_t *uv, const lw_monset_owner_t *owner) {
+  lw_readings_t rd;
+  int rc;
+  memset(s, 0, sizeof(*s));
+  s->c = c;
+  s->sim = sim;
+  if (sim) lw_sim_ref(sim); /* released by lw_monset_free(), whatever happens here */
+  s->uv = sim ? NULL : uv;
+  s->owner = *owner;
+  memset(&rd, 0, sizeof(rd));
+  if (sim) {
+    rd.wall = sim_wall;
+    rd.sleep_pair = sim_pair;
+    rd.idle = sim_idle;
+    rd.data = sim;
+    rd.mono_includes_sleep = lw_sim_mono_includes_sleep(sim);
+  } else {
+    rd.wall = rt_wall;
+    rd.sleep_pair = rt_pair;
+    rd.idle = rt_idle;
+    rd.data = s;
+#if defined(__APPLE__) || defined(_WIN32)
+    rd.mono_includes_sleep = 1;
+#endif
+  }
+  rc = lw_monitors_init(&s->core, c, cfg, &rd);
+  if (rc != LW_OK) return rc;
+  s->main_client.next_due = main_next_due;
+  s->main_client.run = main_run_cb;
+  s->main_client.evidence = main_evidence_cb;
+  s->main_client.thread = LW_THREAD_MAIN;
+  s->main_client.is_timer = 1;
+  if (sim) {
+    s->main_client.iteration = main_iteration_cb;
+    s->async_client.next_due = async_next_due;
+    s->async_client.run = async_run_cb;
+    s->async_client.thread = LW_THREAD_MAIN;
+    s->worker_client.next_due = worker_next_due;
+    s->worker_client.run = worker_run_cb;
+    s->worker_client.thread = LW_THREAD_WORKER;
+    /* At equal times the worker runs first: a thread that resumes reports what it saw before
+     * the main samples of that instant are judged. */
+    lw_sim_add(sim, &s->worker_client);
+    lw_sim_add(sim, &s->async_client);
+    lw_sim_add(sim, &s->main_client);
+  } else {
+    rc = uv_setup(s);
+    if (rc != 0) return rc;
+    lw_sched_add(&uv->sched, &s->main_client);
+  }
+  s->registered = 1;
+  return LW_OK;
+}
+
+void lw_monset_free(lw_monset_t *s) {
+  lw_monitors_free(&s->core);
+  if (s->uv_ready) lw_uvworker_free(&s->uw);
+  lw__free(s->queue);
+  lw__free(s->queue_at);
+  if (s->sim) lw_sim_unref(s->sim);
+  memset(s, 0, sizeof(*s));
+}
+
+static void unregister(lw_monset_t *s) {
+  if (!s->registered) return;
+  s->registered = 0;
+  if (s->sim) {
+    lw_sim_remove(s->sim, &s->main_client);
+    lw_sim_remove(s->sim, &s->async_client);
+    lw_sim_remove(s->sim, &s->worker_client);
+  } else {
+    lw_sched_remove(&s->uv->sched, &s->main_client);
+  }
+}
+
+void lw_monset_close(lw_monset_t *s) {
+  unregister(s);
+  if (!s->uv_ready) return;
+  lw_uvworker_stop(&s->uw);
+  if (uv_is_closing((uv_handle_t *)&s->async)) return;
+  uv_close((uv_handle_t *)&s->prepare, handle_closed);
+  uv_close((uv_handle_t *)&s->async, handle_closed);
+}
+
+/* Monitors ---------------------------------------------------------------------------------- */
+
+int lw_monset_running(const lw_monset_t *s, lw_mon_t mon) {
+  return (unsigned)mon < LW_MON_COUNT && s->core.running[mon];
+}
+
+static int is_worker(lw_mon_t mon) { return mon == LW_MON_WORKER || mon == LW_MON_LIVENESS; }
+
+int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
+  double now;
+  int rc = 0;
+  if ((unsigned)mon >= LW_MON_COUNT || s->core.running[mon] || !s->registered) return 0;
+  now = lw_monset_now(s);
+  /* The worker's half is the worker thread's while it runs: change it with the thread stopped. */
+  if (is_worker(mon) && s->uv_ready) lw_uvworker_stop(&s->uw);
+  lw_monitors_start(&s->core, mon, now);
+  if (s->uv_ready) rc = uv_sync(s);
+  if (rc != 0) {
+    /* No thread (no file descriptor, a thread limit): the worker's monitors do not run. */
+    s->worker_error = rc;
+    lw_monitors_stop(&s->core, LW_MON_WORKER, now);
+    lw_monitors_stop(&s->core, LW_MON_LIVENESS, now);
+    uv_sync(s);
+  }
+  return rc;
+}
+
+void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
+  double now;
+  if ((unsigned)mon >= LW_MON_COUNT || !s->core.running[mon]) return;
+  now = lw_monset_now(s);
+  if (is_worker(mon) && s->uv_ready) lw_uvworker_stop(&s->uw);
+  lw_monitors_stop(&s->core, mon, now);
+  if (s->uv_ready) uv_sync(s);
+  /* The last stop flushes at once. */
+  if (lw_monitors_next_due(&s->core) <= now) main_run(s, now, 0);
+}
+
+void lw_monset_flush(lw_monset_t *s) { hand_over(s, 1, 0, lw_monset_now(s)); }
+
+void lw_monset_finish(lw_monset_t *s) {
+  double now;
+  int i;
+  if (s->finished) return;
+  s->finished = 1;
+  /* The final evidence: the worker's last messages (the thread stopped, so nothing more
+   * comes), then one clock reading. */
+  if (s->uv_ready) lw_uvworker_stop(&s->uw);
+  now = lw_monset_now(s);
+  receive_arrived(s, now);
+  lw_monitors_evidence(&s->core, now, 1);
+  lw_conditions_dispose(s->c, now);
+  for (i = 0; i < LW_MON_COUNT; i++) lw_monitors_stop(&s->core, (lw_mon_t)i, now);
+  if (s->uv_ready) uv_sync(s);
+  hand_over(s, 1, 0, now);
+}
+
+const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return &s->core.batch[mon]; }
+const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return &s->core.self_lag_batch; }
+
+size_t lw_monset_memory(const lw_monset_t *s) {
+  size_t n = sizeof(*s) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++) n += s->core.batch[i].cap * sizeof(double);
+  return n + s->core.self_lag_batch.cap * sizeof(double);
+}

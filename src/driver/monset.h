@@ -1,0 +1,101 @@
+/* A monitor set's wiring (SPEC §6): the core's monitors (src/core/monitors.c) driven by the
+ * simulation or by libuv, with everything between the rules and the JS binding:
+ *
+ * - the clocks the rules read (lw_readings_t): the simulation's, or the platform's;
+ * - the worker thread and its messages: in the simulation a client of its own and a timestamped
+ *   queue; in real time src/driver/uvworker.c and a uv_async_t of the main loop;
+ * - the main-thread hooks: loopBlock's iteration hook and the progress stamp (the simulation's
+ *   turns, or an unref'd uv_prepare_t) and the timers (one client of the thread's driver);
+ * - evidence before judgment (SPEC §4): whenever the main thread runs, the worker's messages
+ *   that have arrived and a due clockDrift reading are applied before anything is judged (the
+ *   client's evidence hook, which the drivers call first);
+ * - the flush protocol: events and, when due, the batches are handed to the owner;
+ * - stopping without loss: lw_monset_finish() gathers the final evidence, resolves every held
+ *   sample and reports every waiting episode.
+ *
+ * The owner (the binding) gets callbacks and never touches these fields. All functions run on
+ * the main thread. */
+#ifndef LW_DRIVER_MONSET_H_
+#define LW_DRIVER_MONSET_H_
+
+#include "../core/monitors.h"
+#include "sim.h"
+#include "uv.h"
+#include "uvworker.h"
+
+typedef struct lw_monset_s lw_monset_t;
+
+typedef struct lw_monset_owner_s {
+  /* Before the main-thread timers run: the owner asks the lifecycle reader, if it has one. */
+  void (*read)(void *data);
+  /* Events are queued in the conditions and, with `batches`, the batches are ready: hand them
+   * over now (lw_monset_batches() reads them). `from_loop`: called from a libuv callback. */
+  void (*deliver)(void *data, int batches, int from_loop);
+  /* Real time: the last handle of the set is closed; lw_monset_free() may run. */
+  void (*closed)(void *data);
+  void *data;
+} lw_monset_owner_t;
+
+struct lw_monset_s {
+  /* private */
+  lw_client_t main_client;   /* main-thread timers and the evidence hook */
+  lw_client_t async_client;  /* simulation: the worker's messages reaching the main thread */
+  lw_client_t worker_client; /* simulation: the worker thread */
+  lw_monitors_t core;
+  lw_conditions_t *c;
+  lw_sim_t *sim; /* the simulation, or NULL in real time */
+  lw_uv_t *uv;   /* the thread's uv driver in real time */
+  lw_monset_owner_t owner;
+  int registered;
+  int finished;
+  int worker_error; /* the libuv error of the last worker start that failed, or 0 */
+
+  /* Simulation: the worker's messages in flight, with the time each was sent. */
+  lw_msg_t *queue;
+  double *queue_at;
+  size_t nqueue;
+  size_t queue_cap;
+
+  /* Real time. */
+  int uv_ready;
+  unsigned open_handles;
+  uv_prepare_t prepare;
+  uv_async_t async;
+  lw_uvworker_t uw;
+};
+
+/* Sets up a set on `c`: on `sim` if not NULL, else in real time on `uv`. Registers with the
+ * driver. Returns LW_OK, LW_EINVAL (a config field out of range), LW_ENOMEM, or a libuv error
+ * (negative) when a handle cannot be made; nothing is left registered on failure and
+ * lw_monset_free() releases what was made. */
+int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_t *cfg,
+                   lw_sim_t *sim, lw_uv_t *uv, const lw_monset_owner_t *owner);
+/* Frees the memory; in real time only after `closed` (or if init failed). */
+void lw_monset_free(lw_monset_t *s);
+
+double lw_monset_now(const lw_monset_t *s);
+int lw_monset_running(const lw_monset_t *s, lw_mon_t mon);
+/* Starts a monitor. Returns 0, or the libuv error of a worker thread that cannot start (no file
+ * descriptor, no thread): `worker` and `liveness` then do not run, the rest does. */
+int lw_monset_start(lw_monset_t *s, lw_mon_t mon);
+/* Stops a monitor; the last one to stop hands the batches over. */
+void lw_monset_stop(lw_monset_t *s, lw_mon_t mon);
+/* Hands the batches over now. */
+void lw_monset_flush(lw_monset_t *s);
+/* Evidence first: receives the worker's messages that have arrived by `now` and takes a due
+ * clockDrift reading. Returns 1 if that queued events. */
+int lw_monset_evidence(lw_monset_t *s, double now);
+/* SPEC §4, stopping the whole set: stops the worker thread and receives its last messages,
+ * takes one clockDrift reading, resolves every held sample and reports every waiting episode
+ * (lw_conditions_dispose), stops every monitor and hands everything over. Idempotent. */
+void lw_monset_finish(lw_monset_t *s);
+/* Unregisters from the driver, stops the thread and closes the handles (real time: `closed`
+ * follows, maybe at once). Idempotent. */
+void lw_monset_close(lw_monset_t *s);
+/* The batches of recorded values, per monitor, and the worker's self-lag batch. */
+const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon);
+const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s);
+/* Native memory the set holds, for the owner to report to its garbage collector. */
+size_t lw_monset_memory(const lw_monset_t *s);
+
+#endif /* LW_DRIVER_MONSET_H_ */

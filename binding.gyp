@@ -15,6 +15,12 @@
         "src/driver/uvworker.c",
         "src/driver/monset.c",
         "src/platform/clocks.c",
+        "src/binding/args.c",
+        "src/binding/events.c",
+        "src/binding/simulation.c",
+        "src/binding/conditions.c",
+        "src/binding/validators.c",
+        "src/binding/tracker.c",
         "src/binding/binding.c",
         "src/binding/monitors.c"
       ],

@@ -5,19 +5,15 @@ const native = require('./native');
 const { Conditions, createConditions } = require('./conditions');
 const { typeError, checkOptions, checkFunction } = require('./util');
 
-const NAMES = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness',
-  'clockDrift', 'timerThrottle'];
-// Per-monitor options and the native option each maps to.
-const OPTION_KEYS = {
-  driftLag: ['intervalMs'],
-  macrotaskLag: ['intervalMs'],
-  loopBlock: [],
-  idleAvailability: ['intervalMs'],
-  worker: ['intervalMs'],
-  liveness: ['intervalMs'],
-  clockDrift: ['intervalMs', 'suspendMinMs', 'stepMinMs', 'sleepClock'],
-  timerThrottle: ['lateMs', 'firings'],
-};
+// The monitors and their options, as the C core names them ('driftLag.intervalMs', ...);
+// `sleepClock` is clockDrift's one boolean option.
+const NAMES = native.monNames();
+const OPTION_KEYS = Object.fromEntries(NAMES.map((n) => [n, []]));
+for (const option of native.monOptions()) {
+  const dot = option.indexOf('.');
+  if (dot > 0) OPTION_KEYS[option.slice(0, dot)].push(option.slice(dot + 1));
+}
+OPTION_KEYS.clockDrift.push('sleepClock');
 
 let current = null; // the one setupAllMonitors of this JS thread
 

@@ -1,7 +1,9 @@
 'use strict';
 // `npm test`: every suite, in order, each one's own output shown; exits non-zero if any failed.
 //  1. the C unit tests of the core, built and run twice: plain and under ASan + UBSan;
-//  1b. the worker thread and its queue under ThreadSanitizer, with real threads (libuv1-dev);
+//  1a. the same C tests under valgrind (memcheck: uninitialised reads, leaks);
+//  1b. the monitor set's worker thread under ThreadSanitizer, with real threads (libuv1-dev);
+//  1c. a libFuzzer target over the core's C API, a fixed number of runs (clang, ASan + UBSan);
 //  2. the shared conformance check of SPEC §2–§5, when ../shared is beside the checkout;
 //  3. the mocha tests of the JS API (simulation, bad input, real clock, worker_threads);
 //  4. the same mocha tests again against an ASan + UBSan build of the whole addon (core, drivers
@@ -13,6 +15,8 @@ const path = require('path');
 
 const root = path.resolve(__dirname, '..');
 const mocha = require.resolve('mocha/bin/mocha.js');
+// The suites; .mocharc.json names none, so that `npx mocha test/<file>` runs that file only.
+const SPECS = ['test/*.test.js', 'test/e2e/*.test.js'];
 const failed = [];
 
 let ran = 0;
@@ -40,16 +44,19 @@ function buildAsanAddon() {
 }
 
 step('C core (plain + ASan/UBSan)', 'make', ['-s', '-C', 'test/c']);
+step('C core under valgrind', 'valgrind', ['-q', '--error-exitcode=1', '--leak-check=full',
+  '--errors-for-leak-kinds=definite', '--trace-children=yes', 'test/c/out/runner']);
 step('worker thread under TSan', 'make', ['-s', '-C', 'test/tsan']);
+step('fuzzing the core (libFuzzer, ASan/UBSan)', 'make', ['-s', '-C', 'test/fuzz']);
 const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
 if (fs.existsSync(conformance)) step('conformance', process.execPath, [conformance]);
-step('mocha', process.execPath, [mocha]);
+step('mocha', process.execPath, [mocha, ...SPECS]);
 const asan = buildAsanAddon();
 if (asan) {
   const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();
   // Node itself is not built for LeakSanitizer (it keeps much alive until exit): leaks of the
   // core are checked by the C tests; here ASan checks every access and UBSan every operation.
-  step('mocha, addon under ASan/UBSan', process.execPath, [mocha], {
+  step('mocha, addon under ASan/UBSan', process.execPath, [mocha, ...SPECS], {
     LAGWATCH_ADDON: asan,
     LD_PRELOAD: libasan,
     ASAN_OPTIONS: 'detect_leaks=0:abort_on_error=1',

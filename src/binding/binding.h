@@ -39,7 +39,16 @@ typedef struct lwb_cond_s {
   int has_reader; /* a lifecycle reader is set in JS: monitors ask it before their timers */
   struct lw_monset_s *set; /* the monitor set running on these conditions, if any */
   uint64_t lost_logged;    /* core.lost already handed to JS */
+  int64_t reported;        /* bytes of native memory reported to V8 */
 } lwb_cond_t;
+
+/* A function table entry, registered by lwb_export(). */
+typedef struct lwb_fn_s {
+  const char *name;
+  napi_callback fn;
+} lwb_fn_t;
+
+int lwb_export(napi_env env, napi_value exports, const lwb_fn_t *fns, size_t n);
 
 void lwb_env_unref(lwb_env_t *e);
 /* A uv handle of this thread finished closing; the cleanup hook completes after the last. */
@@ -50,8 +59,11 @@ int lwb_is_undefined(napi_env env, napi_value v);
 int lwb_arg_number(napi_env env, napi_value v, const char *name, double *out);
 int lwb_throw_range(napi_env env, const char *name, const char *what);
 int lwb_arg_nonneg(napi_env env, napi_value v, const char *name, double *out);
-int lwb_arg_finite(napi_env env, napi_value v, const char *name, double *out);
+/* A string of at most `cap - 1` bytes into `buf` (always NUL-terminated); a longer one leaves
+ * `buf` empty and `*len` >= cap, so that the caller's range check names it. */
 int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size_t cap, size_t *len);
+/* A tracker reason: 1 to 64 characters of [a-z0-9_.-], else RangeError. */
+int lwb_arg_reason(napi_env env, napi_value v, const char *name, char *buf, size_t *len);
 void *lwb_unwrap_tagged(napi_env env, napi_value v, const napi_type_tag *tag, const char *what);
 lwb_env_t *lwb_get_env(napi_env env);
 napi_value lwb_make_number(napi_env env, double d);
@@ -68,9 +80,21 @@ typedef int (*lwb_extra_cb)(napi_env env, napi_value arr, uint32_t *len, void *d
 int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data);
 lwb_cond_t *lwb_get_cond(napi_env env, napi_value v);
 void lwb_cond_rearm(lwb_cond_t *c);
+/* Tells V8 how much native memory the conditions hold now (napi_adjust_external_memory), so
+ * that its garbage collector runs when many are made and dropped. */
+void lwb_cond_report_memory(lwb_cond_t *c);
 void lwb_cond_unref(napi_env env, lwb_cond_t *c);
 
-/* monitors.c */
+lw_sim_t *lwb_get_sim(napi_env env, napi_value v);
+/* Throws what the core refused (LW_EINVAL, LW_ELIMIT: a RangeError naming `prefix` + the field;
+ * LW_EDISPOSED; LW_ENOMEM) and returns -1; returns 0 for LW_OK. */
+int lwb_throw_core(napi_env env, int rc, const lw_err_t *err, const char *prefix);
+
+/* Each file's functions, registered on the module's exports. */
+int lwb_sim_init(napi_env env, napi_value exports);
+int lwb_conditions_init(napi_env env, napi_value exports);
+int lwb_validators_init(napi_env env, napi_value exports);
+int lwb_tracker_init(napi_env env, napi_value exports);
 int lwb_monitors_init(napi_env env, napi_value exports);
 void lwb_monitors_cleanup(lwb_env_t *e);
 

@@ -219,10 +219,6 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   int rc;
   if (lwb_get_args(env, info, 3, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
-  if (c->core.disposed) {
-    napi_throw_error(env, "ERR_LAGWATCH_DISPOSED", "lagwatch: the conditions are disposed");
-    return NULL;
-  }
   lw_monitors_config_default(&cfg, &c->core);
   if (!isfinite(cfg.stall_threshold_ms)) cfg.stall_threshold_ms = 5000;
   if (parse_config(env, argv[2], &cfg)) return NULL;
@@ -241,10 +237,10 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   if (rc != LW_OK) {
     lw_monset_free(&m->set);
     free(m);
-    if (rc == LW_ENOMEM)
-      napi_throw_error(env, "ERR_MEMORY", "lagwatch: cannot create the monitors");
-    else
+    if (rc == LW_ETHREAD)
       napi_throw_error(env, "ERR_LAGWATCH_UV", "lagwatch: cannot set up the monitors' handles");
+    else
+      lwb_throw_core(env, rc, NULL, "");
     return NULL;
   }
   c->refs++;
@@ -258,6 +254,7 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
     return NULL;
   }
   report_memory(m, (int64_t)lw_monset_memory(&m->set));
+  lwb_cond_report_memory(c); /* the set's validators */
   LW_NAPI_CALL(env, napi_type_tag_object(env, ext, &mon_tag));
   LW_NAPI_CALL(env, napi_create_reference(env, argv[1], 0, &m->self));
   return ext;
@@ -282,13 +279,14 @@ static napi_value b_mon_start(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 2, argv)) return NULL;
   if ((m = get_mon(env, argv[0])) == NULL || arg_mon_name(env, argv[1], &mon)) return NULL;
   if (!m->set.registered) return NULL; /* after the environment's teardown: nothing */
-  if (m->cond->core.disposed) {
-    napi_throw_error(env, "ERR_LAGWATCH_DISPOSED", "lagwatch: the conditions are disposed");
-    return NULL;
-  }
   rc = lw_monset_start(&m->set, mon);
   keep_alive(env, m);
-  if (rc == 0) return NULL;
+  if (rc == LW_OK) return NULL;
+  if (rc != LW_ETHREAD) {
+    lwb_throw_core(env, rc, NULL, "");
+    return NULL;
+  }
+  rc = lw_monset_worker_error(&m->set);
   snprintf(msg, sizeof(msg), "%s: %s", uv_err_name(rc), uv_strerror(rc));
   return lwb_make_string(env, msg);
 }
@@ -312,6 +310,7 @@ static napi_value b_mon_finish(napi_env env, napi_callback_info info) {
   if ((m = get_mon(env, argv[0])) == NULL) return NULL;
   lw_monset_finish(&m->set);
   keep_alive(env, m);
+  report_memory(m, (int64_t)lw_monset_memory(&m->set));
   return NULL;
 }
 
@@ -365,21 +364,39 @@ static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
   return o;
 }
 
+/* monNames() -> the monitors' names, in the core's order; monOptions() -> the names of the
+ * options a user may set ('driftLag.intervalMs', ...). lib/ builds its tables from these. */
+static napi_value names_array(napi_env env, size_t n, const char *(*name)(size_t)) {
+  napi_value arr;
+  size_t i;
+  LW_NAPI_CALL(env, napi_create_array_with_length(env, n, &arr));
+  for (i = 0; i < n; i++) {
+    napi_value s = lwb_make_string(env, name(i));
+    if (s == NULL) return NULL;
+    LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, s));
+  }
+  return arr;
+}
+
+static const char *mon_name_at(size_t i) { return lw_mon_name((lw_mon_t)i); }
+
+static napi_value b_mon_names(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, LW_MON_COUNT, mon_name_at);
+}
+
+static napi_value b_mon_options(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, lw_monitors_option_count(), lw_monitors_option_name);
+}
+
 int lwb_monitors_init(napi_env env, napi_value exports) {
-  static const struct {
-    const char *name;
-    napi_callback fn;
-  } fns[] = {
+  static const lwb_fn_t fns[] = {
+      {"monNames", b_mon_names}, {"monOptions", b_mon_options},
       {"monCreate", b_mon_create}, {"monCheck", b_mon_check}, {"monStart", b_mon_start},
       {"monStop", b_mon_stop}, {"monFinish", b_mon_finish}, {"monRunning", b_mon_running},
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monPausedWhileHidden", b_mon_paused_while_hidden},
   };
-  size_t i;
-  for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
-    napi_value f;
-    LW_NAPI_CALL_RET(env, napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f), -1);
-    LW_NAPI_CALL_RET(env, napi_set_named_property(env, exports, fns[i].name, f), -1);
-  }
-  return 0;
+  return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

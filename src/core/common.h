@@ -26,8 +26,25 @@ enum {
   LW_ENOMEM = -2,   /* allocation failed; nothing changed */
   LW_ELIMIT = -3,   /* a documented bound (open intervals, reasons) is reached */
   LW_ENOENT = -4,   /* no such interval, validator or token */
-  LW_EDISPOSED = -5 /* the object was disposed */
+  LW_EDISPOSED = -5, /* the object was disposed */
+  LW_ETHREAD = -6    /* the OS refused a thread or what it needs (a file descriptor) */
 };
+
+/* What a call refused: filled by a call that returns LW_EINVAL or LW_ELIMIT (check, then commit:
+ * nothing changed), so that a binding names the argument without checking the rule itself. */
+typedef struct lw_err_s {
+  const char *field; /* the argument, by its public name ("start", "holdMs", ...) */
+  const char *range; /* what it must be ("a finite number >= 0", ...) */
+} lw_err_t;
+
+/* Fills `*err` (when not NULL) and returns `code`. */
+static inline int lw__refuse(lw_err_t *err, int code, const char *field, const char *range) {
+  if (err != NULL) {
+    err->field = field;
+    err->range = range;
+  }
+  return code;
+}
 
 /* Grows the array `*items` of `*cap` elements of `size` bytes so it holds at least `need`.
  * Returns 0 or LW_ENOMEM (the array is unchanged then). */

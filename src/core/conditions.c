@@ -15,10 +15,21 @@ void lw_conditions_config_default(lw_conditions_config_t *cfg) {
   cfg->retention_ms = 120000;
 }
 
+int lw_conditions_config_check(const lw_conditions_config_t *cfg, lw_err_t *err) {
+  static const char *const nonneg = "a finite number >= 0";
+  if (!(cfg->stall_threshold_ms > 0))
+    return lw__refuse(err, LW_EINVAL, "stallThresholdMs", "a number > 0 (Infinity allowed)");
+  if (!(isfinite(cfg->hold_ms) && cfg->hold_ms >= 0))
+    return lw__refuse(err, LW_EINVAL, "holdMs", nonneg);
+  if (!(isfinite(cfg->episode_delay_ms) && cfg->episode_delay_ms >= 0))
+    return lw__refuse(err, LW_EINVAL, "episodeDelayMs", nonneg);
+  if (!(isfinite(cfg->retention_ms) && cfg->retention_ms >= 0))
+    return lw__refuse(err, LW_EINVAL, "retentionMs", nonneg);
+  return LW_OK;
+}
+
 int lw_conditions_config_valid(const lw_conditions_config_t *cfg) {
-  return cfg->stall_threshold_ms > 0 && !isnan(cfg->stall_threshold_ms) &&
-         isfinite(cfg->hold_ms) && cfg->hold_ms >= 0 && isfinite(cfg->episode_delay_ms) &&
-         cfg->episode_delay_ms >= 0 && isfinite(cfg->retention_ms) && cfg->retention_ms >= 0;
+  return lw_conditions_config_check(cfg, NULL) == LW_OK;
 }
 
 int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg) {
@@ -38,6 +49,7 @@ void lw_conditions_free(lw_conditions_t *c) {
   for (i = 0; i < c->nvalidators; i++) lw__free(c->validators[i]);
   for (i = 0; i < c->nnames; i++) {
     lw__free(c->names[i]->discarded_by_reason);
+    lw_histogram_free(&c->names[i]->recorded_hist);
     lw__free(c->names[i]);
   }
   for (i = 0; i < c->nepisodes; i++) lw__free(c->episodes[i].monitors);
@@ -103,6 +115,11 @@ void lw_conditions_dispose(lw_conditions_t *c, double now) {
   lw__episodes_report_all(c, now);
   for (i = 0; i < c->nvalidators; i++) lw_validator_dispose(c, (uint32_t)i);
   c->disposed = 1;
+  /* Nothing is recorded any more: keep the statistics, free what only recording needed. */
+  for (i = 0; i < c->nnames; i++) lw_histogram_freeze(&c->names[i]->recorded_hist);
+  lw__free(c->held);
+  c->held = NULL;
+  c->held_head = c->held_len = c->held_cap = 0;
 }
 
 /* Lifecycle ------------------------------------------------------------------------------- */
@@ -132,6 +149,60 @@ lw_state_t lw_state_from_windows(const uint8_t *windows, size_t n, int locked) {
     best = LW_STATE_PASSIVE;
   }
   return best;
+}
+
+void lw_conditions_stats(const lw_conditions_t *c, lw_conditions_stats_t *out) {
+  memset(out, 0, sizeof(*out));
+  out->submitted = c->submitted;
+  out->recorded = c->recorded;
+  out->held = c->held_count;
+  out->cancelled = c->cancelled;
+  out->lost = c->lost;
+  memcpy(out->stalls, c->stalls, sizeof(out->stalls));
+  memcpy(out->jumps, c->jumps, sizeof(out->jumps));
+  out->reasons = c->tracker.nreasons;
+  out->names = c->nnames;
+}
+
+int lw_conditions_name_stats(const lw_conditions_t *c, size_t i, lw_name_snapshot_t *out) {
+  const lw_name_stats_t *ns;
+  if (i >= c->nnames) return LW_ENOENT;
+  ns = c->names[i];
+  out->name = ns->name;
+  out->submitted = ns->submitted;
+  out->recorded = ns->recorded;
+  out->discarded = ns->discarded;
+  out->held = ns->held;
+  out->cancelled = ns->cancelled;
+  out->min = ns->recorded_hist.count ? ns->recorded_hist.min : NAN;
+  out->max = ns->recorded_hist.count ? ns->recorded_hist.max : NAN;
+  out->mean = lw_histogram_mean(&ns->recorded_hist);
+  out->p50 = lw_histogram_quantile(&ns->recorded_hist, 0.5);
+  out->p99 = lw_histogram_quantile(&ns->recorded_hist, 0.99);
+  return LW_OK;
+}
+
+uint64_t lw_conditions_name_discarded(const lw_conditions_t *c, size_t i, uint32_t r) {
+  const lw_name_stats_t *ns = i < c->nnames ? c->names[i] : NULL;
+  return ns != NULL && r < ns->discarded_by_reason_cap ? ns->discarded_by_reason[r] : 0;
+}
+
+const char *lw_conditions_name(const lw_conditions_t *c, uint32_t id) {
+  return id < c->nnames ? c->names[id]->name : NULL;
+}
+
+size_t lw_conditions_memory(const lw_conditions_t *c) {
+  size_t n = sizeof(*c) + c->validators_cap * sizeof(*c->validators) +
+             c->nvalidators * sizeof(lw_validator_t) + c->names_cap * sizeof(*c->names) +
+             c->held_cap * sizeof(*c->held) + c->episodes_cap * sizeof(*c->episodes) +
+             c->events_cap * sizeof(*c->events);
+  size_t i;
+  for (i = 0; i < c->nnames; i++)
+    n += sizeof(lw_name_stats_t) + c->names[i]->discarded_by_reason_cap * sizeof(uint64_t) +
+         (c->names[i]->recorded_hist.buckets ? LW_HIST_BUCKETS * sizeof(uint32_t) : 0);
+  for (i = 0; i < c->tracker.nreasons; i++)
+    n += c->tracker.buckets[i].cap * (sizeof(lw_interval_t) + sizeof(double));
+  return n + c->tracker.reasons_cap * (sizeof(*c->tracker.names) + sizeof(*c->tracker.buckets));
 }
 
 void lw_conditions_flush(lw_conditions_t *c, double now) { lw__episodes_report_all(c, now); }

@@ -101,27 +101,9 @@ typedef struct lw_validator_s {
   void *record_data;
 } lw_validator_t;
 
-typedef struct lw__held_s {
-  double due;
-  double ws;
-  double we;
-  double value;
-  uint64_t token; /* 0 once cancelled */
-  uint32_t validator;
-} lw__held_t;
-
-typedef struct lw__episode_s {
-  double ws;
-  double we;
-  double due;         /* report time: first stall sample + episode_delay_ms */
-  double reported_at; /* +INFINITY while pending */
-  double duration_ms;
-  lw_kind_t kind;
-  uint32_t samples;
-  uint32_t *monitors;
-  size_t nmonitors;
-  size_t monitors_cap;
-} lw__episode_t;
+/* Held samples and episodes: the core's own (internal.h). */
+struct lw__held_s;
+struct lw__episode_s;
 
 typedef struct lw_conditions_config_s {
   double stall_threshold_ms; /* > 0, may be +INFINITY; default 5000 */
@@ -146,13 +128,13 @@ typedef struct lw_conditions_s {
   size_t nnames;
   size_t names_cap;
 
-  lw__held_t *held; /* FIFO: [held_head, held_len) are live or cancelled entries */
+  struct lw__held_s *held; /* FIFO: [held_head, held_len) are live or cancelled entries */
   size_t held_head;
   size_t held_len;
   size_t held_cap;
   uint64_t next_token;
 
-  lw__episode_t *episodes; /* pending and recently reported, in order of creation */
+  struct lw__episode_s *episodes; /* pending and recently reported, in order of creation */
   size_t nepisodes;
   size_t episodes_cap;
 
@@ -164,7 +146,6 @@ typedef struct lw_conditions_s {
   uint64_t recorded;
   uint64_t held_count;
   uint64_t cancelled;
-  uint64_t discarded[LW_REASONS_MAX]; /* by reason id */
   uint64_t lost; /* samples, evidence or events lost because memory ran out */
   uint64_t stalls[LW_KIND_COUNT];
   uint64_t jumps[LW_JUMP_COUNT];
@@ -173,6 +154,8 @@ typedef struct lw_conditions_s {
 void lw_conditions_config_default(lw_conditions_config_t *cfg);
 /* Returns 1 if every field of `cfg` is in its range. */
 int lw_conditions_config_valid(const lw_conditions_config_t *cfg);
+/* LW_OK, or LW_EINVAL naming the first field out of its range ("stallThresholdMs", ...). */
+int lw_conditions_config_check(const lw_conditions_config_t *cfg, lw_err_t *err);
 
 int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg);
 void lw_conditions_free(lw_conditions_t *c);
@@ -207,16 +190,61 @@ int lw_state_visible(lw_state_t s);
 #define LW_WINDOW_FOCUSED 4
 lw_state_t lw_state_from_windows(const uint8_t *windows, size_t n, int locked);
 
+/* stats() as a snapshot: the counts of the conditions (SPEC §7). */
+typedef struct lw_conditions_stats_s {
+  uint64_t submitted;
+  uint64_t recorded;
+  uint64_t held;
+  uint64_t cancelled;
+  uint64_t lost;
+  uint64_t stalls[LW_KIND_COUNT];
+  uint64_t jumps[LW_JUMP_COUNT];
+  size_t reasons; /* reason ids 0 .. reasons-1: lw_tracker_reason_name, lw_conditions_discarded */
+  size_t names;   /* validator names 0 .. names-1: lw_conditions_name_stats */
+} lw_conditions_stats_t;
+
+/* One validator name's counts and distribution (NAN where there is no value yet). */
+typedef struct lw_name_snapshot_s {
+  const char *name;
+  uint64_t submitted;
+  uint64_t recorded;
+  uint64_t discarded;
+  uint64_t held;
+  uint64_t cancelled;
+  double min;
+  double max;
+  double mean;
+  double p50;
+  double p99;
+} lw_name_snapshot_t;
+
+void lw_conditions_stats(const lw_conditions_t *c, lw_conditions_stats_t *out);
+/* LW_OK, or LW_ENOENT past the last name. */
+int lw_conditions_name_stats(const lw_conditions_t *c, size_t i, lw_name_snapshot_t *out);
+/* The samples of name `i` discarded for reason id `r`. */
+uint64_t lw_conditions_name_discarded(const lw_conditions_t *c, size_t i, uint32_t r);
+/* The name of a validator name id (the `monitors` of a STALL event), or NULL. */
+const char *lw_conditions_name(const lw_conditions_t *c, uint32_t id);
+
+/* The samples discarded for reason id `r` (0 for an id never interned). */
+static inline uint64_t lw_conditions_discarded(const lw_conditions_t *c, uint32_t r) {
+  return r < c->tracker.nreasons ? c->tracker.buckets[r].discarded : 0;
+}
+
+/* The bytes of memory the conditions hold (for a garbage collector to know about). */
+size_t lw_conditions_memory(const lw_conditions_t *c);
+
 /* Reports every waiting episode now (STALL events), as dispose() does, without disposing. */
 void lw_conditions_flush(lw_conditions_t *c, double now);
 
 /* Returns 1 if `name` is a valid validator name: 1..64 bytes, no NUL. */
 int lw_name_valid(const char *name, size_t len);
 
-/* Creates a validator; its id goes to `*id`. `stall_threshold_ms` > 0 (may be +INFINITY).
- * LW_EDISPOSED after lw_conditions_dispose(). */
+/* Creates a validator; its id goes to `*id`. `name` is 1..64 bytes, `stall_threshold_ms` > 0
+ * (may be +INFINITY): else LW_EINVAL naming "name" or "stallThresholdMs" in `*err` (may be
+ * NULL). LW_EDISPOSED after lw_conditions_dispose(). */
 int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
-                        double stall_threshold_ms, uint32_t *id);
+                        double stall_threshold_ms, uint32_t *id, lw_err_t *err);
 lw_validator_t *lw_validator_get(const lw_conditions_t *c, uint32_t id);
 /* Sends every value this validator records to `cb` (C monitors). */
 void lw_validator_set_sink(lw_conditions_t *c, uint32_t id, lw_record_cb cb, void *data);

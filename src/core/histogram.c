@@ -2,10 +2,24 @@
 
 #include <string.h>
 
-void lw_histogram_init(lw_histogram_t *h) {
+int lw_histogram_init(lw_histogram_t *h) {
   memset(h, 0, sizeof(*h));
   h->min = INFINITY;
   h->max = -INFINITY;
+  h->buckets = lw__calloc(LW_HIST_BUCKETS, sizeof(*h->buckets));
+  return h->buckets ? LW_OK : LW_ENOMEM;
+}
+
+void lw_histogram_free(lw_histogram_t *h) {
+  lw__free(h->buckets);
+  h->buckets = NULL;
+}
+
+void lw_histogram_freeze(lw_histogram_t *h) {
+  if (h->buckets == NULL) return;
+  h->frozen_p50 = lw_histogram_quantile(h, 0.5);
+  h->frozen_p99 = lw_histogram_quantile(h, 0.99);
+  lw_histogram_free(h);
 }
 
 static size_t bucket_of(double v) {
@@ -32,7 +46,7 @@ void lw_histogram_record(lw_histogram_t *h, double value) {
   h->sum += value;
   if (value < h->min) h->min = value;
   if (value > h->max) h->max = value;
-  h->buckets[bucket_of(value)]++;
+  if (h->buckets) h->buckets[bucket_of(value)]++;
 }
 
 double lw_histogram_mean(const lw_histogram_t *h) {
@@ -46,6 +60,7 @@ double lw_histogram_quantile(const lw_histogram_t *h, double q) {
   if (h->count == 0) return NAN;
   if (q <= 0) return h->min;
   if (q >= 1) return h->max;
+  if (h->buckets == NULL) return q == 0.5 ? h->frozen_p50 : q == 0.99 ? h->frozen_p99 : NAN;
   /* The smallest bucket holding the ceil(q * count)-th sample. */
   rank = (uint64_t)ceil(q * (double)h->count);
   if (rank < 1) rank = 1;

@@ -4,6 +4,28 @@
 
 #include "conditions.h"
 
+typedef struct lw__held_s {
+  double due;
+  double ws;
+  double we;
+  double value;
+  uint64_t token; /* 0 once cancelled */
+  uint32_t validator;
+} lw__held_t;
+
+typedef struct lw__episode_s {
+  double ws;
+  double we;
+  double due;         /* report time: first stall sample + episode_delay_ms */
+  double reported_at; /* +INFINITY while pending */
+  double duration_ms;
+  lw_kind_t kind;
+  uint32_t samples;
+  uint32_t *monitors;
+  size_t nmonitors;
+  size_t monitors_cap;
+} lw__episode_t;
+
 /* Appends an event; NULL if memory ran out (the event is counted in `lost`). */
 lw_event_t *lw__event_push(lw_conditions_t *c, lw_event_type_t type, double at);
 

@@ -130,6 +130,7 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
                      const lw_readings_t *rd) {
   int i, rc;
   memset(m, 0, sizeof(*m));
+  for (i = 0; i < LW_MON_COUNT; i++) m->vid[i] = UINT32_MAX; /* no validator yet */
   if (!lw_monitors_config_valid(cfg)) return LW_EINVAL;
   m->c = c;
   m->cfg = *cfg;
@@ -139,14 +140,15 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
   m->macro_posted = INFINITY;
   m->last_activity = -INFINITY;
   m->resumed_at = -INFINITY;
-  lw_histogram_init(&m->self_lag_hist);
-  lw_histogram_init(&m->hang_hist);
+  for (i = 0; i < 8; i++) m->resumed[i] = -INFINITY;
+  if (lw_histogram_init(&m->self_lag_hist) != LW_OK || lw_histogram_init(&m->hang_hist) != LW_OK)
+    return LW_ENOMEM;
   for (i = 0; i < LW_MON_COUNT; i++) {
     const char *name = mon_names[i];
     if (!validated((lw_mon_t)i)) continue;
     /* Ratios are never stalls; durations use the configured threshold. */
     rc = lw_validator_create(c, name, strlen(name),
-                             i == LW_MON_IDLE ? INFINITY : cfg->stall_threshold_ms, &m->vid[i]);
+                             i == LW_MON_IDLE ? INFINITY : cfg->stall_threshold_ms, &m->vid[i], NULL);
     if (rc != LW_OK) return rc;
     m->sink[i].m = m;
     m->sink[i].mon = (lw_mon_t)i;
@@ -158,11 +160,26 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
 void lw_monitors_free(lw_monitors_t *m) {
   int i;
   for (i = 0; i < LW_MON_COUNT; i++) {
-    if (validated((lw_mon_t)i)) lw_validator_set_sink(m->c, m->vid[i], NULL, NULL);
+    if (m->c != NULL && validated((lw_mon_t)i) && m->vid[i] != UINT32_MAX)
+      lw_validator_set_sink(m->c, m->vid[i], NULL, NULL);
     lw__free(m->batch[i].values);
   }
   lw__free(m->self_lag_batch.values);
+  lw_histogram_free(&m->self_lag_hist);
+  lw_histogram_free(&m->hang_hist);
   memset(m, 0, sizeof(*m));
+}
+
+void lw_monitors_release(lw_monitors_t *m) {
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++) {
+    lw__free(m->batch[i].values);
+    memset(&m->batch[i], 0, sizeof(m->batch[i]));
+  }
+  lw__free(m->self_lag_batch.values);
+  memset(&m->self_lag_batch, 0, sizeof(m->self_lag_batch));
+  lw_histogram_freeze(&m->self_lag_hist);
+  lw_histogram_freeze(&m->hang_hist);
 }
 
 static int any_running(const lw_monitors_t *m) {
@@ -406,7 +423,10 @@ void lw_monitors_evidence(lw_monitors_t *m, double now, int force) {
 /* The main thread ran at `now`. A hang ends when the main thread first runs again: the worker
  * sees that only at its next check, so the main thread remembers when it resumed. */
 static void activity(lw_monitors_t *m, double now) {
-  if (now - m->last_activity >= 2 * m->cfg.liveness_interval_ms) m->resumed_at = now;
+  if (now - m->last_activity >= 2 * m->cfg.liveness_interval_ms) {
+    m->resumed_at = now;
+    m->resumed[m->nresumed++ % 8] = now;
+  }
   m->last_activity = now;
 }
 
@@ -459,6 +479,19 @@ void lw_monitors_iteration(lw_monitors_t *m, double now) {
   submit(m, LW_MON_LOOPBLOCK, busy, busy, now);
 }
 
+/* The end of a stop the worker saw. The worker notices a stop only when it runs again, a little
+ * after the process resumed; the main thread resumed at the same moment and may already have
+ * started new work. The process cannot have been stopped at a moment the main thread ran, so
+ * the stop ends at the main thread's first run after it, if that came before the worker's: the
+ * app's own work right after the stop is then judged on its own. */
+static double stop_end(const lw_monitors_t *m, const lw_msg_t *msg) {
+  double end = msg->ev_end;
+  unsigned i;
+  for (i = 0; i < 8; i++)
+    if (m->resumed[i] > msg->ev_start && m->resumed[i] < end) end = m->resumed[i];
+  return end;
+}
+
 /* One message, after the evidence of every message received with it is in the tracker. */
 static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
   lw_event_t *ev;
@@ -500,7 +533,7 @@ void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, doubl
    * sample, the heartbeats' own included, is judged. */
   for (i = 0; i < n; i++)
     if (msgs[i].type == LW_MSG_HEARTBEAT && msgs[i].ev_reason != LW_REASON_ANY)
-      evidence_add(m, msgs[i].ev_start, msgs[i].ev_end, msgs[i].ev_reason, now);
+      evidence_add(m, msgs[i].ev_start, stop_end(m, &msgs[i]), msgs[i].ev_reason, now);
   for (i = 0; i < n; i++) receive_one(m, &msgs[i], now);
 }
 

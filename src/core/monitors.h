@@ -145,6 +145,8 @@ typedef struct lw_monitors_s {
   lw_histogram_t self_lag_hist;
   double last_activity; /* the main thread's last run, iteration or receipt */
   double resumed_at;    /* its first activity after a gap of 2 liveness intervals */
+  double resumed[8];    /* the last such resumptions, a ring (-INFINITY: none) */
+  unsigned nresumed;
   uint64_t worker_hangs;
   lw_histogram_t hang_hist;
 
@@ -179,6 +181,9 @@ int lw_mon_paused_while_hidden(lw_mon_t mon);
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
                      const lw_readings_t *rd);
 void lw_monitors_free(lw_monitors_t *m);
+/* After the last flush of a set that will run no more: frees the batches and keeps only the
+ * statistics of its histograms (see lw_histogram_freeze). */
+void lw_monitors_release(lw_monitors_t *m);
 
 /* Starting a running or stopping a stopped monitor does nothing. Stopping a validated monitor
  * leaves its validator alive; its recorded values stay in the batch until the next flush. */

@@ -173,6 +173,44 @@ int lw_tracker_open(lw_tracker_t *t, uint32_t reason, double now, int counted, u
   return LW_OK;
 }
 
+/* Interns a reason given by a caller, refusing a bad one or one too many. */
+static int reason_checked(lw_tracker_t *t, const char *name, size_t len, uint32_t *rid,
+                          lw_err_t *err) {
+  int rc;
+  if (!lw_reason_valid(name, len))
+    return lw__refuse(err, LW_EINVAL, "reason", "1 to 64 characters of [a-z0-9_.-]");
+  rc = lw_tracker_reason(t, name, len, rid);
+  if (rc == LW_ELIMIT) return lw__refuse(err, LW_ELIMIT, "reason", "one of at most 1024 reasons");
+  return rc;
+}
+
+int lw_tracker_open_reason(lw_tracker_t *t, const char *name, size_t len, double now,
+                           uint64_t *seq, lw_err_t *err) {
+  uint32_t rid;
+  int rc;
+  if (!lw_reason_valid(name, len))
+    return lw__refuse(err, LW_EINVAL, "reason", "1 to 64 characters of [a-z0-9_.-]");
+  if (t->open_counted >= LW_OPEN_MAX)
+    return lw__refuse(err, LW_ELIMIT, "open", "at most 10000 intervals open at once");
+  rc = reason_checked(t, name, len, &rid, err);
+  if (rc != LW_OK) return rc;
+  return lw_tracker_open(t, rid, now, 1, seq);
+}
+
+int lw_tracker_add_reason(lw_tracker_t *t, const char *name, size_t len, double start,
+                          double end, double now, lw_err_t *err) {
+  uint32_t rid;
+  int rc;
+  if (!isfinite(start)) return lw__refuse(err, LW_EINVAL, "start", "a finite number");
+  if (!isfinite(end)) return lw__refuse(err, LW_EINVAL, "end", "a finite number");
+  if (!lw_reason_valid(name, len))
+    return lw__refuse(err, LW_EINVAL, "reason", "1 to 64 characters of [a-z0-9_.-]");
+  if (end < start) return LW_OK; /* ignored, and nothing interned */
+  rc = reason_checked(t, name, len, &rid, err);
+  if (rc != LW_OK) return rc;
+  return lw_tracker_add(t, start, end, rid, now);
+}
+
 int lw_tracker_close(lw_tracker_t *t, uint64_t seq, double now) {
   size_t r, i;
   for (r = 0; r < t->nreasons; r++) {

@@ -42,6 +42,8 @@ typedef struct lw_interval_s {
 } lw_interval_t;
 
 typedef struct lw__bucket_s {
+  uint64_t discarded; /* samples the conditions discarded for this reason: made with the reason,
+                         so counting never needs memory */
   lw_interval_t *items;
   double *maxend; /* maxend[i] = max(items[0..i].end) */
   size_t len;
@@ -75,6 +77,17 @@ const char *lw_tracker_reason_name(const lw_tracker_t *t, uint32_t id);
 /* Opens an interval [now, +INFINITY). `counted` intervals are limited to LW_OPEN_MAX at once
  * (LW_ELIMIT); the lifecycle's own intervals are not counted. The handle goes to `*seq`. */
 int lw_tracker_open(lw_tracker_t *t, uint32_t reason, double now, int counted, uint64_t *seq);
+/* Check, then commit: opens a counted interval of the reason `name` (of `len` bytes), interning
+ * it. LW_EINVAL (a bad reason) and LW_ELIMIT (LW_OPEN_MAX open, field "open"; LW_REASONS_MAX
+ * reasons, field "reason") change nothing and say so in `*err`; LW_ENOMEM may leave the reason
+ * interned, nothing else. */
+int lw_tracker_open_reason(lw_tracker_t *t, const char *name, size_t len, double now,
+                           uint64_t *seq, lw_err_t *err);
+/* Check, then commit: adds [start, end] of the reason `name`. `start`/`end` must be finite
+ * (LW_EINVAL naming them); end < start is ignored (LW_OK, nothing interned); a bad reason or one
+ * too many is refused as above. */
+int lw_tracker_add_reason(lw_tracker_t *t, const char *name, size_t len, double start,
+                          double end, double now, lw_err_t *err);
 /* Closes the open interval `seq` at `now`. Closing a closed or unknown interval does nothing and
  * returns LW_ENOENT. */
 int lw_tracker_close(lw_tracker_t *t, uint64_t seq, double now);

@@ -22,20 +22,25 @@ static int name_intern(lw_conditions_t *c, const char *name, size_t len, uint32_
     return LW_ENOMEM;
   ns = lw__calloc(1, sizeof(*ns));
   if (ns == NULL) return LW_ENOMEM;
+  if (lw_histogram_init(&ns->recorded_hist) != LW_OK) {
+    lw__free(ns);
+    return LW_ENOMEM;
+  }
   memcpy(ns->name, name, len);
-  lw_histogram_init(&ns->recorded_hist);
   c->names[c->nnames] = ns;
   *id = (uint32_t)c->nnames++;
   return LW_OK;
 }
 
 int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
-                        double stall_threshold_ms, uint32_t *id) {
+                        double stall_threshold_ms, uint32_t *id, lw_err_t *err) {
   lw_validator_t *v;
   uint32_t name_id;
   int rc;
+  if (!lw_name_valid(name, len)) return lw__refuse(err, LW_EINVAL, "name", "1 to 64 bytes long");
+  if (!(stall_threshold_ms > 0))
+    return lw__refuse(err, LW_EINVAL, "stallThresholdMs", "a number > 0 (Infinity allowed)");
   if (c->disposed) return LW_EDISPOSED;
-  if (!lw_name_valid(name, len) || !(stall_threshold_ms > 0)) return LW_EINVAL;
   if (c->nvalidators >= UINT32_MAX - 1) return LW_ELIMIT;
   if (lw__grow((void **)&c->validators, &c->validators_cap, c->nvalidators + 1,
                sizeof(*c->validators)) != LW_OK)
@@ -73,7 +78,7 @@ static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value) 
 static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reason) {
   lw_name_stats_t *ns = c->names[v->name_id];
   size_t old = ns->discarded_by_reason_cap;
-  c->discarded[reason]++;
+  c->tracker.buckets[reason].discarded++;
   ns->discarded++;
   /* The table by (name, reason) feeds the metric; if it cannot grow, that count is lost. */
   if (lw__grow((void **)&ns->discarded_by_reason, &ns->discarded_by_reason_cap, reason + 1,
@@ -121,6 +126,7 @@ int lw_validator_submit(lw_conditions_t *c, uint32_t id, double value, double wi
   double ws = now - window_ms, we = now;
   const char *field;
   int rc = lw_validator_check(c, id, value, window_ms, &field);
+  (void)field;
   if (rc == LW_EDISPOSED) return LW_VERDICT_DISPOSED;
   if (rc != LW_OK) return rc;
   *detail = 0;

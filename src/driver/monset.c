@@ -68,8 +68,8 @@ static int receive_arrived(lw_monset_t *s, double now) {
     s->nqueue -= n;
     return 1;
   }
-  if (!s->uv_ready || !lw_uvworker_pending(&s->uw)) return 0;
-  n = lw_uvworker_drain(&s->uw, &msgs, &s->c->lost);
+  if (s->uw == NULL || !lw_uvworker_pending(s->uw)) return 0;
+  n = lw_uvworker_drain(s->uw, &msgs, &s->c->lost);
   lw_monitors_receive(&s->core, msgs, n, now);
   return 1;
 }
@@ -136,7 +136,8 @@ static void worker_run_cb(lw_client_t *c, double now) {
 static void async_cb(uv_async_t *a) {
   lw_monset_t *s = a->data;
   double now = lw_uv_now(s->uv);
-  lw_uvworker_progress(&s->uw, now);
+  if (s->uw == NULL) return; /* finished */
+  lw_uvworker_progress(s->uw, now);
   if (receive_arrived(s, now)) hand_over(s, 0, 1, now);
   lw_uv_rearm(s->uv);
 }
@@ -144,7 +145,8 @@ static void async_cb(uv_async_t *a) {
 static void prepare_cb(uv_prepare_t *p) {
   lw_monset_t *s = p->data;
   double now = lw_uv_now(s->uv);
-  lw_uvworker_progress(&s->uw, now);
+  if (s->uw == NULL) return; /* finished */
+  lw_uvworker_progress(s->uw, now);
   lw_monitors_iteration(&s->core, now);
   lw_uv_rearm(s->uv);
 }
@@ -156,11 +158,20 @@ static void handle_closed(uv_handle_t *h) {
 
 static int uv_setup(lw_monset_t *s) {
   uv_loop_t *loop = s->uv->timer.loop;
-  int rc = lw_uvworker_init(&s->uw, &s->core.worker, &s->core.rd, s->uv->origin_ns, &s->async);
-  if (rc != 0) return rc;
+  int rc;
+  s->uw = lw__malloc(sizeof(*s->uw));
+  if (s->uw == NULL) return LW_ENOMEM;
+  rc = lw_uvworker_init(s->uw, &s->core.worker, &s->core.rd, s->uv->origin_ns, &s->async);
+  if (rc != 0) {
+    lw__free(s->uw);
+    s->uw = NULL;
+    return rc;
+  }
   rc = uv_async_init(loop, &s->async, async_cb);
   if (rc != 0) {
-    lw_uvworker_free(&s->uw);
+    lw_uvworker_free(s->uw);
+    lw__free(s->uw);
+    s->uw = NULL;
     return rc;
   }
   uv_prepare_init(loop, &s->prepare);
@@ -182,7 +193,7 @@ static int uv_sync(lw_monset_t *s) {
     uv_prepare_start(&s->prepare, prepare_cb);
   else
     uv_prepare_stop(&s->prepare);
-  if (lw_monitors_worker_needed(k)) rc = lw_uvworker_start(&s->uw);
+  if (lw_monitors_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
   lw_uv_rearm(s->uv);
   return rc;
 }
@@ -197,6 +208,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
   s->c = c;
   s->sim = sim;
   if (sim) lw_sim_ref(sim); /* released by lw_monset_free(), whatever happens here */
+  if (c->disposed) return LW_EDISPOSED;
   s->uv = sim ? NULL : uv;
   s->owner = *owner;
   memset(&rd, 0, sizeof(rd));
@@ -237,7 +249,11 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     lw_sim_add(sim, &s->main_client);
   } else {
     rc = uv_setup(s);
-    if (rc != 0) return rc;
+    if (rc == LW_ENOMEM) return rc;
+    if (rc != 0) {
+      s->worker_error = rc;
+      return LW_ETHREAD;
+    }
     lw_sched_add(&uv->sched, &s->main_client);
   }
   s->registered = 1;
@@ -246,7 +262,10 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
 
 void lw_monset_free(lw_monset_t *s) {
   lw_monitors_free(&s->core);
-  if (s->uv_ready) lw_uvworker_free(&s->uw);
+  if (s->uw != NULL) {
+    lw_uvworker_free(s->uw);
+    lw__free(s->uw);
+  }
   lw__free(s->queue);
   lw__free(s->queue_at);
   if (s->sim) lw_sim_unref(s->sim);
@@ -268,7 +287,7 @@ static void unregister(lw_monset_t *s) {
 void lw_monset_close(lw_monset_t *s) {
   unregister(s);
   if (!s->uv_ready) return;
-  lw_uvworker_stop(&s->uw);
+  if (s->uw != NULL) lw_uvworker_stop(s->uw);
   if (uv_is_closing((uv_handle_t *)&s->async)) return;
   uv_close((uv_handle_t *)&s->prepare, handle_closed);
   uv_close((uv_handle_t *)&s->async, handle_closed);
@@ -285,10 +304,12 @@ static int is_worker(lw_mon_t mon) { return mon == LW_MON_WORKER || mon == LW_MO
 int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
   double now;
   int rc = 0;
-  if ((unsigned)mon >= LW_MON_COUNT || s->core.running[mon] || !s->registered) return 0;
+  if (s->c->disposed) return LW_EDISPOSED;
+  if ((unsigned)mon >= LW_MON_COUNT || s->core.running[mon] || !s->registered || s->finished)
+    return LW_OK;
   now = lw_monset_now(s);
   /* The worker's half is the worker thread's while it runs: change it with the thread stopped. */
-  if (is_worker(mon) && s->uv_ready) lw_uvworker_stop(&s->uw);
+  if (is_worker(mon) && s->uw != NULL) lw_uvworker_stop(s->uw);
   lw_monitors_start(&s->core, mon, now);
   if (s->uv_ready) rc = uv_sync(s);
   if (rc != 0) {
@@ -297,15 +318,18 @@ int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
     lw_monitors_stop(&s->core, LW_MON_WORKER, now);
     lw_monitors_stop(&s->core, LW_MON_LIVENESS, now);
     uv_sync(s);
+    return LW_ETHREAD;
   }
-  return rc;
+  return LW_OK;
 }
+
+int lw_monset_worker_error(const lw_monset_t *s) { return s->worker_error; }
 
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   double now;
   if ((unsigned)mon >= LW_MON_COUNT || !s->core.running[mon]) return;
   now = lw_monset_now(s);
-  if (is_worker(mon) && s->uv_ready) lw_uvworker_stop(&s->uw);
+  if (is_worker(mon) && s->uw != NULL) lw_uvworker_stop(s->uw);
   lw_monitors_stop(&s->core, mon, now);
   if (s->uv_ready) uv_sync(s);
   /* The last stop flushes at once. */
@@ -321,7 +345,7 @@ void lw_monset_finish(lw_monset_t *s) {
   s->finished = 1;
   /* The final evidence: the worker's last messages (the thread stopped, so nothing more
    * comes), then one clock reading. */
-  if (s->uv_ready) lw_uvworker_stop(&s->uw);
+  if (s->uw != NULL) lw_uvworker_stop(s->uw);
   now = lw_monset_now(s);
   receive_arrived(s, now);
   lw_monitors_evidence(&s->core, now, 1);
@@ -329,14 +353,28 @@ void lw_monset_finish(lw_monset_t *s) {
   for (i = 0; i < LW_MON_COUNT; i++) lw_monitors_stop(&s->core, (lw_mon_t)i, now);
   if (s->uv_ready) uv_sync(s);
   hand_over(s, 1, 0, now);
+  /* Nothing runs any more: free at once what only running needed. */
+  lw_monitors_release(&s->core);
+  lw__free(s->queue);
+  lw__free(s->queue_at);
+  s->queue = NULL;
+  s->queue_at = NULL;
+  s->nqueue = s->queue_cap = 0;
+  if (s->uw != NULL) { /* its thread is joined and its loop closed */
+    lw_uvworker_free(s->uw);
+    lw__free(s->uw);
+    s->uw = NULL;
+  }
 }
 
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return &s->core.batch[mon]; }
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return &s->core.self_lag_batch; }
 
 size_t lw_monset_memory(const lw_monset_t *s) {
-  size_t n = sizeof(*s) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
+  size_t n = sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
   int i;
+  if (s->core.self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
+  if (s->core.hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
   for (i = 0; i < LW_MON_COUNT; i++) n += s->core.batch[i].cap * sizeof(double);
   return n + s->core.self_lag_batch.cap * sizeof(double);
 }

@@ -61,13 +61,13 @@ struct lw_monset_s {
   unsigned open_handles;
   uv_prepare_t prepare;
   uv_async_t async;
-  lw_uvworker_t uw;
+  lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
 };
 
 /* Sets up a set on `c`: on `sim` if not NULL, else in real time on `uv`. Registers with the
- * driver. Returns LW_OK, LW_EINVAL (a config field out of range), LW_ENOMEM, or a libuv error
- * (negative) when a handle cannot be made; nothing is left registered on failure and
- * lw_monset_free() releases what was made. */
+ * driver. Returns LW_OK, LW_EDISPOSED (the conditions are disposed), LW_EINVAL (a config field
+ * out of range), LW_ENOMEM, or LW_ETHREAD when a handle cannot be made; nothing is left
+ * registered on failure and lw_monset_free() releases what was made. */
 int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_t *cfg,
                    lw_sim_t *sim, lw_uv_t *uv, const lw_monset_owner_t *owner);
 /* Frees the memory; in real time only after `closed` (or if init failed). */
@@ -75,9 +75,12 @@ void lw_monset_free(lw_monset_t *s);
 
 double lw_monset_now(const lw_monset_t *s);
 int lw_monset_running(const lw_monset_t *s, lw_mon_t mon);
-/* Starts a monitor. Returns 0, or the libuv error of a worker thread that cannot start (no file
- * descriptor, no thread): `worker` and `liveness` then do not run, the rest does. */
+/* Starts a monitor. Returns LW_OK; LW_EDISPOSED once the conditions are disposed (nothing
+ * starts); or LW_ETHREAD when the worker thread cannot start (no file descriptor, no thread):
+ * `worker` and `liveness` then do not run, the rest does, and lw_monset_worker_error() gives
+ * libuv's error. */
 int lw_monset_start(lw_monset_t *s, lw_mon_t mon);
+int lw_monset_worker_error(const lw_monset_t *s);
 /* Stops a monitor; the last one to stop hands the batches over. */
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon);
 /* Hands the batches over now. */

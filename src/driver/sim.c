@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Where the simulated wall clock starts: 2026-01-01T00:00:00Z, plus start_ms. */
 #define LW_SIM_WALL_EPOCH 1767225600000.0
@@ -76,6 +77,33 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   best->evidence_due = 0;
   best->run(best, sim->now);
   return best;
+}
+
+int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, double *target,
+                lw_err_t *err) {
+  static const char *const verbs[] = {"advance",  "block",       "sleep",   "pause",
+                                      "stepWall", "stallWorker", "throttle"};
+  int v;
+  for (v = 0; v < 7 && strcmp(verb, verbs[v]) != 0; v++) {
+  }
+  if (v == 7)
+    return lw__refuse(err, LW_EINVAL, "verb",
+                      "one of advance, block, sleep, pause, stepWall, stallWorker, throttle");
+  if (v == 4 ? !isfinite(ms) : !(isfinite(ms) && ms >= 0))
+    return lw__refuse(err, LW_EINVAL, "ms", v == 4 ? "a finite number" : "a finite number >= 0");
+  if (v == 6 && !(isfinite(align_ms) && align_ms > 0))
+    return lw__refuse(err, LW_EINVAL, "alignMs", "a finite number > 0");
+  *target = sim->now;
+  switch (v) {
+    case 0: *target += ms; break;
+    case 1: lw_sim_block(sim, ms); *target += ms; break;
+    case 2: lw_sim_sleep(sim, ms); *target = sim->now; break; /* overdue work runs at the wake-up */
+    case 3: lw_sim_pause(sim, ms); *target = sim->now; break;
+    case 4: lw_sim_step_wall(sim, ms); break;
+    case 5: lw_sim_stall_worker(sim, ms); *target += ms; break;
+    default: lw_sim_throttle(sim, ms, align_ms); *target += ms; break;
+  }
+  return LW_OK;
 }
 
 void lw_sim_block(lw_sim_t *sim, double ms) {

@@ -61,6 +61,13 @@ void lw_sim_step_wall(lw_sim_t *sim, double ms);
 void lw_sim_stall_worker(lw_sim_t *sim, double ms);
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
 
+/* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "stepWall",
+ * "stallWorker", "throttle"), checked then applied: `ms` must be finite and >= 0 (any finite
+ * value for stepWall), `align_ms` finite and > 0 (throttle only). LW_EINVAL names the argument in
+ * `*err` and changes nothing. On success `*target` is the time to step to (lw_sim_step). */
+int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, double *target,
+                lw_err_t *err);
+
 double lw_sim_wall(const lw_sim_t *sim);
 void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive);
 double lw_sim_idle(const lw_sim_t *sim);

@@ -13,6 +13,8 @@ int lw_uv_init(lw_uv_t *d, uv_loop_t *loop, uint64_t origin_ns) {
   d->hook = NULL;
   d->close_cb = NULL;
   d->closing = 0;
+  d->turn = 0;
+  d->data = NULL;
   rc = uv_timer_init(loop, &d->timer);
   if (rc != 0) return rc;
   d->timer.data = d;

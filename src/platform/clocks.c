@@ -1,5 +1,9 @@
 #include "clocks.h"
 
+/* The lazily looked-up statics of Windows and macOS are set once, by uv_once: any thread (the
+ * main thread, the worker, another JS thread's) may read the clocks first. */
+#include <uv.h>
+
 #if defined(_WIN32)
 
 #include <windows.h>
@@ -19,18 +23,22 @@ double lw_clock_wall_ms(void) {
   return (double)(t.QuadPart - 116444736000000000ULL) / 1e4;
 }
 
+static lw__interrupt_time_fn lw__incl_fn, lw__excl_fn;
+static uv_once_t lw__clock_once = UV_ONCE_INIT;
+
+static void lw__clock_lookup(void) {
+  HMODULE k = GetModuleHandleW(L"kernelbase.dll");
+  if (k == NULL) return;
+  lw__incl_fn = (lw__interrupt_time_fn)(void *)GetProcAddress(k, "QueryInterruptTimePrecise");
+  lw__excl_fn = (lw__interrupt_time_fn)(void *)GetProcAddress(k, "QueryUnbiasedInterruptTimePrecise");
+}
+
 int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
-  static lw__interrupt_time_fn incl_fn, excl_fn;
-  static int looked_up;
+  lw__interrupt_time_fn incl_fn, excl_fn;
   ULONGLONG a, b;
-  if (!looked_up) {
-    HMODULE k = GetModuleHandleW(L"kernelbase.dll");
-    if (k != NULL) {
-      incl_fn = (lw__interrupt_time_fn)(void *)GetProcAddress(k, "QueryInterruptTimePrecise");
-      excl_fn = (lw__interrupt_time_fn)(void *)GetProcAddress(k, "QueryUnbiasedInterruptTimePrecise");
-    }
-    looked_up = 1;
-  }
+  uv_once(&lw__clock_once, lw__clock_lookup);
+  incl_fn = lw__incl_fn;
+  excl_fn = lw__excl_fn;
   if (incl_fn == NULL || excl_fn == NULL) return -1;
   excl_fn(&b);
   incl_fn(&a);
@@ -52,10 +60,19 @@ double lw_clock_wall_ms(void) {
 
 /* mach_continuous_time keeps counting while the system sleeps, mach_absolute_time does not;
  * both are in the same timebase units. */
+static mach_timebase_info_data_t lw__timebase;
+static uv_once_t lw__clock_once = UV_ONCE_INIT;
+
+static void lw__clock_lookup(void) {
+  if (mach_timebase_info(&lw__timebase) != KERN_SUCCESS) lw__timebase.denom = 0;
+}
+
 int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
-  static mach_timebase_info_data_t tb;
+  mach_timebase_info_data_t tb;
   uint64_t a, b;
-  if (tb.denom == 0 && mach_timebase_info(&tb) != KERN_SUCCESS) return -1;
+  uv_once(&lw__clock_once, lw__clock_lookup);
+  tb = lw__timebase;
+  if (tb.denom == 0) return -1;
   b = mach_absolute_time();
   a = mach_continuous_time();
   *inclusive = (double)a * tb.numer / tb.denom / 1e6;

@@ -85,12 +85,12 @@ static inline const lw_event_t *find_event(const lw_conditions_t *c, lw_event_ty
 static inline uint64_t discarded_total(const lw_conditions_t *c) {
   uint64_t sum = 0;
   size_t i;
-  for (i = 0; i < LW_REASONS_MAX; i++) sum += c->discarded[i];
+  for (i = 0; i < c->tracker.nreasons; i++) sum += lw_conditions_discarded(c, (uint32_t)i);
   return sum;
 }
 
 static inline uint64_t discarded_of(const lw_conditions_t *c, uint32_t reason) {
-  return reason < LW_REASONS_MAX ? c->discarded[reason] : 0;
+  return lw_conditions_discarded(c, reason);
 }
 
 static inline uint64_t stalls_total(const lw_conditions_t *c) {

@@ -1,5 +1,6 @@
 /* Stall episodes (SPEC §5). */
 #include "core/conditions.h"
+#include "core/internal.h"
 #include "helpers.h"
 #include "test.h"
 
@@ -12,7 +13,7 @@ static void init_cfg(lw_conditions_t *c, double retention) {
 
 static uint32_t make_validator(lw_conditions_t *c, const char *name) {
   uint32_t id;
-  ASSERT_EQ(lw_validator_create(c, name, strlen(name), 5000, &id), LW_OK);
+  ASSERT_EQ(lw_validator_create(c, name, strlen(name), 5000, &id, NULL), LW_OK);
   return id;
 }
 
@@ -272,7 +273,7 @@ TEST_IMPL(episode_dispose_reports_waiting) {
   lw_conditions_events(&c, &n);
   ASSERT_EQ(n, 0);
   ASSERT_EQ(lw_validator_submit(&c, a, 1, 1, now, &detail), LW_VERDICT_DISPOSED);
-  ASSERT_EQ(lw_validator_create(&c, "late", 4, 5000, &a), LW_EDISPOSED);
+  ASSERT_EQ(lw_validator_create(&c, "late", 4, 5000, &a, NULL), LW_EDISPOSED);
   ASSERT_EQ(stalls_total(&c), 2);
   lw_conditions_free(&c);
   return 0;

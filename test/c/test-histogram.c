@@ -18,7 +18,7 @@ static double true_quantile(const double *sorted, size_t n, double q) {
 
 TEST_IMPL(histogram_exact_stats) {
   lw_histogram_t h;
-  lw_histogram_init(&h);
+  ASSERT_EQ(lw_histogram_init(&h), LW_OK);
   lw_histogram_record(&h, 3);
   lw_histogram_record(&h, 1);
   lw_histogram_record(&h, 10);
@@ -30,9 +30,10 @@ TEST_IMPL(histogram_exact_stats) {
   ASSERT_DBL_EQ(lw_histogram_mean(&h), 4);
   ASSERT_DBL_EQ(lw_histogram_quantile(&h, 0), 1);
   ASSERT_DBL_EQ(lw_histogram_quantile(&h, 1), 10);
+  lw_histogram_free(&h);
 
   /* Fractions and zero. */
-  lw_histogram_init(&h);
+  ASSERT_EQ(lw_histogram_init(&h), LW_OK);
   lw_histogram_record(&h, 0.25);
   lw_histogram_record(&h, 0);
   lw_histogram_record(&h, 0.5);
@@ -40,25 +41,51 @@ TEST_IMPL(histogram_exact_stats) {
   ASSERT_DBL_EQ(h.min, 0);
   ASSERT_DBL_EQ(h.max, 0.5);
   ASSERT_DBL_EQ(lw_histogram_mean(&h), 0.25);
+  lw_histogram_free(&h);
 
   /* One value: every quantile is that value exactly (clamped to [min, max]). */
-  lw_histogram_init(&h);
+  ASSERT_EQ(lw_histogram_init(&h), LW_OK);
   lw_histogram_record(&h, 123.4);
   ASSERT_DBL_EQ(lw_histogram_quantile(&h, 0.5), 123.4);
   ASSERT_DBL_EQ(lw_histogram_quantile(&h, 0.99), 123.4);
   ASSERT_DBL_EQ(lw_histogram_mean(&h), 123.4);
+  lw_histogram_free(&h);
+  return 0;
+}
+
+/* A histogram that records no more keeps p50, p99, min, max and mean, and frees its buckets. */
+TEST_IMPL(histogram_freeze_keeps_stats) {
+  lw_histogram_t h;
+  int i;
+  double p50, p99;
+  ASSERT_EQ(lw_histogram_init(&h), LW_OK);
+  for (i = 1; i <= 1000; i++) lw_histogram_record(&h, i);
+  p50 = lw_histogram_quantile(&h, 0.5);
+  p99 = lw_histogram_quantile(&h, 0.99);
+  lw_histogram_freeze(&h);
+  ASSERT_NULL(h.buckets);
+  ASSERT_DBL_EQ(lw_histogram_quantile(&h, 0.5), p50);
+  ASSERT_DBL_EQ(lw_histogram_quantile(&h, 0.99), p99);
+  ASSERT_DBL_EQ(lw_histogram_quantile(&h, 0), 1);
+  ASSERT_DBL_EQ(lw_histogram_quantile(&h, 1), 1000);
+  ASSERT_NAN(lw_histogram_quantile(&h, 0.9));
+  ASSERT_DBL_EQ(lw_histogram_mean(&h), 500.5);
+  lw_histogram_freeze(&h); /* idempotent */
+  ASSERT_DBL_EQ(lw_histogram_quantile(&h, 0.5), p50);
+  lw_histogram_free(&h);
   return 0;
 }
 
 TEST_IMPL(histogram_empty_nan) {
   lw_histogram_t h;
-  lw_histogram_init(&h);
+  ASSERT_EQ(lw_histogram_init(&h), LW_OK);
   ASSERT_EQ(h.count, 0);
   ASSERT_NAN(lw_histogram_mean(&h));
   ASSERT_NAN(lw_histogram_quantile(&h, 0.5));
   ASSERT_NAN(lw_histogram_quantile(&h, 0.99));
   ASSERT_NAN(lw_histogram_quantile(&h, 0));
   ASSERT_NAN(lw_histogram_quantile(&h, 1));
+  lw_histogram_free(&h);
   return 0;
 }
 
@@ -71,7 +98,7 @@ static void check_distribution(int dist, uint64_t seed, size_t n) {
   size_t i, k;
   ASSERT_NOT_NULL(h);
   ASSERT_NOT_NULL(v);
-  lw_histogram_init(h);
+  ASSERT_EQ(lw_histogram_init(h), LW_OK);
   for (i = 0; i < n; i++) {
     double u = rng_unit(&rng);
     switch (dist) {
@@ -97,6 +124,7 @@ static void check_distribution(int dist, uint64_t seed, size_t n) {
     ASSERT_DBL_REL(lw_histogram_quantile(h, qs[k]), want, 1.0 / 64);
   }
   TEST_CONTEXT("%s", "");
+  lw_histogram_free(h);
   free(v);
   free(h);
 }

@@ -6,6 +6,7 @@
  * (wall clock, sleep-clock pair, the loop's idle time) are fakes the test sets before each call.
  */
 #include "core/conditions.h"
+#include "core/internal.h"
 #include "core/monitors.h"
 #include "driver/sim.h"
 #include "helpers.h"
@@ -1212,6 +1213,31 @@ TEST_IMPL(monitors_batches_match_recorded) {
   }
   ASSERT_EQ(recorded, x.c.recorded);
   ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}
+
+/* A stop the worker reports ends, at the latest, at the main thread's first run after it: the
+ * process was running then. The main thread's own work that started there is judged on its
+ * own, not as part of the stop. */
+TEST_IMPL(monitors_stop_ends_at_main_resumption) {
+  fx_t x;
+  lw_msg_t msg;
+  lw_interval_t iv;
+  double t;
+  fx_init(&x, NULL, 0);
+  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  for (t = 20; t <= 1000; t += 20) loop_turn(&x, t, 0);
+  /* Stopped from 1000 to 7000; the main thread runs first at 7000.25, the worker at 7003. */
+  loop_turn(&x, 7000.25, 0);
+  msg = heartbeat(7003, 6003, LW_REASON_PAUSE, 1000, 7003);
+  lw_monitors_receive(&x.m, &msg, 1, 7010);
+  iv = only_interval(&x, 7010);
+  ASSERT_EQ(iv.reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(iv.start, 1000);
+  ASSERT_DBL_EQ(iv.end, 7000.25);
+  /* A sample of the main thread's work from its resumption on does not overlap the stop. */
+  ASSERT_EQ(lw_tracker_find_priority(&x.c.tracker, 7000.25, 9500, 9500, &iv), 0);
   fx_free(&x);
   return 0;
 }

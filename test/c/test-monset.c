@@ -71,7 +71,7 @@ static int simset_init(simset_t *s, lw_platform_t platform) {
   lw_sim_add(s->sim, &s->set.worker_client);
   lw_sim_add(s->sim, &s->set.async_client);
   lw_sim_add(s->sim, &s->set.main_client);
-  for (i = 0; i < LW_MON_COUNT; i++) ASSERT_EQ(lw_monset_start(&s->set, (lw_mon_t)i), 0);
+  for (i = 0; i < LW_MON_COUNT; i++) ASSERT_EQ(lw_monset_start(&s->set, (lw_mon_t)i), LW_OK);
   return LW_OK;
 }
 
@@ -243,7 +243,7 @@ TEST_IMPL(sched_evidence_first_uv) {
   order_t o;
   ASSERT_EQ(uv_loop_init(&loop), 0);
   ASSERT_EQ(lw_uv_init(&d, &loop, uv_hrtime()), 0);
-  order_init(&o, lw_uv_now(&d) + 5);
+  order_init(&o, lw_uv_now(&d) - 1); /* due at the first timer callback */
   lw_sched_add(&d.sched, &o.judge);
   lw_sched_add(&d.sched, &o.evidence);
   lw_uv_rearm(&d);

@@ -245,7 +245,7 @@ static void p_add_validator(prop_t *p, const char *name, double threshold) {
   p_validator_t *v;
   GROW(p->val, p->nval, p->valcap);
   v = &p->val[p->nval];
-  ASSERT_EQ(lw_validator_create(&p->c, name, strlen(name), threshold, &v->id), LW_OK);
+  ASSERT_EQ(lw_validator_create(&p->c, name, strlen(name), threshold, &v->id, NULL), LW_OK);
   v->threshold = threshold;
   v->disposed = 0;
   v->name = name;
@@ -478,7 +478,7 @@ static void property_run(uint64_t seed, double hold, double delay, double retent
             p->resolved_discarded, p->cancelled, p->stall_events, p->now);
     for (r = 0; r < p->c.tracker.nreasons; r++)
       fprintf(stderr, " %s=%" PRIu64, lw_tracker_reason_name(&p->c.tracker, (uint32_t)r),
-              p->c.discarded[r]);
+              lw_conditions_discarded(&p->c, (uint32_t)r));
     fprintf(stderr, "\n");
   }
   /* The run must actually have exercised both kinds of decisions. */

@@ -192,7 +192,7 @@ TEST_IMPL(sim_drives_conditions) {
   cc.client.run = cc_run;
   lw_conditions_config_default(&cfg);
   ASSERT_EQ(lw_conditions_init(&cc.core, &cfg), LW_OK);
-  ASSERT_EQ(lw_validator_create(&cc.core, "loopBlock", 9, 5000, &v), LW_OK);
+  ASSERT_EQ(lw_validator_create(&cc.core, "loopBlock", 9, 5000, &v, NULL), LW_OK);
   lw_sim_add(sim, &cc.client);
   while (lw_sim_step(sim, 1000) != NULL) {
   }

@@ -15,7 +15,7 @@ static void init_default(lw_conditions_t *c) {
 
 static uint32_t make_validator(lw_conditions_t *c, const char *name, double threshold) {
   uint32_t id;
-  ASSERT_EQ(lw_validator_create(c, name, strlen(name), threshold, &id), LW_OK);
+  ASSERT_EQ(lw_validator_create(c, name, strlen(name), threshold, &id, NULL), LW_OK);
   return id;
 }
 
@@ -399,10 +399,10 @@ TEST_IMPL(validator_invalid_input) {
   ASSERT_EQ(c.held_count, 0);
   ASSERT_DBL_EQ(lw_conditions_next_due(&c), LW_NEVER);
   /* Bad validator options. */
-  ASSERT_EQ(lw_validator_create(&c, "x", 1, 0, &id), LW_EINVAL);
-  ASSERT_EQ(lw_validator_create(&c, "x", 1, -5, &id), LW_EINVAL);
-  ASSERT_EQ(lw_validator_create(&c, "x", 1, NAN, &id), LW_EINVAL);
-  ASSERT_EQ(lw_validator_create(&c, "", 0, 5000, &id), LW_EINVAL);
+  ASSERT_EQ(lw_validator_create(&c, "x", 1, 0, &id, NULL), LW_EINVAL);
+  ASSERT_EQ(lw_validator_create(&c, "x", 1, -5, &id, NULL), LW_EINVAL);
+  ASSERT_EQ(lw_validator_create(&c, "x", 1, NAN, &id, NULL), LW_EINVAL);
+  ASSERT_EQ(lw_validator_create(&c, "", 0, 5000, &id, NULL), LW_EINVAL);
   ASSERT_EQ(c.nvalidators, 1);
   ASSERT_CONSERVATION(&c);
   lw_conditions_free(&c);

@@ -1,0 +1,103 @@
+/* The simulation's functions (SPEC §8): a simulated clock and its verbs. */
+#include <math.h>
+#include <node_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding.h"
+
+static const napi_type_tag sim_tag = {0x6c61677761746368ULL, 0x73696d756c610001ULL};
+
+lw_sim_t *lwb_get_sim(napi_env env, napi_value v) {
+  return lwb_unwrap_tagged(env, v, &sim_tag, "simulation");
+}
+
+static void sim_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  lw_sim_unref(data);
+}
+
+/* simCreate(platform: 'linux' | 'darwin' | 'win32', startMs) */
+static napi_value b_sim_create(napi_env env, napi_callback_info info) {
+  napi_value argv[2], ext;
+  char platform[16];
+  size_t len;
+  double start;
+  lw_platform_t p;
+  lw_sim_t *sim;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if (lwb_arg_string(env, argv[0], "options.platform", platform, sizeof(platform), &len)) return NULL;
+  if (len < sizeof(platform) && strcmp(platform, "linux") == 0)
+    p = LW_PLATFORM_LINUX;
+  else if (len < sizeof(platform) && strcmp(platform, "darwin") == 0)
+    p = LW_PLATFORM_DARWIN;
+  else if (len < sizeof(platform) && strcmp(platform, "win32") == 0)
+    p = LW_PLATFORM_WIN32;
+  else
+    LW_THROW_RANGE(env, "The \"options.platform\" argument must be 'linux', 'darwin' or 'win32'");
+  if (lwb_arg_nonneg(env, argv[1], "options.startMs", &start)) return NULL;
+  sim = lw_sim_new(p, start);
+  if (sim == NULL) {
+    napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
+    return NULL;
+  }
+  if (napi_create_external(env, sim, sim_finalize, NULL, &ext) != napi_ok) {
+    lw_sim_unref(sim);
+    LW_NAPI_THROW_LAST(env);
+    return NULL;
+  }
+  LW_NAPI_CALL(env, napi_type_tag_object(env, ext, &sim_tag));
+  return ext;
+}
+
+static napi_value b_sim_now(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  lw_sim_t *sim;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((sim = lwb_get_sim(env, argv[0])) == NULL) return NULL;
+  return lwb_make_number(env, lw_sim_now(sim));
+}
+
+/* simVerb(sim, verb, ms, alignMs?): advance, block, sleep, pause, stepWall, stallWorker,
+ * throttle. The clocks and thread states move; then time passes (advance, block, stallWorker,
+ * throttle: due work runs at its due time, in order) or the work that came due runs at the
+ * wake-up (sleep, pause). */
+static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  lw_sim_t *sim;
+  char verb[16];
+  size_t len;
+  double ms, align = 1000, target;
+  bool pending = false;
+  lw_err_t err;
+  if (lwb_get_args(env, info, 4, argv)) return NULL;
+  if ((sim = lwb_get_sim(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_string(env, argv[1], "verb", verb, sizeof(verb), &len) ||
+      lwb_arg_number(env, argv[2], "ms", &ms))
+    return NULL;
+  if (!lwb_is_undefined(env, argv[3]) && lwb_arg_number(env, argv[3], "alignMs", &align)) return NULL;
+  if (sim->advancing) {
+    napi_throw_error(env, "ERR_LAGWATCH_REENTRANT",
+                     "lagwatch: the simulation cannot advance from inside its own callbacks");
+    return NULL;
+  }
+  if (lwb_throw_core(env, lw_sim_verb(sim, verb, ms, align, &target, &err), &err, "")) return NULL;
+  sim->advancing = 1;
+  lw_sim_ref(sim);
+  while (lw_sim_step(sim, target) != NULL) {
+    if (napi_is_exception_pending(env, &pending) != napi_ok || pending) break;
+  }
+  sim->advancing = 0;
+  lw_sim_unref(sim);
+  return NULL;
+}
+
+int lwb_sim_init(napi_env env, napi_value exports) {
+  static const lwb_fn_t fns[] = {
+      {"simCreate", b_sim_create},
+      {"simNow", b_sim_now},
+      {"simVerb", b_sim_verb},
+  };
+  return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
+}

@@ -35,7 +35,7 @@ export interface Validator {
   readonly name: string;
   /** Window = [now() − windowMs, now()]. `record` runs synchronously for a recorded sample. */
   submit(value: number, windowMs: number, record: (value: number) => void): Verdict;
-  /** Cancels held samples; later submits return 'disposed'. Idempotent. */
+  /** Cancels held samples (the seed's rule); later submits return 'disposed'. Idempotent. */
   dispose(): void;
 }
 
@@ -76,6 +76,8 @@ export interface Stats {
   discarded: Record<Reason, number>;
   held: number;
   cancelled: number;
+  /** Samples, evidence or events lost because memory ran out (each loss is also logged). */
+  lost: number;
   stalls: Record<StallKind, number>;
   jumps: { suspend: number; step: number };
   /** Intervals kept now. */
@@ -113,7 +115,8 @@ export interface Conditions extends EventEmitter {
   setLifecycleReader(reader: (() => LifecycleState) | null): void;
   createValidator(options: ValidatorOptions): Validator;
   stats(): Stats;
-  /** Reports waiting episodes, then disposes every validator. Idempotent. */
+  /** Gathers the final evidence, resolves every held sample now, reports every waiting episode,
+   * then disposes every validator (SPEC §4). Idempotent. */
   dispose(): void;
   /** Reports waiting episodes now and hands the monitors' recorded samples to the metrics. */
   flush(): void;
@@ -176,6 +179,9 @@ export interface SetupOptions extends ConditionsOptions {
   monitors?: MonitorsOptions;
   /** How often recorded samples reach JS; default 1000. */
   flushIntervalMs?: number;
+  /** Real clock: stop() on process.on('exit'), so a hang right before exit is still reported;
+   * default true. */
+  exitHook?: boolean;
 }
 
 export interface WorkerStats {

@@ -226,6 +226,7 @@ describe('setupAllMonitors() options (SPEC §7)', () => {
       [{ logger: {} }, 'options.logger'],
       [{ stallThresholdMs: '5000' }, 'options.stallThresholdMs'],
       [{ clock: {} }, 'options.clock'],
+      [{ exitHook: 'no' }, 'options.exitHook'],
     ];
     const withSim = (o) => (o !== null && typeof o === 'object' && !('clock' in o) ? { clock: sim, ...o } : o);
 

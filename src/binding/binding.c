@@ -14,6 +14,7 @@
  * and lib/ calls `record` itself. Events that happen later (held samples decided, episodes
  * reported) are delivered in one call per run of a conditions, to the dispatch function given
  * to init(). */
+#include <math.h>
 #include <node_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,16 @@ static napi_value b_init(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* allocFailAfter(n): the tests' hook into the core's allocator (lw_alloc_fail_after): the next
+ * n allocations succeed, later ones fail; a negative n lifts the limit. Process-wide. */
+static napi_value b_alloc_fail_after(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  double n;
+  if (lwb_get_args(env, info, 1, argv) || lwb_arg_number(env, argv[0], "n", &n)) return NULL;
+  lw_alloc_fail_after(isfinite(n) ? (long)n : -1);
+  return NULL;
+}
+
 static napi_value b_now(napi_env env, napi_callback_info info) {
   lwb_env_t *e = lwb_get_env(env);
   (void)info;
@@ -111,7 +122,7 @@ static void env_finalize(napi_env env, void *data, void *hint) {
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   lwb_env_t *e;
-  static const lwb_fn_t fns[] = {{"init", b_init}, {"now", b_now}};
+  static const lwb_fn_t fns[] = {{"init", b_init}, {"now", b_now}, {"allocFailAfter", b_alloc_fail_after}};
   e = calloc(1, sizeof(*e));
   if (e == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");

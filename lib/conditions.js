@@ -167,10 +167,16 @@ class Conditions extends EventEmitter {
     }
   }
 
-  // From the Electron adapter: a window's unresponsive … responsive.
+  // From the Electron adapter: a window's unresponsive … responsive (or closed, or gone).
   _onRendererUnresponsive(ev) {
     this._guard('metrics', () => this._metrics.onRendererUnresponsive(ev));
     this._emitSafely('rendererUnresponsive', ev);
+  }
+
+  // From the Electron adapter: a renderer or another child process went away.
+  _onProcessGone(ev) {
+    this._guard('metrics', () => this._metrics.onProcessGone(ev));
+    this._emitSafely('processGone', ev);
   }
 
   // A meter or an OpenTelemetry logger that throws is logged; the events still go out.

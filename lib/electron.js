@@ -105,11 +105,17 @@ function attachElectron(conditions, options) {
     if (!detached && manageLifecycle) conditions.setLifecycleState(stateNow());
   }
 
-  function reportUnresponsive(win, end) {
+  // An unresponsive span ends when the window responds again, closes, or its renderer goes
+  // away (`ended` says which: 'responsive', 'closed', or the render-process-gone reason).
+  function reportUnresponsive(win, end, ended) {
     const since = unresponsiveSince.get(win);
     if (since === undefined) return;
     unresponsiveSince.delete(win);
-    conditions._onRendererUnresponsive({ windowId: win.id, durationMs: end - since });
+    conditions._onRendererUnresponsive({ windowId: win.id, durationMs: end - since, ended });
+  }
+
+  function processGone(ev) {
+    conditions._onProcessGone(ev);
   }
 
   function track(win) {
@@ -119,9 +125,16 @@ function attachElectron(conditions, options) {
     listeners.on(win, 'unresponsive', () => {
       if (!unresponsiveSince.has(win)) unresponsiveSince.set(win, conditions.now());
     });
-    listeners.on(win, 'responsive', () => reportUnresponsive(win, conditions.now()));
+    listeners.on(win, 'responsive', () => reportUnresponsive(win, conditions.now(), 'responsive'));
+    if (isEmitter(win.webContents)) {
+      listeners.on(win.webContents, 'render-process-gone', (event, details) => {
+        const reason = details && typeof details.reason === 'string' ? details.reason : 'unknown';
+        reportUnresponsive(win, conditions.now(), reason);
+        processGone({ type: 'renderer', reason, exitCode: details ? details.exitCode : undefined, windowId: win.id });
+      });
+    }
     listeners.on(win, 'closed', () => {
-      reportUnresponsive(win, conditions.now());
+      reportUnresponsive(win, conditions.now(), 'closed');
       listeners.removeTarget(win);
       tracked.delete(win);
       recompute();
@@ -152,6 +165,17 @@ function attachElectron(conditions, options) {
     listeners.on(o.app, 'browser-window-created', (event, win) => {
       track(win);
       recompute();
+    });
+    // Utility processes, the GPU process and other children (renderers come through their
+    // window's webContents above).
+    listeners.on(o.app, 'child-process-gone', (event, details) => {
+      const d = details || {};
+      processGone({
+        type: typeof d.type === 'string' ? d.type : 'unknown',
+        reason: typeof d.reason === 'string' ? d.reason : 'unknown',
+        exitCode: d.exitCode,
+        name: d.name || d.serviceName,
+      });
     });
   }
   if (Array.isArray(o.windows)) for (const w of o.windows) track(w);

@@ -128,7 +128,10 @@ export interface Conditions extends EventEmitter {
   on(event: 'workerHang', listener: (hang: WorkerHang) => void): this;
   /** One call per flush: the values each monitor recorded since the last one. */
   on(event: 'samples', listener: (batches: Partial<Record<MonitorName, Float64Array>>) => void): this;
-  on(event: 'rendererUnresponsive', listener: (ev: { windowId: number; durationMs: number }) => void): this;
+  /** `ended`: 'responsive', 'closed', or the reason its renderer went away ('crashed', 'killed', 'oom', ...). */
+  on(event: 'rendererUnresponsive', listener: (ev: { windowId: number; durationMs: number; ended: string }) => void): this;
+  /** A renderer (from its window's webContents) or a child process (app 'child-process-gone') went away. */
+  on(event: 'processGone', listener: (ev: { type: string; reason: string; exitCode?: number; windowId?: number; name?: string }) => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
@@ -187,6 +190,9 @@ export interface SetupOptions extends ConditionsOptions {
 export interface WorkerStats {
   workerSelfLag: { count: number; max: number | null; p99: number | null };
   workerHangs: { count: number; ended: number; max: number | null };
+  /** Who runs the thread's loop, as recognised from its iterations: Node itself, or an embedder
+   * such as Electron that runs one non-waiting iteration at a time. */
+  loop: 'node' | 'embedded';
 }
 
 export interface MonitorSet {
@@ -212,10 +218,13 @@ export interface SimulationOptions {
   platform?: Platform;
   /** Default 0. */
   startMs?: number;
+  /** Default 'node'. 'embedded': the loop is run from outside, as Electron's (SPEC §6). */
+  loop?: 'node' | 'embedded';
 }
 
 export interface Simulation {
   readonly platform: Platform;
+  readonly loop: 'node' | 'embedded';
   /** Monotonic ms of the simulated main thread. */
   now(): number;
   /** Time passes normally; due work runs at its due time, in order. */

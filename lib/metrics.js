@@ -86,6 +86,10 @@ class Metrics {
     });
     this.rendererUnresponsiveDuration = histogram(m, 'lag_renderer_unresponsive_duration_histogram',
       'How long an Electron window was unresponsive', 'ms', STALL_BUCKETS_FROM_1S);
+    this.processGone = m.createCounter('lag_process_gone', {
+      description: 'Electron renderers and child processes that went away, by type and reason',
+      unit: '{process}',
+    });
     this.monitors = {};
     for (const [name, [metric, description, unit, buckets]] of Object.entries(MONITOR_HISTOGRAMS)) {
       this.monitors[name] = histogram(m, metric, description, unit, buckets);
@@ -134,6 +138,10 @@ class Metrics {
     const attrs = { window: String(ev.windowId) };
     this.rendererUnresponsive.add(1, attrs);
     this.rendererUnresponsiveDuration.record(ev.durationMs, attrs);
+  }
+
+  onProcessGone(ev) {
+    if (!this.noop) this.processGone.add(1, { type: ev.type, reason: ev.reason });
   }
 
   onWorkerHang(hang) {

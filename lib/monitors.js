@@ -125,9 +125,11 @@ class MonitorSet {
       this._onExit = () => this.stop();
       process.on('exit', this._onExit);
     }
+    // Electron's main process (process.type 'browser') keeps the worker thread's monitors while
+    // hidden; pages (renderers) pause them as the seed says (src/core: lw_mon_paused_while_hidden).
+    const browserProcess = process.type === 'browser';
     for (const name of NAMES) {
-      // The default wiring (src/core: lw_mon_paused_while_hidden): which stop while not visible.
-      if (enabled.has(name) && native.monPausedWhileHidden(name)) {
+      if (enabled.has(name) && native.monPausedWhileHidden(name, browserProcess)) {
         this._unpause.push(pauseWhileHidden(this.monitors[name], this.conditions));
       }
     }

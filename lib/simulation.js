@@ -11,8 +11,11 @@ class Simulation {
     const o = checkOptions(options);
     const platform = o.platform === undefined ? 'linux' : o.platform;
     const startMs = o.startMs === undefined ? 0 : o.startMs;
-    handles.set(this, native.simCreate(platform, startMs));
+    const loop = o.loop === undefined ? 'node' : o.loop;
+    handles.set(this, native.simCreate(platform, startMs, loop));
     this.platform = platform;
+    // Who runs the main thread's loop: Node itself, or an embedder such as Electron (SPEC §6).
+    this.loop = loop;
     Object.freeze(this);
   }
 

@@ -617,7 +617,7 @@ describe('Electron adapter (SPEC §9)', () => {
       advanceTo(sim, 4750.5);
       assert.deepStrictEqual(events, []);
       win.fire('responsive');
-      assert.deepStrictEqual(events, [{ t: 4750.5, e: { windowId: win.id, durationMs: 3750.5 } }]);
+      assert.deepStrictEqual(events, [{ t: 4750.5, e: { windowId: win.id, durationMs: 3750.5, ended: 'responsive' } }]);
       win.fire('responsive'); // a responsive with none open: nothing
       assert.strictEqual(events.length, 1);
       const got = await collect(reader);
@@ -655,8 +655,8 @@ describe('Electron adapter (SPEC §9)', () => {
       advanceTo(sim, 7000);
       b.fire('responsive');
       assert.deepStrictEqual(events, [
-        { windowId: a.id, durationMs: 2000 },
-        { windowId: b.id, durationMs: 5000 },
+        { windowId: a.id, durationMs: 2000, ended: 'responsive' },
+        { windowId: b.id, durationMs: 5000, ended: 'responsive' },
       ]);
     });
 
@@ -670,8 +670,38 @@ describe('Electron adapter (SPEC §9)', () => {
       win.fire('unresponsive');
       advanceTo(sim, 1734);
       win.close();
-      assert.deepStrictEqual(events, [{ t: 1734, e: { windowId: win.id, durationMs: 1234 } }]);
+      assert.deepStrictEqual(events, [{ t: 1734, e: { windowId: win.id, durationMs: 1234, ended: 'closed' } }]);
       assert.deepStrictEqual(listenerCounts(win), {});
+    });
+
+    it("a renderer that crashes while unresponsive ends the span with the reason (render-process-gone), and one 'processGone'", async () => {
+      const reader = new ManualReader();
+      const provider = new MeterProvider({ readers: [reader] });
+      const { sim, c, powerMonitor, BrowserWindow, app } = setup({ meter: provider.getMeter('lagwatch') });
+      lagwatch.attachElectron(c, { powerMonitor, app });
+      const win = new BrowserWindow();
+      const spans = [];
+      const gone = [];
+      c.on('rendererUnresponsive', (e) => spans.push({ t: sim.now(), e }));
+      c.on('processGone', (e) => gone.push(e));
+      advanceTo(sim, 1000);
+      win.fire('unresponsive');
+      advanceTo(sim, 4000);
+      win.webContents.gone('crashed', 139);
+      assert.deepStrictEqual(spans, [{ t: 4000, e: { windowId: win.id, durationMs: 3000, ended: 'crashed' } }]);
+      assert.deepStrictEqual(gone, [{ type: 'renderer', reason: 'crashed', exitCode: 139, windowId: win.id }]);
+      win.fire('responsive'); // a reload that responds later: nothing more for the old span
+      assert.strictEqual(spans.length, 1);
+      // A utility process that goes away (app 'child-process-gone').
+      app.childGone({ type: 'Utility', reason: 'oom', exitCode: -1, serviceName: 'indexer' });
+      assert.deepStrictEqual(gone[1], { type: 'Utility', reason: 'oom', exitCode: -1, name: 'indexer' });
+      const { resourceMetrics } = await reader.collect();
+      const points = resourceMetrics.scopeMetrics.flatMap((sm) => sm.metrics)
+        .find((md) => md.descriptor.name === 'lag_process_gone').dataPoints;
+      assert.deepStrictEqual(points.map((p) => [p.attributes, p.value]).sort((a, b) => (a[0].type < b[0].type ? -1 : 1)), [
+        [{ type: 'Utility', reason: 'oom' }, 1],
+        [{ type: 'renderer', reason: 'crashed' }, 1],
+      ]);
     });
   });
 

@@ -1,6 +1,8 @@
 'use strict';
 // SPEC §6 and §8: the seed's stall classification matrix, through setupAllMonitors() on the
-// deterministic simulation, on linux, darwin and win32 (one describe each, the same assertions).
+// deterministic simulation, on linux, darwin and win32, each with Node's own loop and with an
+// embedded one (Electron's: the loop never waits in its poll, the thread waits outside libuv) —
+// one describe each, the same assertions.
 //
 // Every scenario: setupAllMonitors() at t = 0 with the defaults (driftLag 20 ms, macrotaskLag
 // 250 ms, idleAvailability 1000 ms, worker heartbeat 1000 ms, liveness checks 100 ms, clockDrift
@@ -16,8 +18,8 @@ const VALIDATED = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 
 const MAIN_THREAD = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability'];
 const T0 = 10000;
 
-function setup(platform) {
-  const sim = lagwatch.createSimulation({ platform });
+function setup(platform, loop) {
+  const sim = lagwatch.createSimulation({ platform, loop });
   const logs = [];
   const logger = { log: (level, message) => logs.push(`${level}: ${message}`) };
   const m = lagwatch.setupAllMonitors({ clock: sim, logger });
@@ -59,11 +61,11 @@ function cleanUp(ctx) {
   assert.deepStrictEqual(ctx.logs, [], 'nothing logged');
 }
 
-function matrix(platform) {
+function matrix(platform, loop) {
   const sleepCountsInMonotonic = platform !== 'linux';
 
   it('block 6 s: one hang episode of 6000 ms over [10000, 16000] at 20000, one workerHang, no jump', () => {
-    const ctx = setup(platform);
+    const ctx = setup(platform, loop);
     const { sim, m, ev } = ctx;
     sim.block(6000);
     assert.strictEqual(sim.now(), 16000);
@@ -106,7 +108,7 @@ function matrix(platform) {
 
   it(`sleep 30 s: no hang, one suspend jump, overlapping samples discarded as suspend, ${
     sleepCountsInMonotonic ? 'one suspend episode' : 'no episode (monotonic time stops)'}`, () => {
-    const ctx = setup(platform);
+    const ctx = setup(platform, loop);
     const { sim, m, ev } = ctx;
     sim.sleep(30000);
     // The monotonic clock counts the sleep on darwin and win32 only.
@@ -171,7 +173,7 @@ function matrix(platform) {
   });
 
   it('pause 6 s: one pause episode of 5980 ms over [10000, 16000] at 20000, no hang, no workerHang, no jump', () => {
-    const ctx = setup(platform);
+    const ctx = setup(platform, loop);
     const { sim, m, ev } = ctx;
     sim.pause(6000);
     assert.strictEqual(sim.now(), 16000);
@@ -203,7 +205,7 @@ function matrix(platform) {
   // SPEC §8 says pause >= 5 s. 5050 ms from t = 10000: driftLag's firing due at 10020 comes
   // 5030 ms late (a stall sample), while the worker's timer, due at 10100, is only 4950 ms late.
   it('pause 5.05 s (>= 5 s): one pause episode, no hang', () => {
-    const ctx = setup(platform);
+    const ctx = setup(platform, loop);
     const { sim, m, ev } = ctx;
     sim.pause(5050);
     assert.strictEqual(sim.now(), 15050);
@@ -221,7 +223,7 @@ function matrix(platform) {
   // SPEC §8 says stallWorker >= 5 s. 5050 ms from t = 10000: the worker last ran at 10000, its
   // timer was due at 10100.
   it('stallWorker 5.05 s (>= 5 s): a pause interval, main samples after it discarded as pause, no hang', () => {
-    const ctx = setup(platform);
+    const ctx = setup(platform, loop);
     const { sim, m } = ctx;
     sim.stallWorker(5050);
     assert.strictEqual(sim.now(), 15050);
@@ -265,7 +267,7 @@ function matrix(platform) {
   }
 
   it('stepWall +1 h then -1 h: one step jump each, nothing discarded, no interval, no episode', () => {
-    const ctx = setup(platform);
+    const ctx = setup(platform, loop);
     const { sim, m, ev } = ctx;
     sim.stepWall(3600000);
     assert.strictEqual(sim.now(), T0);
@@ -289,7 +291,7 @@ function matrix(platform) {
   });
 
   it('stallWorker 6 s: a pause interval [10100, 16000], main samples after it discarded as pause, no hang', () => {
-    const ctx = setup(platform);
+    const ctx = setup(platform, loop);
     const { sim, m, ev } = ctx;
     sim.stallWorker(6000);
     assert.strictEqual(sim.now(), 16000);
@@ -317,7 +319,7 @@ function matrix(platform) {
   });
 
   it('throttle 10 s: a throttled interval [10000, 20020] detected at 13000, later samples discarded, no hang', () => {
-    const ctx = setup(platform);
+    const ctx = setup(platform, loop);
     const { sim, m, ev } = ctx;
     // At each flush (a main-thread timer: 11000, 12000, ... while throttled), what the tracker
     // holds and what each monitor has recorded.
@@ -373,6 +375,8 @@ function matrix(platform) {
 
 describe('monitors: stall classification matrix (SPEC §8)', () => {
   for (const platform of PLATFORMS) {
-    describe(platform, () => matrix(platform));
+    for (const loop of ['node', 'embedded']) {
+      describe(`${platform}, ${loop === 'node' ? "Node's own loop" : 'an embedded loop (Electron)'}`, () => matrix(platform, loop));
+    }
   }
 });

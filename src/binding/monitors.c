@@ -324,12 +324,15 @@ static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* monPausedWhileHidden(name) -> whether setupAllMonitors pauses it while hidden (SPEC §6). */
+/* monPausedWhileHidden(name, browserProcess) -> whether setupAllMonitors pauses it while hidden
+ * (SPEC §6). */
 static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info info) {
-  napi_value argv[1], r;
+  napi_value argv[2], r;
   lw_mon_t mon;
-  if (lwb_get_args(env, info, 1, argv) || arg_mon_name(env, argv[0], &mon)) return NULL;
-  LW_NAPI_CALL(env, napi_get_boolean(env, lw_mon_paused_while_hidden(mon) != 0, &r));
+  bool browser = false;
+  if (lwb_get_args(env, info, 2, argv) || arg_mon_name(env, argv[0], &mon)) return NULL;
+  if (!lwb_is_undefined(env, argv[1])) LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &browser));
+  LW_NAPI_CALL(env, napi_get_boolean(env, lw_mon_paused_while_hidden(mon, browser) != 0, &r));
   return r;
 }
 
@@ -343,7 +346,8 @@ static napi_value b_mon_running(napi_env env, napi_callback_info info) {
   return r;
 }
 
-/* monStats(m) -> { workerSelfLag: {count, max, p99}, workerHangs: {count, ended, max} } */
+/* monStats(m) -> { workerSelfLag: {count, max, p99}, workerHangs: {count, ended, max},
+ *                  loop: 'node' | 'embedded' } */
 static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
   napi_value argv[1], o, sl, hg;
   lwb_mon_t *m;
@@ -359,7 +363,8 @@ static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
       lwb_set_number(env, hg, "count", (double)st.worker_hangs) ||
       lwb_set_number(env, hg, "ended", (double)st.worker_hangs_ended) ||
       lwb_set_stat(env, hg, "max", st.worker_hang_max) ||
-      lwb_set_value(env, o, "workerSelfLag", sl) || lwb_set_value(env, o, "workerHangs", hg))
+      lwb_set_value(env, o, "workerSelfLag", sl) || lwb_set_value(env, o, "workerHangs", hg) ||
+      lwb_set_string(env, o, "loop", lw_monitors_embedded(&m->set.core) ? "embedded" : "node"))
     return NULL;
   return o;
 }

@@ -18,16 +18,21 @@ static void sim_finalize(napi_env env, void *data, void *hint) {
   lw_sim_unref(data);
 }
 
-/* simCreate(platform: 'linux' | 'darwin' | 'win32', startMs) */
+/* simCreate(platform: 'linux' | 'darwin' | 'win32', startMs, loop: 'node' | 'embedded') */
 static napi_value b_sim_create(napi_env env, napi_callback_info info) {
-  napi_value argv[2], ext;
-  char platform[16];
+  napi_value argv[3], ext;
+  char platform[16], loop[16] = "node";
   size_t len;
   double start;
   lw_platform_t p;
   lw_sim_t *sim;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if (lwb_get_args(env, info, 3, argv)) return NULL;
   if (lwb_arg_string(env, argv[0], "options.platform", platform, sizeof(platform), &len)) return NULL;
+  if (!lwb_is_undefined(env, argv[2]) &&
+      lwb_arg_string(env, argv[2], "options.loop", loop, sizeof(loop), &len))
+    return NULL;
+  if (strcmp(loop, "node") != 0 && strcmp(loop, "embedded") != 0)
+    LW_THROW_RANGE(env, "The \"options.loop\" argument must be 'node' or 'embedded'");
   if (len < sizeof(platform) && strcmp(platform, "linux") == 0)
     p = LW_PLATFORM_LINUX;
   else if (len < sizeof(platform) && strcmp(platform, "darwin") == 0)
@@ -42,6 +47,7 @@ static napi_value b_sim_create(napi_env env, napi_callback_info info) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
     return NULL;
   }
+  lw_sim_set_loop(sim, strcmp(loop, "embedded") == 0 ? LW_LOOP_EMBEDDED : LW_LOOP_NODE);
   if (napi_create_external(env, sim, sim_finalize, NULL, &ext) != napi_ok) {
     lw_sim_unref(sim);
     LW_NAPI_THROW_LAST(env);

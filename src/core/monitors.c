@@ -19,8 +19,9 @@ lw_mon_t lw_mon_parse(const char *name, size_t len) {
   return LW_MON_COUNT;
 }
 
-int lw_mon_paused_while_hidden(lw_mon_t mon) {
-  return mon != LW_MON_CLOCKDRIFT && mon != LW_MON_THROTTLE;
+int lw_mon_paused_while_hidden(lw_mon_t mon, int browser_process) {
+  if (mon == LW_MON_CLOCKDRIFT || mon == LW_MON_THROTTLE) return 0;
+  return !(browser_process && (mon == LW_MON_WORKER || mon == LW_MON_LIVENESS));
 }
 
 /* Monitors that submit samples to a validator of their own. */
@@ -198,7 +199,17 @@ static void submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, 
     m->c->lost++;
 }
 
-static double idle_now(const lw_monitors_t *m) { return m->rd.idle ? m->rd.idle(m->rd.data) : 0; }
+static double cpu_now(const lw_monitors_t *m) { return m->rd.cpu ? m->rd.cpu(m->rd.data) : 0; }
+
+/* The time the thread was available to its loop, up to `now`: libuv's idle time in Node's loop;
+ * in an embedded loop, from the switch on, every moment it was not on a CPU (SPEC §6). */
+static double idle_now(const lw_monitors_t *m, double now) {
+  if (m->embedded)
+    return m->emb_idle_base + (now - m->emb_t_base) - (cpu_now(m) - m->emb_cpu_base);
+  return m->rd.idle ? m->rd.idle(m->rd.data) : 0;
+}
+
+int lw_monitors_embedded(const lw_monitors_t *m) { return m->embedded; }
 
 /* The sleep-clock difference (inclusive - exclusive), or 0 without a pair. */
 static int sleep_diff(const lw_readings_t *rd, int enabled, double *diff) {
@@ -226,12 +237,12 @@ void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
       break;
     case LW_MON_LOOPBLOCK:
       m->loop_prev_t = now;
-      m->loop_prev_idle = idle_now(m);
+      m->loop_prev_idle = idle_now(m, now);
       break;
     case LW_MON_IDLE:
       m->idle_due = now + m->cfg.idle_period_ms;
       m->idle_prev_t = now;
-      m->idle_prev_idle = idle_now(m);
+      m->idle_prev_idle = idle_now(m, now);
       break;
     case LW_MON_CLOCKDRIFT:
       m->clock_due = now + m->cfg.clock_interval_ms;
@@ -329,7 +340,7 @@ static void throttle_check(lw_monitors_t *m, double lateness, double ws, double 
 static double busy_until(const lw_monitors_t *m, double now) {
   double b = m->busy_total;
   if (m->running[LW_MON_LOOPBLOCK]) {
-    double part = (now - m->loop_prev_t) - (idle_now(m) - m->loop_prev_idle);
+    double part = (now - m->loop_prev_t) - (idle_now(m, now) - m->loop_prev_idle);
     if (part > 0) b += part;
   }
   return b;
@@ -361,7 +372,7 @@ static void macrotask_fire(lw_monitors_t *m, double now) {
 }
 
 static void idle_fire(lw_monitors_t *m, double now) {
-  double idle = idle_now(m);
+  double idle = idle_now(m, now);
   double span = now - m->idle_prev_t;
   double share = span > 0 ? (idle - m->idle_prev_idle) / span : 1;
   if (share < 0) share = 0;
@@ -466,11 +477,23 @@ void lw_monitors_flushed(lw_monitors_t *m, double now) {
   m->flush_due = any_running(m) ? now + m->cfg.flush_interval_ms : LW_NEVER;
 }
 
-void lw_monitors_iteration(lw_monitors_t *m, double now) {
+/* Recognises a loop run from outside: the idle reading goes on from where libuv's left it, the
+ * time outside libuv that showed it counted as idle already. */
+static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
+  if (m->embedded || m->rd.cpu == NULL || !(outside_ms >= LW_OUTSIDE_MIN_MS)) return;
+  if (++m->outside_seen < LW_OUTSIDE_ITERATIONS) return;
+  m->emb_idle_base = idle_now(m, now) + outside_ms;
+  m->emb_t_base = now;
+  m->emb_cpu_base = cpu_now(m);
+  m->embedded = 1;
+}
+
+void lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
   double idle, busy;
   activity(m, now);
+  loop_model(m, now, outside_ms);
   if (!m->running[LW_MON_LOOPBLOCK]) return;
-  idle = idle_now(m);
+  idle = idle_now(m, now);
   busy = (now - m->loop_prev_t) - (idle - m->loop_prev_idle);
   if (busy < 0) busy = 0;
   m->busy_total += busy;

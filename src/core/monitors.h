@@ -31,6 +31,7 @@ typedef struct lw_readings_s {
   double (*wall)(void *data);
   int (*sleep_pair)(void *data, double *inclusive, double *exclusive);
   double (*idle)(void *data); /* the main loop's total idle (poll wait) time */
+  double (*cpu)(void *data);  /* the main thread's CPU time; NULL if unknown */
   void *data;
   int mono_includes_sleep; /* macOS, Windows: 1; Linux: 0 */
 } lw_readings_t;
@@ -89,6 +90,11 @@ typedef struct lw_worker_s {
   double hang_detected;
 } lw_worker_t;
 
+/* An iteration that starts this long after the previous one ended ran from outside libuv. */
+#define LW_OUTSIDE_MIN_MS 5.0
+/* After this many such iterations the loop is an embedded one (for good). */
+#define LW_OUTSIDE_ITERATIONS 2
+
 /* Per-monitor recorded values on their way to JS (one batch per flush). */
 typedef struct lw_batch_s {
   double *values;
@@ -123,6 +129,16 @@ typedef struct lw_monitors_s {
   double loop_prev_idle;
   int loop_seen;
   double busy_total;
+  /* The loop model (SPEC §6, embedded loops). Node runs its loop itself and waits in its poll,
+   * where libuv counts the idle time. An embedder such as Electron runs one non-waiting
+   * iteration at a time from its own message loop, so the thread waits outside libuv and libuv's
+   * idle time hardly grows. Iterations that start long after the previous one ended show it;
+   * from then on the thread is available to its loop whenever it is not on a CPU. */
+  int embedded;
+  unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS after the last ended */
+  double emb_idle_base;  /* the idle reading, the time and the CPU time at the switch */
+  double emb_t_base;
+  double emb_cpu_base;
   /* idleAvailability */
   double idle_due;
   double idle_prev_t;
@@ -175,8 +191,11 @@ const char *lw_monitors_option_name(size_t i);
 int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range);
 const char *lw_mon_name(lw_mon_t mon);
 lw_mon_t lw_mon_parse(const char *name, size_t len);
-/* 1 if the monitor is one that pauseWhileHidden stops by default. */
-int lw_mon_paused_while_hidden(lw_mon_t mon);
+/* 1 if setupAllMonitors pauses the monitor while the app is not visible (SPEC §6). In Electron's
+ * main process (`browser_process`) the worker thread's monitors keep running: Chromium throttles
+ * hidden pages, not the browser process, and a tray app whose windows are all hidden can still
+ * freeze. clockDrift and timerThrottle never pause: they are evidence. */
+int lw_mon_paused_while_hidden(lw_mon_t mon, int browser_process);
 
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
                      const lw_readings_t *rd);
@@ -198,8 +217,12 @@ double lw_monitors_next_due(const lw_monitors_t *m);
  * then hands the batches to JS and calls lw_monitors_flushed(). */
 int lw_monitors_run(lw_monitors_t *m, double now);
 void lw_monitors_flushed(lw_monitors_t *m, double now);
-/* The loop-iteration hook (uv_prepare): loopBlock's sample. */
-void lw_monitors_iteration(lw_monitors_t *m, double now);
+/* The loop-iteration hook (uv_prepare): loopBlock's sample. `outside_ms` is how long before
+ * this iteration began the previous one had ended (the thread was outside libuv): about 0 in
+ * Node's own loop, the message loop's time in an embedded one. */
+void lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
+/* 1 once the loop is recognised as run from outside (Electron's). */
+int lw_monitors_embedded(const lw_monitors_t *m);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all
  * of them is applied before any of their samples is judged. */
 void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, double now);

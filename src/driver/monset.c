@@ -18,6 +18,7 @@ static int sim_pair(void *d, double *a, double *b) {
   return 0;
 }
 static double sim_idle(void *d) { return lw_sim_idle(d); }
+static double sim_cpu(void *d) { return lw_sim_cpu(d); }
 
 static double rt_wall(void *d) {
   (void)d;
@@ -30,6 +31,10 @@ static int rt_pair(void *d, double *a, double *b) {
 static double rt_idle(void *d) {
   lw_monset_t *s = d;
   return (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+}
+static double rt_cpu(void *d) {
+  (void)d;
+  return lw_clock_thread_cpu_ms();
 }
 
 /* Messages ----------------------------------------------------------------------------------- */
@@ -107,8 +112,8 @@ static void main_run_cb(lw_client_t *c, double now) {
 static int main_evidence_cb(lw_client_t *c, double now) {
   return lw_monset_evidence(LW_MONSET_OF(c, main_client), now);
 }
-static void main_iteration_cb(lw_client_t *c, double now) {
-  lw_monitors_iteration(&LW_MONSET_OF(c, main_client)->core, now);
+static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
+  lw_monitors_iteration(&LW_MONSET_OF(c, main_client)->core, now, outside_ms);
 }
 
 static double async_next_due(lw_client_t *c) {
@@ -142,12 +147,24 @@ static void async_cb(uv_async_t *a) {
   lw_uv_rearm(s->uv);
 }
 
+/* The end of each iteration (uv_check): if the next one starts long after, the thread was
+ * outside libuv in between (an embedder's message loop). */
+static void check_cb(uv_check_t *h) {
+  lw_monset_t *s = h->data;
+  s->check_at = lw_uv_now(s->uv);
+}
+
 static void prepare_cb(uv_prepare_t *p) {
   lw_monset_t *s = p->data;
+  uv_loop_t *loop = s->uv->timer.loop;
   double now = lw_uv_now(s->uv);
+  /* The iteration began at the loop's time (its first update, before the timers), in whole ms
+   * of uv_hrtime(): on this thread's origin, to within a millisecond or two. */
+  double began = (double)uv_now(loop) - (double)s->uv->origin_ns / 1e6;
+  double outside = s->check_at > -INFINITY && began > s->check_at ? began - s->check_at : 0;
   if (s->uw == NULL) return; /* finished */
   lw_uvworker_progress(s->uw, now);
-  lw_monitors_iteration(&s->core, now);
+  lw_monitors_iteration(&s->core, now, outside);
   lw_uv_rearm(s->uv);
 }
 
@@ -175,10 +192,13 @@ static int uv_setup(lw_monset_t *s) {
     return rc;
   }
   uv_prepare_init(loop, &s->prepare);
-  s->prepare.data = s->async.data = s;
+  uv_check_init(loop, &s->check);
+  s->prepare.data = s->async.data = s->check.data = s;
+  s->check_at = -INFINITY;
   uv_unref((uv_handle_t *)&s->prepare);
   uv_unref((uv_handle_t *)&s->async);
-  s->open_handles = 2;
+  uv_unref((uv_handle_t *)&s->check);
+  s->open_handles = 3;
   s->uv_ready = 1;
   return 0;
 }
@@ -189,10 +209,13 @@ static int uv_sync(lw_monset_t *s) {
   lw_monitors_t *k = &s->core;
   int rc = 0;
   if (!s->uv_ready || uv_is_closing((uv_handle_t *)&s->async)) return 0;
-  if (k->running[LW_MON_LOOPBLOCK] || k->running[LW_MON_LIVENESS])
+  if (k->running[LW_MON_LOOPBLOCK] || k->running[LW_MON_LIVENESS]) {
     uv_prepare_start(&s->prepare, prepare_cb);
-  else
+    uv_check_start(&s->check, check_cb);
+  } else {
     uv_prepare_stop(&s->prepare);
+    uv_check_stop(&s->check);
+  }
   if (lw_monitors_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
   lw_uv_rearm(s->uv);
   return rc;
@@ -216,12 +239,14 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.wall = sim_wall;
     rd.sleep_pair = sim_pair;
     rd.idle = sim_idle;
+    rd.cpu = sim_cpu;
     rd.data = sim;
     rd.mono_includes_sleep = lw_sim_mono_includes_sleep(sim);
   } else {
     rd.wall = rt_wall;
     rd.sleep_pair = rt_pair;
     rd.idle = rt_idle;
+    rd.cpu = rt_cpu;
     rd.data = s;
 #if defined(__APPLE__) || defined(_WIN32)
     rd.mono_includes_sleep = 1;
@@ -290,6 +315,7 @@ void lw_monset_close(lw_monset_t *s) {
   if (s->uw != NULL) lw_uvworker_stop(s->uw);
   if (uv_is_closing((uv_handle_t *)&s->async)) return;
   uv_close((uv_handle_t *)&s->prepare, handle_closed);
+  uv_close((uv_handle_t *)&s->check, handle_closed);
   uv_close((uv_handle_t *)&s->async, handle_closed);
 }
 

@@ -60,6 +60,8 @@ struct lw_monset_s {
   int uv_ready;
   unsigned open_handles;
   uv_prepare_t prepare;
+  uv_check_t check;
+  double check_at; /* the end of the last iteration, -INFINITY before the first */
   uv_async_t async;
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
 };

@@ -65,11 +65,15 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   /* Work that came due in the past (overdue after a block, a sleep or a pause) runs now. */
   if (best_due > sim->now) sim->now = best_due;
   if (best->thread == LW_THREAD_MAIN && sim->now > sim->last_iteration) {
-    /* A new turn of the main loop: its prepare hooks run, and it shows progress. */
+    /* A new turn of the main loop: its prepare hooks run, and it shows progress. An embedded
+     * loop was outside libuv since its previous turn; Node's waited in its poll. */
+    double outside = sim->loop == LW_LOOP_EMBEDDED && sim->last_iteration > -INFINITY
+                         ? sim->now - sim->last_iteration
+                         : 0;
     sim->last_iteration = sim->now;
     sim->progress = sim->now;
     for (c = sim->sched.head; c != NULL; c = c->next)
-      if (c->iteration != NULL) c->iteration(c, sim->now);
+      if (c->iteration != NULL) c->iteration(c, sim->now, outside);
   }
   /* Evidence first (SPEC §4): whenever the main thread runs, what has reached the process is
    * applied before anything is judged. */
@@ -141,6 +145,12 @@ void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive
   *exclusive = sim->now + sim->excl_off;
 }
 
-double lw_sim_idle(const lw_sim_t *sim) { return sim->now - sim->busy_total; }
+void lw_sim_set_loop(lw_sim_t *sim, lw_loop_model_t loop) { sim->loop = loop; }
+
+double lw_sim_idle(const lw_sim_t *sim) {
+  return sim->loop == LW_LOOP_EMBEDDED ? 0 : sim->now - sim->busy_total;
+}
+
+double lw_sim_cpu(const lw_sim_t *sim) { return sim->busy_total; }
 
 int lw_sim_mono_includes_sleep(const lw_sim_t *sim) { return sim->platform != LW_PLATFORM_LINUX; }

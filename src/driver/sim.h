@@ -21,6 +21,12 @@
 
 typedef enum { LW_PLATFORM_LINUX = 0, LW_PLATFORM_DARWIN = 1, LW_PLATFORM_WIN32 = 2 } lw_platform_t;
 
+/* Who runs the main thread's event loop (SPEC §6): Node itself, waiting in libuv's poll, or an
+ * embedder (Electron) that runs one non-waiting iteration at a time from its own message loop:
+ * the thread then waits outside libuv, libuv's idle time does not grow, and each iteration
+ * starts long after the previous one ended. */
+typedef enum { LW_LOOP_NODE = 0, LW_LOOP_EMBEDDED = 1 } lw_loop_model_t;
+
 typedef struct lw_sim_s {
   double now;
   double wall_off;
@@ -34,12 +40,14 @@ typedef struct lw_sim_s {
   double last_iteration;
   double progress;
   lw_platform_t platform;
+  lw_loop_model_t loop;
   lw_sched_t sched;
   unsigned refs;
   int advancing;
 } lw_sim_t;
 
 lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms);
+void lw_sim_set_loop(lw_sim_t *sim, lw_loop_model_t loop);
 void lw_sim_ref(lw_sim_t *sim);
 void lw_sim_unref(lw_sim_t *sim);
 double lw_sim_now(const lw_sim_t *sim);
@@ -70,7 +78,11 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, dou
 
 double lw_sim_wall(const lw_sim_t *sim);
 void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive);
+/* libuv's idle time (its poll's waits): now - busy in Node's loop; 0 in an embedded loop, whose
+ * poll never waits. */
 double lw_sim_idle(const lw_sim_t *sim);
+/* The main thread's CPU time: its busy time (block()). */
+double lw_sim_cpu(const lw_sim_t *sim);
 int lw_sim_mono_includes_sleep(const lw_sim_t *sim);
 
 #endif /* LW_DRIVER_SIM_H_ */

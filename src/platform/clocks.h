@@ -21,4 +21,7 @@ double lw_clock_wall_ms(void);
  * the platform allows: the difference is what matters. */
 int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive);
 
+/* The CPU time of the calling thread, in ms (0 where the platform cannot tell). */
+double lw_clock_thread_cpu_ms(void);
+
 #endif /* LW_PLATFORM_CLOCKS_H_ */

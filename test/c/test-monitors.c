@@ -87,7 +87,7 @@ static const lw_name_stats_t *stats_of(const fx_t *x, lw_mon_t mon) {
 static void loop_turn(fx_t *x, double now, double busy) {
   x->f.idle += (now - x->t) - busy;
   x->t = now;
-  lw_monitors_iteration(&x->m, now);
+  lw_monitors_iteration(&x->m, now, 0);
   lw_monitors_run(&x->m, now);
 }
 
@@ -269,26 +269,26 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   fx_init(&x, NULL, 0);
   ns = stats_of(&x, LW_MON_LOOPBLOCK);
   /* Not running: an iteration submits nothing. */
-  lw_monitors_iteration(&x.m, 10);
+  lw_monitors_iteration(&x.m, 10, 0);
   ASSERT_EQ(x.c.submitted, 0);
   x.f.idle = 5;
   lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 20);
   /* busy = Δt - Δidle = 80 - 50. */
   x.f.idle = 55;
-  lw_monitors_iteration(&x.m, 100);
+  lw_monitors_iteration(&x.m, 100, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30);
   ASSERT_DBL_EQ(x.m.busy_total, 30);
   /* More idle than time passed: clamped to 0. */
   x.f.idle = 105;
-  lw_monitors_iteration(&x.m, 140);
+  lw_monitors_iteration(&x.m, 140, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0);
   ASSERT_DBL_EQ(x.m.busy_total, 30);
-  lw_monitors_iteration(&x.m, 240.5);
+  lw_monitors_iteration(&x.m, 240.5, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0, 100.5);
   ASSERT_DBL_EQ(x.m.busy_total, 130.5);
   /* A long block is held: value and window are the busy time, the window ends now. */
   x.f.idle = 105 + 10;
-  lw_monitors_iteration(&x.m, 6250.5);
+  lw_monitors_iteration(&x.m, 6250.5, 0);
   ASSERT_EQ(x.c.held_count, 1);
   ASSERT_DBL_EQ(last_held(&x)->value, 6000);
   ASSERT_DBL_EQ(last_held(&x)->ws, 250.5);
@@ -625,7 +625,7 @@ TEST_IMPL(monitors_throttle_busy_in_turn) {
   throttle_fx(&x);
   for (t = 1000; t <= 4000; t += 1000) {
     lw_monitors_run(&x.m, t); /* late by 980, busy 1000 since the last firing */
-    lw_monitors_iteration(&x.m, t);
+    lw_monitors_iteration(&x.m, t, 0);
   }
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 4);
   ASSERT_DBL_EQ(x.m.busy_total, 4000);
@@ -1057,17 +1057,17 @@ TEST_IMPL(monitors_receive_hang_end) {
   fx_init(&x, &cfg, 0);
   lw_monitors_start(&x.m, LW_MON_LIVENESS, 0);
   /* The main thread resumes at its first activity after a gap of 2 liveness intervals. */
-  lw_monitors_iteration(&x.m, 800);
+  lw_monitors_iteration(&x.m, 800, 0);
   ASSERT_DBL_EQ(x.m.resumed_at, 800);
-  lw_monitors_iteration(&x.m, 899.75);
+  lw_monitors_iteration(&x.m, 899.75, 0);
   ASSERT_DBL_EQ(x.m.resumed_at, 800);
   lw_monitors_run(&x.m, 999.75);
   ASSERT_DBL_EQ(x.m.resumed_at, 999.75);
-  lw_monitors_iteration(&x.m, 1000);
+  lw_monitors_iteration(&x.m, 1000, 0);
   ASSERT_DBL_EQ(x.m.resumed_at, 999.75);
   /* Blocked from 1000; the main thread's first turn after that is at 8980. */
-  lw_monitors_iteration(&x.m, 8980);
-  lw_monitors_iteration(&x.m, 8990);
+  lw_monitors_iteration(&x.m, 8980, 0);
+  lw_monitors_iteration(&x.m, 8990, 0);
   ASSERT_DBL_EQ(x.m.resumed_at, 8980);
   memset(&msg, 0, sizeof(msg));
   msg.type = LW_MSG_HANG_START;
@@ -1149,7 +1149,7 @@ TEST_IMPL(monitors_start_stop_flush) {
   ASSERT_FALSE(x.m.running[LW_MON_DRIFT]);
   lw_monitors_stop(&x.m, LW_MON_DRIFT, 1015);
   ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 2000);
-  lw_monitors_iteration(&x.m, 1100);
+  lw_monitors_iteration(&x.m, 1100, 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 1);
   /* The last stop makes a flush due at once; the values stay until it. */
   lw_monitors_stop(&x.m, LW_MON_LOOPBLOCK, 1200);
@@ -1238,6 +1238,38 @@ TEST_IMPL(monitors_stop_ends_at_main_resumption) {
   ASSERT_DBL_EQ(iv.end, 7000.25);
   /* A sample of the main thread's work from its resumption on does not overlap the stop. */
   ASSERT_EQ(lw_tracker_find_priority(&x.c.tracker, 7000.25, 9500, 9500, &iv), 0);
+  fx_free(&x);
+  return 0;
+}
+
+/* SPEC §6, embedded loops: iterations that start >= 5 ms after the previous one ended (the
+ * thread was outside libuv) make the loop an embedded one at the second; from then on the idle
+ * reading is the time off the CPU, continuous with libuv's at the switch. Shorter gaps, or no
+ * CPU reading, change nothing. */
+static double fake_cpu(void *d) { return ((fake_t *)d)->wall - WALL0; /* reused as CPU time */ }
+
+TEST_IMPL(monitors_loop_model_embedded) {
+  fx_t x;
+  fx_init(&x, NULL, 0);
+  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monitors_iteration(&x.m, 10, 4.9);
+  lw_monitors_iteration(&x.m, 20, 4.9);
+  ASSERT_EQ(lw_monitors_embedded(&x.m), 0); /* no CPU reading: never */
+  x.rd.cpu = fake_cpu;
+  x.m.rd.cpu = fake_cpu;
+  lw_monitors_iteration(&x.m, 30, 4.9); /* under the threshold */
+  ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
+  x.f.idle = 0; /* libuv's idle time never grows */
+  lw_monitors_iteration(&x.m, 50, 20);
+  ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
+  lw_monitors_iteration(&x.m, 70, 20);
+  ASSERT_EQ(lw_monitors_embedded(&x.m), 1);
+  /* From here: 100 ms of which 30 on the CPU is 30 ms busy, whatever libuv says. */
+  x.f.wall += 30;
+  lw_monitors_iteration(&x.m, 170, 70);
+  ASSERT_DBL_EQ(x.m.batch[LW_MON_LOOPBLOCK].values[x.m.batch[LW_MON_LOOPBLOCK].len - 1], 30);
+  /* The sample at the switch did not count the 20 ms outside libuv. */
+  ASSERT_DBL_EQ(x.m.batch[LW_MON_LOOPBLOCK].values[x.m.batch[LW_MON_LOOPBLOCK].len - 2], 0);
   fx_free(&x);
   return 0;
 }

@@ -70,7 +70,31 @@ class FakePowerMonitor extends EventEmitter {
   }
 }
 
+// webContents: Electron emits 'render-process-gone' (event, details) on a window's webContents
+// when its renderer crashes or is killed, and app 'render-process-gone' (event, webContents,
+// details); details: { reason: 'clean-exit' | 'abnormal-exit' | 'killed' | 'crashed' | 'oom' |
+// 'launch-failed' | 'integrity-failure', exitCode }.
+class FakeWebContents extends EventEmitter {
+  constructor(app) {
+    super();
+    this._app = app;
+  }
+
+  // The renderer goes away with `reason`.
+  gone(reason, exitCode = 1) {
+    const details = { reason, exitCode };
+    this.emit('render-process-gone', electronEvent(), details);
+    if (this._app) this._app.emit('render-process-gone', electronEvent(), this, details);
+  }
+}
+
 class FakeApp extends EventEmitter {
+  // A child process (utility, GPU, ...) went away: app 'child-process-gone' (event, details) with
+  // details { type, reason, exitCode, serviceName?, name? }.
+  childGone(details) {
+    this.emit('child-process-gone', electronEvent(), details);
+  }
+
   getName() {
     return 'fake-app';
   }
@@ -101,6 +125,7 @@ function makeBrowserWindowClass(app) {
       super();
       const show = options.show === undefined ? true : Boolean(options.show);
       Object.defineProperty(this, 'id', { value: nextId++, enumerable: true, writable: false });
+      this.webContents = new FakeWebContents(app);
       this._visible = show;
       this._minimized = false;
       this._focused = options.focused === undefined ? show : Boolean(options.focused);

@@ -1,0 +1,213 @@
+'use strict';
+// SPEC §6, embedded loops, proven in a real embedder: test/embedder/embedder.cc runs Node
+// (Debian's libnode 18) the way Electron does — an embed thread polls libuv's backend fd and
+// posts one UV_RUN_NOWAIT iteration at a time to a task queue standing in for Chromium's — and
+// lets this test post plain "Chromium" tasks that busy-wait with no uv iteration. Both process
+// variants (Electron's main process, process.type 'browser', and a renderer) run the same
+// scenarios, each in one embedder process:
+//   idle 30 s            loop recognised as embedded; loopBlock p99 near 0, idleAvailability
+//                        near 1; nothing stalls, jumps or is discarded
+//   300 ms Chromium task about 300 ms of loopBlock
+//   6 s Chromium task    exactly one hang episode and one workerHang, ~6 s each
+//   App Nap              the embed thread's wake-ups held to whole seconds for 10 s: a
+//                        throttled interval opens, driftLag's late samples are discarded, no hang
+//   SIGSTOP 6 s          exactly one pause episode, no hang
+//   hidden, 6 s task     the main process keeps its worker thread: one workerHang; a renderer
+//                        pauses it (the seed's rule for pages): none
+const assert = require('assert');
+const { spawn } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const { sleep, assertBetween } = require('./e2e/helpers');
+
+const DIR = path.join(__dirname, 'embedder');
+const EMBEDDER = path.join(DIR, 'out', 'embedder');
+
+class Embedder {
+  constructor(type) {
+    this.messages = [];
+    this.stderr = '';
+    this.waiters = [];
+    // Under npm test's sanitizer step the embedder inherits the ASan runtime and addon (it
+    // loads the same lagwatch.node through LAGWATCH_ADDON), so the addon runs under ASan inside
+    // the embedded loop too.
+    this.child = spawn(EMBEDDER, [type, path.join(DIR, 'fixture.js')], {
+      stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=0' },
+    });
+    let partial = '';
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk) => {
+      partial += chunk;
+      let nl;
+      while ((nl = partial.indexOf('\n')) >= 0) {
+        const line = partial.slice(0, nl);
+        partial = partial.slice(nl + 1);
+        try {
+          this.messages.push(JSON.parse(line));
+        } catch {
+          this.stderr += `stdout: ${line}\n`;
+        }
+        for (const w of this.waiters.slice()) w();
+      }
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (c) => { this.stderr += c; });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  send(line) {
+    this.child.stdin.write(`${line}\n`);
+  }
+
+  next(type, tag, timeoutMs = 20000) {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const i = this.messages.findIndex((m) => m.type === type && (tag === undefined || m.tag === tag));
+        if (i < 0) return;
+        const [m] = this.messages.splice(i, 1);
+        finish();
+        resolve(m);
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`no '${type}' ${tag || ''} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-3000)}`));
+      }, timeoutMs);
+      const finish = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+      };
+      this.waiters.push(check);
+      check();
+    });
+  }
+
+  async mark() {
+    this.send('js mark()');
+    await this.next('marked');
+  }
+
+  async report(tag) {
+    this.send(`js report(${JSON.stringify(tag)})`);
+    return this.next('report', tag);
+  }
+
+  kill() {
+    try {
+      this.child.kill('SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+const noStalls = (r, why) => assert.deepStrictEqual(r.events.stall, [], `${why}: ${JSON.stringify(r.events.stall)}`);
+
+for (const type of ['browser', 'renderer']) {
+  describe(`embedded loop, Electron's way (${type === 'browser' ? 'main process' : 'renderer'}, real embedder on libnode)`, function () {
+    this.timeout(180000);
+    let e = null;
+    const figures = {};
+
+    before(async () => {
+      assert.ok(fs.existsSync(EMBEDDER),
+        `${EMBEDDER} is missing: build it with \`make -C test/embedder\` (it downloads Debian's libnode; .ci/run does it)`);
+      e = new Embedder(type);
+      await e.next('ready');
+      await sleep(2000); // the first iterations show the loop model
+    });
+
+    after(async () => {
+      if (e === null) return;
+      e.send('quit');
+      const timer = setTimeout(() => e.kill(), 10000);
+      const exit = await e.exited;
+      clearTimeout(timer);
+      if (process.env.LAGWATCH_EMBEDDER_FIGURES) console.log(`      figures (${type}): ${JSON.stringify(figures)}`);
+      assert.deepStrictEqual(exit, { code: 0, signal: null }, `the embedder exits cleanly: ${e.stderr.slice(-3000)}`);
+    });
+
+    it('idle 30 s: recognised as embedded; loopBlock p99 < 2 ms, idleAvailability > 0.97; nothing stalls, jumps or is discarded', async () => {
+      await e.mark();
+      await sleep(30000);
+      const r = await e.report('idle');
+      assert.strictEqual(r.processType, type);
+      assert.strictEqual(r.loop, 'embedded');
+      assert.ok(r.loopBlock.n > 1000, `loopBlock samples: ${r.loopBlock.n}`);
+      assert.ok(r.loopBlock.p99 < 2, `idle loopBlock p99 ${r.loopBlock.p99} ms (it was ~20 ms, the time spent in the message loop)`);
+      assert.ok(r.idleAvailability.mean > 0.97, `idleAvailability ${r.idleAvailability.mean} (it was ~0)`);
+      noStalls(r, 'idle');
+      assert.deepStrictEqual(r.events.jump, []);
+      assert.deepStrictEqual(r.events.workerHang, []);
+      assert.strictEqual(Object.values(r.stats.discarded).reduce((a, b) => a + b, 0), 0, JSON.stringify(r.stats.discarded));
+      figures.idle = { loopBlockP50: r.loopBlock.p50, loopBlockP99: r.loopBlock.p99, idleAvailability: r.idleAvailability.mean };
+    });
+
+    it('a 300 ms Chromium task (no uv iteration) is about 300 ms of loopBlock', async () => {
+      await e.mark();
+      e.send('busy 300');
+      await sleep(1500);
+      const r = await e.report('busy300');
+      assertBetween(r.loopBlock.max, 250, 400, 'loopBlock of the 300 ms task');
+      noStalls(r, '300 ms');
+      figures.busy300 = r.loopBlock.max;
+    });
+
+    it('a 6 s Chromium task: exactly one hang episode and one workerHang, ~6 s each', async () => {
+      await e.mark();
+      e.send('busy 6000');
+      await sleep(10000);
+      const r = await e.report('busy6000');
+      assert.strictEqual(r.events.stall.length, 1, JSON.stringify(r.events.stall));
+      assert.strictEqual(r.events.stall[0].kind, 'hang');
+      assertBetween(r.events.stall[0].durationMs, 5900, 6100, 'hang episode durationMs');
+      assert.strictEqual(r.events.workerHang.length, 1, JSON.stringify(r.events.workerHang));
+      const h = r.events.workerHang[0];
+      assertBetween(h.durationMs, 5900, 6100, 'workerHang durationMs');
+      assertBetween(h.detectedAt - h.start, 4990, 5100, 'hang flagged after');
+      figures.hangFlaggedAfter = h.detectedAt - h.start;
+    });
+
+    it('App Nap (wake-ups held to whole seconds for 10 s): a throttled interval, late samples discarded, no hang', async () => {
+      await e.mark();
+      e.send('coalesce 1000');
+      await sleep(10000);
+      e.send('coalesce 0');
+      await sleep(1500);
+      const r = await e.report('appnap');
+      const throttled = r.intervals.filter((i) => i.reason === 'throttled');
+      assert.ok(throttled.length >= 1, `a throttled interval: ${JSON.stringify(r.intervals)}`);
+      assert.ok(r.stats.discarded.throttled > 0, JSON.stringify(r.stats.discarded));
+      noStalls(r, 'App Nap');
+      assert.deepStrictEqual(r.events.workerHang, []);
+    });
+
+    it('SIGSTOP 6 s: exactly one pause episode, no hang', async () => {
+      await e.mark();
+      await sleep(300);
+      e.child.kill('SIGSTOP');
+      await sleep(6000);
+      e.child.kill('SIGCONT');
+      await sleep(6000);
+      const r = await e.report('sigstop');
+      assert.strictEqual(r.events.stall.length, 1, JSON.stringify(r.events.stall));
+      assert.strictEqual(r.events.stall[0].kind, 'pause');
+      assert.deepStrictEqual(r.events.workerHang, []);
+    });
+
+    it(type === 'browser'
+      ? 'hidden: the main process keeps worker and liveness; a 6 s task while hidden is one workerHang'
+      : 'hidden: a renderer pauses worker and liveness (the seed\'s rule for pages); no workerHang', async () => {
+      e.send('js hide()');
+      await e.mark();
+      const before = await e.report('hidden');
+      assert.strictEqual(before.running.worker, type === 'browser');
+      assert.strictEqual(before.running.liveness, type === 'browser');
+      assert.strictEqual(before.running.driftLag, false);
+      assert.strictEqual(before.running.clockDrift, true);
+      e.send('busy 6000');
+      await sleep(7000);
+      const r = await e.report('hiddenBusy');
+      assert.strictEqual(r.events.workerHang.length, type === 'browser' ? 1 : 0, JSON.stringify(r.events.workerHang));
+    });
+  });
+}

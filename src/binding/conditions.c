@@ -134,7 +134,7 @@ static napi_value b_cond_dispose(napi_env env, napi_callback_info info) {
   lwb_cond_t *c;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
-  if (c->core.disposed) return NULL;
+  if (lw_conditions_disposed(&c->core)) return NULL;
   lw_conditions_dispose(&c->core, lwb_cond_now(c));
   cond_unregister(c);
   lwb_deliver(c, NULL, NULL);
@@ -204,7 +204,7 @@ static napi_value b_get_state(napi_env env, napi_callback_info info) {
   lwb_cond_t *c;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
-  return lwb_make_string(env, lw_state_name(c->core.state));
+  return lwb_make_string(env, lw_state_name(lw_conditions_state(&c->core)));
 }
 
 /* windowsState([flags...], locked) -> state name */

@@ -67,7 +67,7 @@ int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data) {
   uint32_t len = 0;
   int rc = 0;
   evs = lw_conditions_events(&c->core, &n);
-  if (n == 0 && extra == NULL && c->core.lost == c->lost_logged) return 0;
+  if (n == 0 && extra == NULL && lw_conditions_lost(&c->core) == c->lost_logged) return 0;
   if (napi_open_handle_scope(env, &scope) != napi_ok) {
     lw_conditions_events_clear(&c->core);
     return -1;
@@ -85,16 +85,16 @@ int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data) {
     }
   }
   lw_conditions_events_clear(&c->core);
-  if (c->core.lost > c->lost_logged) {
+  if (lw_conditions_lost(&c->core) > c->lost_logged) {
     /* Memory ran out somewhere since the last delivery: JS logs it (SPEC §4). */
     napi_value ev;
     if (napi_create_object(env, &ev) != napi_ok || lwb_set_string(env, ev, "type", "lost") ||
-        lwb_set_number(env, ev, "count", (double)(c->core.lost - c->lost_logged)) ||
+        lwb_set_number(env, ev, "count", (double)(lw_conditions_lost(&c->core) - c->lost_logged)) ||
         napi_set_element(env, arr, len++, ev) != napi_ok) {
       rc = -1;
       goto done;
     }
-    c->lost_logged = c->core.lost;
+    c->lost_logged = lw_conditions_lost(&c->core);
   }
   if (extra != NULL && extra(env, arr, &len, data) != 0) {
     rc = -1;

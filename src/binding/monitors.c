@@ -112,10 +112,8 @@ static void owner_closed(void *data) {
 /* Environment teardown: every set stops its thread and closes its handles. */
 void lwb_monitors_cleanup(lwb_env_t *e) {
   lwb_mon_t *m;
-  for (m = e->mons; m != NULL; m = m->env_next) {
-    if (m->set.uv_ready && !uv_is_closing((uv_handle_t *)&m->set.async)) e->pending_closes++;
-    lw_monset_close(&m->set);
-  }
+  for (m = e->mons; m != NULL; m = m->env_next)
+    if (lw_monset_close(&m->set)) e->pending_closes++; /* its `closed` comes from the loop */
 }
 
 static void env_list_remove(lwb_mon_t *m) {
@@ -245,7 +243,7 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   }
   c->refs++;
   c->set = &m->set;
-  m->refs = m->set.uv_ready ? 2 : 1;
+  m->refs = lw_monset_has_handles(&m->set) ? 2 : 1;
   m->env_next = m->e->mons;
   m->e->mons = m;
   if (napi_create_external(env, m, mon_finalize, NULL, &ext) != napi_ok) {
@@ -278,7 +276,7 @@ static napi_value b_mon_start(napi_env env, napi_callback_info info) {
   char msg[160];
   if (lwb_get_args(env, info, 2, argv)) return NULL;
   if ((m = get_mon(env, argv[0])) == NULL || arg_mon_name(env, argv[1], &mon)) return NULL;
-  if (!m->set.registered) return NULL; /* after the environment's teardown: nothing */
+  if (!lw_monset_registered(&m->set)) return NULL; /* after the environment's teardown: nothing */
   rc = lw_monset_start(&m->set, mon);
   keep_alive(env, m);
   if (rc == LW_OK) return NULL;
@@ -354,7 +352,7 @@ static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
   lw_monitors_stats_t st;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  lw_monitors_stats(&m->set.core, &st);
+  lw_monset_stats(&m->set, &st);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &sl));
   LW_NAPI_CALL(env, napi_create_object(env, &hg));
@@ -364,7 +362,7 @@ static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
       lwb_set_number(env, hg, "ended", (double)st.worker_hangs_ended) ||
       lwb_set_stat(env, hg, "max", st.worker_hang_max) ||
       lwb_set_value(env, o, "workerSelfLag", sl) || lwb_set_value(env, o, "workerHangs", hg) ||
-      lwb_set_string(env, o, "loop", lw_monitors_embedded(&m->set.core) ? "embedded" : "node"))
+      lwb_set_string(env, o, "loop", lw_monset_embedded(&m->set) ? "embedded" : "node"))
     return NULL;
   return o;
 }

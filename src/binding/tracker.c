@@ -17,7 +17,7 @@ static napi_value b_tracker_open(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 2, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   if (lwb_arg_string(env, argv[1], "reason", reason, sizeof(reason), &len)) return NULL;
-  if (lwb_throw_core(env, lw_tracker_open_reason(&c->core.tracker, reason, len, lwb_cond_now(c), &seq, &err),
+  if (lwb_throw_core(env, lw_tracker_open_reason(lw_conditions_tracker(&c->core), reason, len, lwb_cond_now(c), &seq, &err),
                      &err, ""))
     return NULL;
   return lwb_make_number(env, (double)seq);
@@ -30,7 +30,7 @@ static napi_value b_tracker_close(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 2, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   if (lwb_arg_number(env, argv[1], "handle", &seq)) return NULL;
-  lw_tracker_close(&c->core.tracker, (uint64_t)seq, lwb_cond_now(c));
+  lw_tracker_close(lw_conditions_tracker(&c->core), (uint64_t)seq, lwb_cond_now(c));
   return NULL;
 }
 
@@ -46,7 +46,7 @@ static napi_value b_tracker_add(napi_env env, napi_callback_info info) {
   if (lwb_arg_number(env, argv[1], "start", &start) || lwb_arg_number(env, argv[2], "end", &end) ||
       lwb_arg_string(env, argv[3], "reason", reason, sizeof(reason), &len))
     return NULL;
-  lwb_throw_core(env, lw_tracker_add_reason(&c->core.tracker, reason, len, start, end,
+  lwb_throw_core(env, lw_tracker_add_reason(lw_conditions_tracker(&c->core), reason, len, start, end,
                                             lwb_cond_now(c), &err), &err, "");
   return NULL;
 }
@@ -76,11 +76,11 @@ static napi_value b_tracker_find(napi_env env, napi_callback_info info) {
   if (isnan(we)) LW_THROW_RANGE(env, "The \"end\" argument must not be NaN");
   if (!lwb_is_undefined(env, argv[3])) {
     if (lwb_arg_reason(env, argv[3], "reason", reason, &len)) return NULL;
-    rid = lw_tracker_reason_find(&c->core.tracker, reason, len);
+    rid = lw_tracker_reason_find(lw_conditions_tracker(&c->core), reason, len);
     if (rid == LW_REASON_ANY) return NULL; /* never seen: nothing can overlap */
   }
-  if (!lw_tracker_find(&c->core.tracker, ws, we, rid, lwb_cond_now(c), &iv)) return NULL;
-  return interval_to_js(env, &c->core.tracker, &iv);
+  if (!lw_tracker_find(lw_conditions_tracker(&c->core), ws, we, rid, lwb_cond_now(c), &iv)) return NULL;
+  return interval_to_js(env, lw_conditions_tracker(&c->core), &iv);
 }
 
 static napi_value b_tracker_intervals(napi_env env, napi_callback_info info) {
@@ -90,16 +90,16 @@ static napi_value b_tracker_intervals(napi_env env, napi_callback_info info) {
   size_t n, i;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
-  n = lw_tracker_expire(&c->core.tracker, lwb_cond_now(c));
+  n = lw_tracker_expire(lw_conditions_tracker(&c->core), lwb_cond_now(c));
   list = malloc((n ? n : 1) * sizeof(*list));
   if (list == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
     return NULL;
   }
-  n = lw_tracker_list(&c->core.tracker, lwb_cond_now(c), list, n);
+  n = lw_tracker_list(lw_conditions_tracker(&c->core), lwb_cond_now(c), list, n);
   if (napi_create_array_with_length(env, n, &arr) != napi_ok) goto fail;
   for (i = 0; i < n; i++) {
-    napi_value o = interval_to_js(env, &c->core.tracker, &list[i]);
+    napi_value o = interval_to_js(env, lw_conditions_tracker(&c->core), &list[i]);
     if (o == NULL || napi_set_element(env, arr, (uint32_t)i, o) != napi_ok) goto fail;
   }
   free(list);
@@ -118,7 +118,7 @@ static napi_value b_reason_name(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 2, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[1], &id));
-  name = lw_tracker_reason_name(&c->core.tracker, id);
+  name = lw_tracker_reason_name(lw_conditions_tracker(&c->core), id);
   return name ? lwb_make_string(env, name) : NULL;
 }
 
@@ -144,7 +144,7 @@ static napi_value b_discard_counts(napi_env env, napi_callback_info info) {
       LW_NAPI_CALL(env, napi_create_array_with_length(env, 3, &row));
       LW_NAPI_CALL(env, napi_set_element(env, row, 0, lwb_make_string(env, ns.name)));
       LW_NAPI_CALL(env, napi_set_element(env, row, 1,
-                                         lwb_make_string(env, lw_tracker_reason_name(&c->core.tracker, (uint32_t)r))));
+                                         lwb_make_string(env, lw_tracker_reason_name(lw_conditions_tracker(&c->core), (uint32_t)r))));
       LW_NAPI_CALL(env, napi_set_element(env, row, 2, lwb_make_number(env, (double)count)));
       LW_NAPI_CALL(env, napi_set_element(env, arr, n++, row));
     }
@@ -166,7 +166,7 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
   LW_NAPI_CALL(env, napi_create_object(env, &jumps));
   LW_NAPI_CALL(env, napi_create_object(env, &mons));
   for (i = 0; i < st.reasons; i++)
-    if (lwb_set_number(env, disc, lw_tracker_reason_name(&c->core.tracker, (uint32_t)i),
+    if (lwb_set_number(env, disc, lw_tracker_reason_name(lw_conditions_tracker(&c->core), (uint32_t)i),
                        (double)lw_conditions_discarded(&c->core, (uint32_t)i)))
       return NULL;
   for (i = 0; i < LW_KIND_COUNT; i++)
@@ -195,7 +195,7 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
       lwb_set_number(env, o, "cancelled", (double)st.cancelled) ||
       lwb_set_number(env, o, "lost", (double)st.lost) || lwb_set_value(env, o, "stalls", stalls) ||
       lwb_set_value(env, o, "jumps", jumps) ||
-      lwb_set_number(env, o, "intervals", (double)lw_tracker_expire(&c->core.tracker, lwb_cond_now(c))) ||
+      lwb_set_number(env, o, "intervals", (double)lw_tracker_expire(lw_conditions_tracker(&c->core), lwb_cond_now(c))) ||
       lwb_set_value(env, o, "monitors", mons))
     return NULL;
   return o;

@@ -22,7 +22,7 @@ static napi_value b_validator_create(napi_env env, napi_callback_info info) {
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   if (lwb_arg_string(env, argv[1], "options.name", name, sizeof(name), &len)) return NULL;
   if (len > LW_NAME_MAX_LEN) len = LW_NAME_MAX_LEN + 1; /* too long: the core names it */
-  threshold = c->core.cfg.stall_threshold_ms;
+  threshold = lw_conditions_threshold(&c->core);
   if (!lwb_is_undefined(env, argv[2]) &&
       lwb_arg_number(env, argv[2], "options.stallThresholdMs", &threshold))
     return NULL;

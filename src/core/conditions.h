@@ -226,6 +226,15 @@ uint64_t lw_conditions_name_discarded(const lw_conditions_t *c, size_t i, uint32
 /* The name of a validator name id (the `monitors` of a STALL event), or NULL. */
 const char *lw_conditions_name(const lw_conditions_t *c, uint32_t id);
 
+/* Read-only views for drivers and bindings. */
+static inline lw_tracker_t *lw_conditions_tracker(lw_conditions_t *c) { return &c->tracker; }
+static inline lw_state_t lw_conditions_state(const lw_conditions_t *c) { return c->state; }
+static inline int lw_conditions_disposed(const lw_conditions_t *c) { return c->disposed; }
+static inline uint64_t lw_conditions_lost(const lw_conditions_t *c) { return c->lost; }
+static inline double lw_conditions_threshold(const lw_conditions_t *c) {
+  return c->cfg.stall_threshold_ms;
+}
+
 /* The samples discarded for reason id `r` (0 for an id never interned). */
 static inline uint64_t lw_conditions_discarded(const lw_conditions_t *c, uint32_t r) {
   return r < c->tracker.nreasons ? c->tracker.buckets[r].discarded : 0;

@@ -309,15 +309,21 @@ static void unregister(lw_monset_t *s) {
   }
 }
 
-void lw_monset_close(lw_monset_t *s) {
+int lw_monset_close(lw_monset_t *s) {
   unregister(s);
-  if (!s->uv_ready) return;
+  if (!s->uv_ready) return 0;
   if (s->uw != NULL) lw_uvworker_stop(s->uw);
-  if (uv_is_closing((uv_handle_t *)&s->async)) return;
+  if (uv_is_closing((uv_handle_t *)&s->async)) return 0;
   uv_close((uv_handle_t *)&s->prepare, handle_closed);
   uv_close((uv_handle_t *)&s->check, handle_closed);
   uv_close((uv_handle_t *)&s->async, handle_closed);
+  return 1;
 }
+
+int lw_monset_registered(const lw_monset_t *s) { return s->registered; }
+int lw_monset_has_handles(const lw_monset_t *s) { return s->uv_ready; }
+void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out) { lw_monitors_stats(&s->core, out); }
+int lw_monset_embedded(const lw_monset_t *s) { return lw_monitors_embedded(&s->core); }
 
 /* Monitors ---------------------------------------------------------------------------------- */
 

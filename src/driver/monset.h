@@ -94,9 +94,16 @@ int lw_monset_evidence(lw_monset_t *s, double now);
  * takes one clockDrift reading, resolves every held sample and reports every waiting episode
  * (lw_conditions_dispose), stops every monitor and hands everything over. Idempotent. */
 void lw_monset_finish(lw_monset_t *s);
-/* Unregisters from the driver, stops the thread and closes the handles (real time: `closed`
- * follows, maybe at once). Idempotent. */
-void lw_monset_close(lw_monset_t *s);
+/* Unregisters from the driver, stops the thread and closes the handles. Returns 1 if this call
+ * began closing handles (real time: `closed` follows, from the loop), else 0. Idempotent. */
+int lw_monset_close(lw_monset_t *s);
+/* 1 while the set is registered with its driver (until lw_monset_close). */
+int lw_monset_registered(const lw_monset_t *s);
+/* 1 if the set owns libuv handles (real time): `closed` will be called once they are closed. */
+int lw_monset_has_handles(const lw_monset_t *s);
+void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out);
+/* 1 once the loop is recognised as run from outside (Electron's). */
+int lw_monset_embedded(const lw_monset_t *s);
 /* The batches of recorded values, per monitor, and the worker's self-lag batch. */
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon);
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s);

@@ -15,88 +15,36 @@
 //   hidden, 6 s task     the main process keeps its worker thread: one workerHang; a renderer
 //                        pauses it (the seed's rule for pages): none
 const assert = require('assert');
-const { spawn } = require('child_process');
 const fs = require('fs');
 const path = require('path');
-const { sleep, assertBetween } = require('./e2e/helpers');
+const { Fixture, sleep, assertBetween } = require('./e2e/helpers');
 
 const DIR = path.join(__dirname, 'embedder');
 const EMBEDDER = path.join(DIR, 'out', 'embedder');
 
-class Embedder {
+// The embedder as a fixture of the e2e helpers: JSON lines on stdout, commands on stdin. Marks
+// and reports carry a sequence number, so that each wait finds its own line.
+class Embedder extends Fixture {
   constructor(type) {
-    this.messages = [];
-    this.stderr = '';
-    this.waiters = [];
-    // Under npm test's sanitizer step the embedder inherits the ASan runtime and addon (it
-    // loads the same lagwatch.node through LAGWATCH_ADDON), so the addon runs under ASan inside
-    // the embedded loop too.
-    this.child = spawn(EMBEDDER, [type, path.join(DIR, 'fixture.js')], {
-      stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=0' },
+    // Under npm test's sanitizer step the embedder inherits the ASan runtime and addon (it loads
+    // the same lagwatch.node through LAGWATCH_ADDON), so the addon runs under ASan inside the
+    // embedded loop too.
+    super(`embedder ${type}`, [type, path.join(DIR, 'fixture.js')], {
+      command: EMBEDDER, env: { ASAN_OPTIONS: 'detect_leaks=0' }, killAfterMs: 170000,
     });
-    let partial = '';
-    this.child.stdout.setEncoding('utf8');
-    this.child.stdout.on('data', (chunk) => {
-      partial += chunk;
-      let nl;
-      while ((nl = partial.indexOf('\n')) >= 0) {
-        const line = partial.slice(0, nl);
-        partial = partial.slice(nl + 1);
-        try {
-          this.messages.push(JSON.parse(line));
-        } catch {
-          this.stderr += `stdout: ${line}\n`;
-        }
-        for (const w of this.waiters.slice()) w();
-      }
-    });
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (c) => { this.stderr += c; });
-    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
-  }
-
-  send(line) {
-    this.child.stdin.write(`${line}\n`);
-  }
-
-  next(type, tag, timeoutMs = 20000) {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const i = this.messages.findIndex((m) => m.type === type && (tag === undefined || m.tag === tag));
-        if (i < 0) return;
-        const [m] = this.messages.splice(i, 1);
-        finish();
-        resolve(m);
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`no '${type}' ${tag || ''} within ${timeoutMs} ms; stderr: ${this.stderr.slice(-3000)}`));
-      }, timeoutMs);
-      const finish = () => {
-        clearTimeout(timer);
-        this.waiters = this.waiters.filter((w) => w !== check);
-      };
-      this.waiters.push(check);
-      check();
-    });
+    this.seq = 0;
   }
 
   async mark() {
-    this.send('js mark()');
-    await this.next('marked');
+    const seq = ++this.seq;
+    this.send(`js mark(${seq})`);
+    await this.waitFor('marked', 20000, (m) => m.seq === seq);
   }
 
   async report(tag) {
-    this.send(`js report(${JSON.stringify(tag)})`);
-    return this.next('report', tag);
-  }
-
-  kill() {
-    try {
-      this.child.kill('SIGKILL');
-    } catch {
-      // gone
-    }
+    const seq = ++this.seq;
+    this.send(`js report(${JSON.stringify(tag)}, ${seq})`);
+    return this.waitFor('report', 20000, (m) => m.seq === seq);
   }
 }
 
@@ -112,18 +60,17 @@ for (const type of ['browser', 'renderer']) {
       assert.ok(fs.existsSync(EMBEDDER),
         `${EMBEDDER} is missing: build it with \`make -C test/embedder\` (it downloads Debian's libnode; .ci/run does it)`);
       e = new Embedder(type);
-      await e.next('ready');
+      await e.waitFor('ready', 20000);
       await sleep(2000); // the first iterations show the loop model
     });
 
     after(async () => {
       if (e === null) return;
       e.send('quit');
-      const timer = setTimeout(() => e.kill(), 10000);
-      const exit = await e.exited;
-      clearTimeout(timer);
+      const exit = await e.waitExit(10000);
       if (process.env.LAGWATCH_EMBEDDER_FIGURES) console.log(`      figures (${type}): ${JSON.stringify(figures)}`);
-      assert.deepStrictEqual(exit, { code: 0, signal: null }, `the embedder exits cleanly: ${e.stderr.slice(-3000)}`);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null },
+        `the embedder exits cleanly: ${e.describe()}`);
     });
 
     it('idle 30 s: recognised as embedded; loopBlock p99 < 2 ms, idleAvailability > 0.97; nothing stalls, jumps or is discarded', async () => {
@@ -184,9 +131,9 @@ for (const type of ['browser', 'renderer']) {
     it('SIGSTOP 6 s: exactly one pause episode, no hang', async () => {
       await e.mark();
       await sleep(300);
-      e.child.kill('SIGSTOP');
+      e.signal('SIGSTOP');
       await sleep(6000);
-      e.child.kill('SIGCONT');
+      e.signal('SIGCONT');
       await sleep(6000);
       const r = await e.report('sigstop');
       assert.strictEqual(r.events.stall.length, 1, JSON.stringify(r.events.stall));

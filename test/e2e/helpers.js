@@ -13,16 +13,18 @@ const FIXTURES = path.join(__dirname, 'fixtures');
 
 const live = new Set(); // every child not yet reaped, killed by killAll()
 
-// A fixture running in a child process.
+// A fixture running in a child process: a script of ./fixtures run by this Node, or, with
+// `command`, that executable with `args` (the Electron-style embedder of test/embedder).
 class Fixture {
-  constructor(name, args = [], { env = {}, nodeArgs = [], killAfterMs = 60000 } = {}) {
+  constructor(name, args = [], { env = {}, nodeArgs = [], killAfterMs = 60000, command = null } = {}) {
     this.name = name;
     this.messages = []; // parsed JSON lines of stdout
     this.stdout = '';
     this.stderr = '';
     this.waiters = [];
     this.startedAt = performance.now();
-    this.child = spawn(process.execPath, [...nodeArgs, path.join(FIXTURES, name), ...args.map(String)], {
+    const argv = command === null ? [...nodeArgs, path.join(FIXTURES, name), ...args.map(String)] : args.map(String);
+    this.child = spawn(command === null ? process.execPath : command, argv, {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -88,11 +90,12 @@ class Fixture {
       `\n--- stderr ---\n${this.stderr.slice(-4000)}`;
   }
 
-  // The first message of `type`, waiting up to `timeoutMs` for it.
-  waitFor(type, timeoutMs) {
+  // The first message of `type` (and, with `match`, for which match(msg) holds), waiting up to
+  // `timeoutMs` for it.
+  waitFor(type, timeoutMs, match = () => true) {
     return new Promise((resolve, reject) => {
       const check = () => {
-        const msg = this.messages.find((m) => m.type === type);
+        const msg = this.messages.find((m) => m.type === type && match(m));
         if (msg) {
           finish();
           resolve(msg);
@@ -135,6 +138,11 @@ class Fixture {
     assert.deepStrictEqual({ code: e.code, signal: e.signal }, { code: 0, signal: null },
       `the fixture exits on its own with code 0: ${this.describe()}`);
     return r;
+  }
+
+  // Writes a line to the child's stdin.
+  send(line) {
+    if (this.exit === null) this.child.stdin.write(`${line}\n`);
   }
 
   signal(sig) {
@@ -228,6 +236,6 @@ function assertBetween(value, lo, hi, what) {
 }
 
 module.exports = {
-  ROOT, FIXTURES, spawnFixture, killAll, sleep, writeAtomic, tmpDir, withPreload, underAsan,
+  ROOT, FIXTURES, Fixture, spawnFixture, killAll, sleep, writeAtomic, tmpDir, withPreload, underAsan,
   withoutAsan, gcc, sumValues, assertConservation, assertBetween,
 };

@@ -26,21 +26,22 @@ function quantile(values, q) {
 }
 
 // From now on the samples reported are those of what follows.
-globalThis.mark = () => {
+globalThis.mark = (seq) => {
   m.conditions.flush();
   batches = { loopBlock: [], idleAvailability: [], driftLag: [] };
   events.stall.length = 0;
   events.workerHang.length = 0;
   events.jump.length = 0;
-  emit('marked', { at: lagwatch.now() });
+  emit('marked', { seq, at: lagwatch.now() });
 };
 
-globalThis.report = (tag) => {
+globalThis.report = (tag, seq) => {
   m.conditions.flush(); // the batches recorded so far reach the listeners
   const lb = batches.loopBlock;
   const ia = batches.idleAvailability;
   emit('report', {
     tag,
+    seq,
     at: lagwatch.now(),
     loop: m.workerStats().loop,
     processType: process.type,

@@ -2,9 +2,23 @@
 // Loads the addon for this JS thread and ties it to this thread's performance.now().
 const path = require('path');
 
-// LAGWATCH_ADDON names another build of the same sources (the sanitizer build of `npm test`).
-const native = require(process.env.LAGWATCH_ADDON ||
-  path.join(__dirname, '..', 'build', 'Release', 'lagwatch.node'));
+// node-gyp-build finds the addon: build/Release (built from source) first, then a prebuilt one
+// for this platform in prebuilds/<platform>-<arch>/. LAGWATCH_ADDON names another build of the
+// same sources (the sanitizer build of `npm test`).
+function load() {
+  if (process.env.LAGWATCH_ADDON) return require(process.env.LAGWATCH_ADDON);
+  const root = path.join(__dirname, '..');
+  try {
+    return require('node-gyp-build')(root);
+  } catch (err) {
+    err.message = `lagwatch: no addon for ${process.platform}-${process.arch} (no prebuilt one, and it was not ` +
+      'built: was it installed with --ignore-scripts, or by a package manager that skips install scripts?). ' +
+      `Run \`npm rebuild lagwatch\` (needs a C compiler, make and Python). ${err.message}`;
+    throw err;
+  }
+}
+
+const native = load();
 
 // uv_hrtime() at performance.now() === 0 on this thread. performance.now() is uv_hrtime() less a
 // per-thread origin that Node does not expose, so it is measured: the read of hrtime bracketed

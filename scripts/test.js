@@ -5,6 +5,7 @@
 //  1b. the monitor set's worker thread under ThreadSanitizer, with real threads (libuv1-dev);
 //  1c. a libFuzzer target over the core's C API, a fixed number of runs (clang, ASan + UBSan);
 //  2. the shared conformance check of SPEC §2–§5, when ../shared is beside the checkout;
+//  2b. the prebuilt addon of this platform (npm run prebuild), which the install test packs;
 //  3. the mocha tests of the JS API (simulation, bad input, real clock, worker_threads, the
 //     Electron-style embedder of test/embedder, built first against Debian's libnode);
 //  4. the same mocha tests again against an ASan + UBSan build of the whole addon (core, drivers
@@ -52,6 +53,7 @@ step('fuzzing the core (libFuzzer, ASan/UBSan)', 'make', ['-s', '-C', 'test/fuzz
 const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
 if (fs.existsSync(conformance)) step('conformance', process.execPath, [conformance]);
 step('embedder (Electron\'s loop, Debian libnode 18): build', 'make', ['-s', '-C', 'test/embedder']);
+step('prebuilt addon (npm run prebuild)', process.execPath, [path.join('scripts', 'prebuild.js')]);
 step('mocha', process.execPath, [mocha, ...SPECS]);
 const asan = buildAsanAddon();
 if (asan) {

@@ -1,0 +1,96 @@
+'use strict';
+// Installing without a compiler: `npm run prebuild` makes the prebuilt addon of this platform
+// (prebuildify's layout, Node-API), `npm pack` carries it, and `npm install --ignore-scripts` of
+// the tarball in an empty project — run scripts off, as pnpm and bun do by default — gives a
+// working require('lagwatch') in a process whose PATH has no compiler, make or Python: the
+// loader (node-gyp-build) finds the prebuild. Without a prebuild the error says what to do.
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { withoutAsan } = require('./e2e/helpers');
+
+const ROOT = path.resolve(__dirname, '..');
+const PREBUILD = path.join(ROOT, 'prebuilds', `${process.platform}-${process.arch}`, 'lagwatch.node');
+
+function run(cmd, args, options = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 240000, ...options });
+  assert.ok(!r.error, `${cmd} ${args.join(' ')}: ${r.error}`);
+  assert.strictEqual(r.status, 0, `${cmd} ${args.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+// What a process sees with only `node` on its PATH (no gcc, cc, make, python3, node-gyp).
+function bareEnv(tmp) {
+  const bin = path.join(tmp, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.symlinkSync(process.execPath, path.join(bin, 'node'));
+  const env = { ...process.env, ...withoutAsan(), PATH: bin };
+  for (const k of Object.keys(env)) if (k.startsWith('npm_') || env[k] === undefined) delete env[k];
+  return env;
+}
+
+const SMOKE = `
+  const lagwatch = require('lagwatch');
+  const sim = lagwatch.createSimulation();
+  const m = lagwatch.setupAllMonitors({ clock: sim });
+  sim.advance(10000); sim.block(6000); sim.advance(10000);
+  const stalls = m.conditions.stats().stalls;
+  m.stop();
+  const real = lagwatch.setupAllMonitors();
+  const running = real.monitors.worker.running;
+  real.stop();
+  console.log(JSON.stringify({ stalls, running, now: lagwatch.now() > 0 }));
+`;
+
+describe('install without a compiler (prebuilt addon, npm pack, --ignore-scripts)', function () {
+  this.timeout(300000);
+  let tmp = null;
+  let tarball = null;
+
+  before(() => {
+    // npm test makes it first (`npm run prebuild` rebuilds build/ too, so not in the middle of
+    // the suites).
+    assert.ok(fs.existsSync(PREBUILD), `${PREBUILD} is missing: run \`npm run prebuild\` first`);
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-install-'));
+    const out = run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT });
+    tarball = path.join(tmp, JSON.parse(out)[0].filename);
+  });
+
+  after(() => {
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('the tarball carries the prebuild (and no build/ directory)', () => {
+    const list = run('tar', ['tzf', tarball]).split('\n');
+    assert.ok(list.includes(`package/prebuilds/${process.platform}-${process.arch}/lagwatch.node`), list.join('\n'));
+    assert.ok(!list.some((f) => f.startsWith('package/build/')), 'no build/ in the tarball');
+  });
+
+  it('npm install --ignore-scripts <tarball> in an empty project; require(\'lagwatch\') works with no compiler on PATH', () => {
+    const app = path.join(tmp, 'app');
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
+    run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: app });
+    const pkg = path.join(app, 'node_modules', 'lagwatch');
+    assert.ok(!fs.existsSync(path.join(pkg, 'build')), 'nothing was built');
+    const env = bareEnv(tmp);
+    for (const tool of ['gcc', 'cc', 'make', 'python3']) {
+      assert.notStrictEqual(spawnSync(tool, ['--version'], { env }).status, 0, `${tool} is not reachable`);
+    }
+    const out = run(path.join(tmp, 'bin', 'node'), ['-e', SMOKE], { cwd: app, env });
+    assert.deepStrictEqual(JSON.parse(out.trim()), { stalls: { hang: 1, suspend: 0, pause: 0 }, running: true, now: true });
+  });
+
+  it('without a prebuild and without a build, require(\'lagwatch\') says what to do', () => {
+    const app = path.join(tmp, 'app');
+    const pkg = path.join(app, 'node_modules', 'lagwatch');
+    fs.rmSync(path.join(pkg, 'prebuilds'), { recursive: true, force: true });
+    const r = spawnSync(path.join(tmp, 'bin', 'node'), ['-e', "require('lagwatch')"], {
+      cwd: app, env: bareEnv(fs.mkdtempSync(path.join(tmp, 'b-'))), encoding: 'utf8',
+    });
+    assert.notStrictEqual(r.status, 0);
+    assert.match(r.stderr, /lagwatch: no addon for .*npm rebuild lagwatch/s);
+  });
+});

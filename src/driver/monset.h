@@ -104,6 +104,9 @@ int lw_monset_has_handles(const lw_monset_t *s);
 void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out);
 /* 1 once the loop is recognised as run from outside (Electron's). */
 int lw_monset_embedded(const lw_monset_t *s);
+/* The sleep-clock pair clockDrift and the worker read: the platform's pair by name, "simulated"
+ * on a simulation, NULL when the option sleepClock is off or the pair cannot be read here. */
+const char *lw_monset_sleep_clock(const lw_monset_t *s);
 /* The batches of recorded values, per monitor, and the worker's self-lag batch. */
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon);
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s);

@@ -58,6 +58,8 @@ int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
   return 0;
 }
 
+#define LW__SLEEP_PAIR_NAME "QueryInterruptTimePrecise-QueryUnbiasedInterruptTimePrecise"
+
 #elif defined(__APPLE__)
 
 #include <mach/mach_time.h>
@@ -97,6 +99,8 @@ int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
   return 0;
 }
 
+#define LW__SLEEP_PAIR_NAME "mach_continuous_time-mach_absolute_time"
+
 #else /* Linux and other POSIX systems */
 
 #include <time.h>
@@ -127,4 +131,11 @@ int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
 #endif
 }
 
+#define LW__SLEEP_PAIR_NAME "CLOCK_BOOTTIME-CLOCK_MONOTONIC"
+
 #endif
+
+const char *lw_clock_sleep_pair_name(void) {
+  double a, b;
+  return lw_clock_sleep_pair_ms(&a, &b) == 0 ? LW__SLEEP_PAIR_NAME : NULL;
+}

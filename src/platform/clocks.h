@@ -21,6 +21,11 @@ double lw_clock_wall_ms(void);
  * the platform allows: the difference is what matters. */
 int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive);
 
+/* The name of the sleep-clock pair this platform reads ("CLOCK_BOOTTIME-CLOCK_MONOTONIC", ...),
+ * or NULL if a read of the pair fails here (an older Windows without the interrupt-time
+ * functions, a kernel without CLOCK_BOOTTIME): then the wall-clock rule decides alone. */
+const char *lw_clock_sleep_pair_name(void);
+
 /* The CPU time of the calling thread, in ms (0 where the platform cannot tell). */
 double lw_clock_thread_cpu_ms(void);
 

@@ -22,11 +22,13 @@ const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { judge } = require('../test/matrix/judge');
+const { prebuildPath } = require('./prebuild');
 
 const VERSIONS = ['20.20.2', '22.23.5', '24.22.3', '26.12.1'];
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'test', 'matrix', 'out');
-const prebuild = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'lagwatch.node');
+const prebuild = prebuildPath(`${process.platform}-${process.arch}`);
 const nodeGyp = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 const mocha = require.resolve('mocha/bin/mocha.js');
 const suites = fs.readdirSync(path.join(root, 'test'))
@@ -146,26 +148,7 @@ function foreignSmoke(label, cmd, args, resultFile, options, want) {
   }
   const res = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
   console.log(JSON.stringify(res));
-  if (res.error) throw new Error(res.error);
-  const problems = [];
-  if (`${res.platform}-${res.arch}` !== want.platform) problems.push(`ran as ${res.platform}-${res.arch}`);
-  if (want.exe && path.win32.basename(res.execPath) !== want.exe) problems.push(`execPath ${res.execPath}`);
-  const notRunning = Object.entries(res.running).filter(([, on]) => !on).map(([n]) => n);
-  if (notRunning.length) problems.push(`not running: ${notRunning.join(', ')}`);
-  if (res.idleJumps !== 0) problems.push(`${res.idleJumps} jumps while idle`);
-  if (res.jumps.length !== 0) problems.push(`jumps: ${JSON.stringify(res.jumps)}`);
-  const st = res.stats.stalls;
-  if (st.hang !== 1 || st.suspend !== 0 || st.pause !== 0) problems.push(`stalls ${JSON.stringify(st)}, want one hang`);
-  if (res.workerHangs !== 1) problems.push(`${res.workerHangs} workerHang events, want 1`);
-  if (!want.sleepClock.includes(res.workerStats.sleepClock)) {
-    problems.push(`sleep clock ${res.workerStats.sleepClock}, want ${want.sleepClock.join(' or ')}`);
-  }
-  if (problems.length) throw new Error(problems.join('; '));
-  const hang = res.stalls.find((e) => e.kind === 'hang');
-  return `${res.node} ${path.win32.basename(res.execPath)}: prebuild loads (installed with --ignore-scripts), ` +
-    `8 monitors run; idle 3 s: no jump; busy 6 s: one hang (${Math.round(hang.durationMs)} ms) and one workerHang; ` +
-    `sleep clock: ${res.workerStats.sleepClock === null ? 'none here, wall-clock rule' : res.workerStats.sleepClock}` +
-    ` (${Math.round((Date.now() - t0) / 1000)} s)`;
+  return `${judge(res, want)}; the prebuild, installed with --ignore-scripts (${Math.round((Date.now() - t0) / 1000)} s)`;
 }
 
 function linuxArm64(app, version) {

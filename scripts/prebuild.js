@@ -1,7 +1,8 @@
 'use strict';
 // `npm run prebuild [-- <platform-arch> ...]`: prebuilt addons in prebuildify's layout
-// (prebuilds/<platform>-<arch>/lagwatch.node, Node-API: one file for every Node and Electron
-// version), for node-gyp-build to find at require() time. With no argument: on a Linux x64 machine
+// (prebuilds/<platform>-<arch>/lagwatch[.glibc].node, Node-API: one file for every Node and
+// Electron version), for node-gyp-build to find at require() time. Linux files are tagged glibc:
+// node-gyp-build then never offers them to musl (Alpine), which builds from source instead. With no argument: on a Linux x64 machine
 // linux-arm64, win32-x64 and linux-x64 (the one this machine runs, built last so that build/
 // holds it); elsewhere only this machine's own (macOS: see .github/workflows/prebuild.yml).
 //
@@ -28,6 +29,11 @@ const gyp = JSON.parse(fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8')).
 const nodeInclude = path.join(prefix, 'include', 'node');
 const native = `${process.platform}-${process.arch}`;
 
+// Where the prebuild of `target` ('linux-x64', ...) is: the name carries node-gyp-build's tags.
+function prebuildPath(target) {
+  return path.join(root, 'prebuilds', target, target.startsWith('linux-') ? 'lagwatch.glibc.node' : 'lagwatch.node');
+}
+
 function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, ...options });
   if (r.error) throw new Error(`${cmd}: ${r.error.code === 'ENOENT' ? 'not found' : r.error.message}`);
@@ -51,6 +57,7 @@ function prebuildify(arch, extraEnv) {
     else if (fs.existsSync(bundled)) env.PREBUILD_NODE_GYP = bundled;
   }
   const r = spawnSync(process.execPath, [require.resolve('prebuildify/bin.js'), '--napi', '--strip',
+    ...(process.platform === 'linux' ? ['--tag-libc'] : []),
     '--arch', arch, '-t', process.versions.node], { cwd: root, env, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`prebuildify --arch ${arch} exited with ${r.status}`);
 }
@@ -110,7 +117,7 @@ function win32x64() {
   fs.writeFileSync(def, `LIBRARY node.exe\nEXPORTS\n${[...new Set(undef)].sort().join('\n')}\n`);
   const lib = path.join(dir, 'libnode_delay.a');
   run(`${cross}-dlltool`, ['-d', def, '-y', lib]);
-  const out = path.join(root, 'prebuilds', 'win32-x64', 'lagwatch.node');
+  const out = prebuildPath('win32-x64');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   run(`${cross}-gcc`, ['-shared', '-s', '-static-libgcc', '-o', out, ...objects, lib, '-ldelayimp']);
   return (file) => {
@@ -128,30 +135,36 @@ const BUILDERS = {
   'linux-x64': () => linux('x64', native === 'linux-x64' ? null : 'x86_64-linux-gnu'),
 };
 
-let targets = process.argv.slice(2);
-if (targets.length === 0) targets = native === 'linux-x64' ? ['linux-arm64', 'win32-x64', 'linux-x64'] : [native];
-for (const t of targets) {
-  if (!BUILDERS[t] && t !== native) {
-    console.error(`lagwatch: no prebuild recipe for ${t} on ${native} (known: ${Object.keys(BUILDERS).join(', ')})`);
-    process.exit(2);
+function main() {
+  let targets = process.argv.slice(2);
+  if (targets.length === 0) targets = native === 'linux-x64' ? ['linux-arm64', 'win32-x64', 'linux-x64'] : [native];
+  for (const t of targets) {
+    if (!BUILDERS[t] && t !== native) {
+      console.error(`lagwatch: no prebuild recipe for ${t} on ${native} (known: ${Object.keys(BUILDERS).join(', ')})`);
+      process.exit(2);
+    }
   }
-}
-// This machine's own build last: build/ then holds the addon this machine loads.
-targets.sort((a, b) => (a === native) - (b === native));
+  // This machine's own build last: build/ then holds the addon this machine loads.
+  targets.sort((a, b) => (a === native) - (b === native));
 
-let failed = 0;
-for (const t of targets) {
-  try {
-    console.log(`\n--- prebuild ${t}`);
-    const check = BUILDERS[t] ? BUILDERS[t]() : (prebuildify(process.arch, {}), () => 'built natively');
-    const out = path.join(root, 'prebuilds', t, 'lagwatch.node');
-    if (!fs.existsSync(out)) throw new Error(`no ${out} was written`);
-    const arch = machine(out);
-    if (arch !== t.split('-')[1]) throw new Error(`${out} is built for ${arch}, not ${t}`);
-    console.log(`lagwatch: ${path.relative(root, out)}: ${arch}; ${check(out)}`);
-  } catch (err) {
-    failed++;
-    console.error(`lagwatch: prebuild ${t} FAILED: ${err.message}`);
+  let failed = 0;
+  for (const t of targets) {
+    try {
+      console.log(`\n--- prebuild ${t}`);
+      fs.rmSync(path.dirname(prebuildPath(t)), { recursive: true, force: true });
+      const check = BUILDERS[t] ? BUILDERS[t]() : (prebuildify(process.arch, {}), () => 'built natively');
+      const out = prebuildPath(t);
+      if (!fs.existsSync(out)) throw new Error(`no ${out} was written`);
+      const arch = machine(out);
+      if (arch !== t.split('-')[1]) throw new Error(`${out} is built for ${arch}, not ${t}`);
+      console.log(`lagwatch: ${path.relative(root, out)}: ${arch}; ${check(out)}`);
+    } catch (err) {
+      failed++;
+      console.error(`lagwatch: prebuild ${t} FAILED: ${err.message}`);
+    }
   }
+  process.exit(failed ? 1 : 0);
 }
-process.exit(failed ? 1 : 0);
+
+module.exports = { prebuildPath };
+if (require.main === module) main();

@@ -12,7 +12,9 @@ const path = require('path');
 const { withoutAsan } = require('./e2e/helpers');
 
 const ROOT = path.resolve(__dirname, '..');
-const PREBUILD = path.join(ROOT, 'prebuilds', `${process.platform}-${process.arch}`, 'lagwatch.node');
+const { prebuildPath } = require('../scripts/prebuild');
+
+const PREBUILD = prebuildPath(`${process.platform}-${process.arch}`);
 
 function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 240000, ...options });
@@ -67,7 +69,10 @@ describe('install without a compiler (prebuilt addon, npm pack, --ignore-scripts
     const want = [`${process.platform}-${process.arch}`];
     // `npm run prebuild` on a Linux x64 machine also cross-builds the other two.
     if (want[0] === 'linux-x64') want.push('linux-arm64', 'win32-x64');
-    for (const p of want) assert.ok(list.includes(`package/prebuilds/${p}/lagwatch.node`), `${p}: ${list.join('\n')}`);
+    for (const p of want) {
+      const file = `package/${path.relative(ROOT, prebuildPath(p)).split(path.sep).join('/')}`;
+      assert.ok(list.includes(file), `${file}: ${list.join('\n')}`);
+    }
     assert.ok(!list.some((f) => f.startsWith('package/build/')), 'no build/ in the tarball');
   });
 
@@ -84,6 +89,17 @@ describe('install without a compiler (prebuilt addon, npm pack, --ignore-scripts
     }
     const out = run(path.join(tmp, 'bin', 'node'), ['-e', SMOKE], { cwd: app, env });
     assert.deepStrictEqual(JSON.parse(out.trim()), { stalls: { hang: 1, suspend: 0, pause: 0 }, running: true, now: true });
+  });
+
+  it('on musl (Alpine) the glibc-tagged Linux prebuild is not offered: the loader says what to do', function () {
+    if (process.platform !== 'linux') this.skip();
+    const app = path.join(tmp, 'app');
+    // node-gyp-build takes the C library from LIBC (else it looks for /etc/alpine-release).
+    const r = spawnSync(path.join(tmp, 'bin', 'node'), ['-e', "require('lagwatch')"], {
+      cwd: app, env: { ...bareEnv(fs.mkdtempSync(path.join(tmp, 'm-'))), LIBC: 'musl' }, encoding: 'utf8',
+    });
+    assert.notStrictEqual(r.status, 0, 'a glibc build was offered to musl');
+    assert.match(r.stderr, /lagwatch: no addon for linux-x64.*npm rebuild lagwatch/s);
   });
 
   it('without a prebuild and without a build, require(\'lagwatch\') says what to do', () => {

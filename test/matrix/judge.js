@@ -1,0 +1,49 @@
+'use strict';
+// Judges a result of test/matrix/smoke.js: scripts/matrix.js uses it for the platforms run here
+// (qemu, wine), .github/workflows/prebuild.yml for the ones run on GitHub's macOS and Windows
+// runners:
+//   node test/matrix/judge.js <result.json> <platform-arch> <exe or -> <sleepClock or null> ...
+// Prints one line and exits 0 when every check holds; prints what failed and exits 1 otherwise.
+const fs = require('fs');
+const path = require('path');
+
+// Throws an Error listing every failed check; returns the line that describes the run.
+function judge(res, want) {
+  if (res.error) throw new Error(res.error);
+  const problems = [];
+  if (`${res.platform}-${res.arch}` !== want.platform) problems.push(`ran as ${res.platform}-${res.arch}`);
+  const exe = path.win32.basename(res.execPath);
+  if (want.exe && exe !== want.exe) problems.push(`execPath ${res.execPath}`);
+  const notRunning = Object.entries(res.running).filter(([, on]) => !on).map(([n]) => n);
+  if (notRunning.length) problems.push(`not running: ${notRunning.join(', ')}`);
+  if (Object.keys(res.running).length !== 8) problems.push(`${Object.keys(res.running).length} monitors, want 8`);
+  if (res.idleJumps !== 0) problems.push(`${res.idleJumps} jumps while idle`);
+  if (res.jumps.length !== 0) problems.push(`jumps: ${JSON.stringify(res.jumps)}`);
+  const st = res.stats.stalls;
+  if (st.hang !== 1 || st.suspend !== 0 || st.pause !== 0) problems.push(`stalls ${JSON.stringify(st)}, want one hang`);
+  if (res.workerHangs !== 1) problems.push(`${res.workerHangs} workerHang events, want 1`);
+  if (res.stats.lost !== 0) problems.push(`${res.stats.lost} lost`);
+  if (!want.sleepClock.includes(res.workerStats.sleepClock)) {
+    problems.push(`sleep clock ${res.workerStats.sleepClock}, want ${want.sleepClock.map(String).join(' or ')}`);
+  }
+  if (problems.length) throw new Error(problems.join('; '));
+  const hang = res.stalls.find((e) => e.kind === 'hang');
+  return `${res.node} ${exe}: loads, 8 monitors run; idle 3 s: no jump; busy 6 s: one hang ` +
+    `(${Math.round(hang.durationMs)} ms) and one workerHang; sleep clock: ` +
+    `${res.workerStats.sleepClock === null ? 'none here, the wall-clock rule' : res.workerStats.sleepClock}`;
+}
+
+module.exports = { judge };
+
+if (require.main === module) {
+  const [file, platform, exe, ...clocks] = process.argv.slice(2);
+  try {
+    const res = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const wantExe = exe && exe !== '-' ? exe : null;
+    const sleepClock = clocks.map((c) => (c === 'null' ? null : c));
+    console.log(`${platform}: ${judge(res, { platform, exe: wantExe, sleepClock })}`);
+  } catch (err) {
+    console.error(`${platform}: FAILED: ${err.message}`);
+    process.exit(1);
+  }
+}

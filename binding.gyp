@@ -15,6 +15,8 @@
         "src/driver/uvworker.c",
         "src/driver/monset.c",
         "src/platform/clocks.c",
+        "src/platform/procfs.c",
+        "src/platform/threadtimes.c",
         "src/binding/args.c",
         "src/binding/events.c",
         "src/binding/simulation.c",

@@ -218,6 +218,8 @@ class Conditions extends EventEmitter {
           samples: ev.samples,
           monitors: ev.monitors,
         };
+        // SPEC §12: why the main thread hung (hang episodes only; null when nothing measured).
+        if (ev.cause !== undefined) stall.cause = ev.cause;
         this._guard('metrics', () => this._metrics.onStall(stall));
         this._emitSafely('stall', stall);
         if (stallChannel.hasSubscribers) stallChannel.publish(stall);
@@ -226,7 +228,9 @@ class Conditions extends EventEmitter {
         this._guard('metrics', () => this._metrics.onJump(jump));
         this._emitSafely('jump', jump);
       } else if (ev.type === 'workerHang') {
-        const hang = { start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs };
+        const hang = {
+          start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs, cause: ev.cause,
+        };
         this._guard('metrics', () => this._metrics.onWorkerHang(hang));
         this._emitSafely('workerHang', hang);
       } else if (ev.type === 'lost') {

@@ -1,6 +1,7 @@
 'use strict';
 // setupAllMonitors and pauseWhileHidden (SPEC §6, §7). The monitors run in C on libuv (or on the
 // simulation); this file only shapes them as { name, start(), stop(), running } objects.
+const { PerformanceObserver } = require('perf_hooks');
 const native = require('./native');
 const { Conditions, createConditions } = require('./conditions');
 const { typeError, checkOptions, checkFunction } = require('./util');
@@ -119,6 +120,21 @@ class MonitorSet {
     for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name, onError);
     Object.freeze(this.monitors);
     for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
+    // SPEC §12: V8's GC pauses of this thread, for the gcMs of a hang's cause (real clock only:
+    // the simulation has its own). perf_hooks hands them over a loop iteration or two late.
+    this._gcObserver = null;
+    if (o.clock === undefined) {
+      this._gcObserver = new PerformanceObserver((list) => {
+        const entries = list.getEntries();
+        const pauses = new Float64Array(entries.length * 2);
+        for (let i = 0; i < entries.length; i++) {
+          pauses[2 * i] = entries[i].startTime;
+          pauses[2 * i + 1] = entries[i].duration;
+        }
+        if (!this._stopped) native.monGc(this._h, pauses);
+      });
+      this._gcObserver.observe({ entryTypes: ['gc'] });
+    }
     // A process that exits right after a hang still reports it, synchronously (opt-out).
     this._onExit = null;
     if (o.clock === undefined && o.exitHook !== false) {
@@ -155,6 +171,14 @@ class MonitorSet {
     if (this._stopped) return;
     this._stopped = true;
     for (const remove of this._unpause) remove();
+    if (this._gcObserver !== null) {
+      // The pauses already taken, then no more.
+      const pending = this._gcObserver.takeRecords();
+      if (pending.length) {
+        native.monGc(this._h, Float64Array.from(pending.flatMap((e) => [e.startTime, e.duration])));
+      }
+      this._gcObserver.disconnect();
+    }
     if (this._onExit !== null) process.removeListener('exit', this._onExit);
     native.monFinish(this._h);
     if (current === this) current = null;

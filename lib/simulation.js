@@ -28,8 +28,16 @@ class Simulation {
   }
 
   // The main thread is busy for ms: only the worker runs; overdue main work runs late, after.
-  block(ms) {
-    native.simVerb(handles.get(this), 'block', ms);
+  // `state` is what it does meanwhile (SPEC §12): 'cpu' (default), 'gc', 'blocked' (a syscall),
+  // 'starved' (runnable, no CPU free), 'throttled' (held back by its cgroup's CPU quota).
+  block(ms, state) {
+    native.simVerb(handles.get(this), 'block', ms, state);
+  }
+
+  // The whole process is runnable but gets no CPU for ms: nothing runs; every clock advances;
+  // on linux the worker tells this from a stop by its own run-queue delay.
+  starve(ms) {
+    native.simVerb(handles.get(this), 'starve', ms);
   }
 
   // A system suspend: nothing runs; wall and sleep-inclusive clocks advance; the monotonic clock

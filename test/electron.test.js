@@ -240,7 +240,7 @@ describe('Electron adapter (SPEC §9)', () => {
       const e = powerMonitor.fire('shutdown');
       assert.strictEqual(e.defaultPrevented, false, 'the shutdown is not delayed');
       assert.deepStrictEqual(stalls, [{
-        t: 13000, kind: 'hang', durationMs: 6000, start: 4000, end: 10000, samples: 1, monitors: ['main'],
+        t: 13000, kind: 'hang', durationMs: 6000, start: 4000, end: 10000, samples: 1, monitors: ['main'], cause: null,
       }]);
       assert.deepStrictEqual(c.stats().stalls, { hang: 1, suspend: 0, pause: 0 });
       advanceTo(sim, 20000);

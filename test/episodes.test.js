@@ -4,7 +4,8 @@ const assert = require('assert');
 const diagnosticsChannel = require('diagnostics_channel');
 const { fresh, advanceTo, collectStalls, assertConservation } = require('./helpers');
 
-const STALL_KEYS = ['durationMs', 'end', 'kind', 'monitors', 'samples', 'start'];
+// A hang also has `cause` (SPEC §12): null here, where no monitor set measured it.
+const STALL_KEYS = ['cause', 'durationMs', 'end', 'kind', 'monitors', 'samples', 'start'];
 
 function only(stalls) {
   assert.strictEqual(stalls.length, 1, `one episode, got ${JSON.stringify(stalls)}`);
@@ -360,7 +361,7 @@ describe('stall episodes (SPEC §5)', () => {
       const { at, stall } = only(stalls);
       assert.strictEqual(at, 21000);
       assert.deepStrictEqual(stall, {
-        kind: 'hang', durationMs: 7000, start: 13000, end: 20000, samples: 1, monitors: ['v'],
+        kind: 'hang', durationMs: 7000, start: 13000, end: 20000, samples: 1, monitors: ['v'], cause: null,
       });
       const s = c.stats();
       assert.strictEqual(s.cancelled, 0);

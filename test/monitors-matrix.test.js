@@ -90,8 +90,16 @@ function matrix(platform, loop) {
     assert.strictEqual(ev.workerHang.length, 1, `one workerHang: ${JSON.stringify(ev.workerHang)}`);
     const wh = ev.workerHang[0];
     assert.strictEqual(wh.t, 16100);
-    assert.deepStrictEqual(wh.e, { start: 10000, detectedAt: 15000, end: 16000, durationMs: 6000 });
+    // SPEC §12, its cause: the check at 10100 still saw the progress of 10000; the one at 10200
+    // saw none and read the main thread's times; the span ends where the main thread ran again.
+    // On CPU all along: busy. Run-queue and quota times are known on linux only.
+    const known = platform === 'linux' ? 0 : null;
+    const cause = {
+      cpuMs: 5800, runQueueMs: known, throttledMs: known, blockedMs: 0, gcMs: 0, spanMs: 5800, dominant: 'busy',
+    };
+    assert.deepStrictEqual(wh.e, { start: 10000, detectedAt: 15000, end: 16000, durationMs: 6000, cause });
     assert.strictEqual(wh.e.detectedAt, wh.e.start + 5000);
+    assert.deepStrictEqual(e.cause, cause, 'the episode has the cause of the worker hang it overlaps');
 
     const s = m.conditions.stats();
     assert.deepStrictEqual(s.stalls, { hang: 1, suspend: 0, pause: 0 });

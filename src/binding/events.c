@@ -7,6 +7,24 @@
 
 #include "binding.h"
 
+/* o.cause = { cpuMs, runQueueMs, throttledMs, blockedMs, gcMs, spanMs, dominant } (null for
+ * what the platform cannot tell), or null when nothing was measured (SPEC §12). */
+static int set_cause(napi_env env, napi_value o, const lw_cause_t *c) {
+  napi_value v;
+  if (!c->known) {
+    if (napi_get_null(env, &v) != napi_ok) return -1;
+    return lwb_set_value(env, o, "cause", v);
+  }
+  if (napi_create_object(env, &v) != napi_ok) return -1;
+  if (lwb_set_stat(env, v, "cpuMs", c->cpu_ms) || lwb_set_stat(env, v, "runQueueMs", c->runq_ms) ||
+      lwb_set_stat(env, v, "throttledMs", c->throttled_ms) ||
+      lwb_set_stat(env, v, "blockedMs", c->blocked_ms) || lwb_set_stat(env, v, "gcMs", c->gc_ms) ||
+      lwb_set_number(env, v, "spanMs", c->span_ms) ||
+      lwb_set_string(env, v, "dominant", lw_cause_name(c->dominant)))
+    return -1;
+  return lwb_set_value(env, o, "cause", v);
+}
+
 static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const lw_event_t *ev) {
   napi_value o, arr;
   size_t i;
@@ -39,6 +57,7 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
         LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, name));
       }
       if (lwb_set_value(env, o, "monitors", arr)) return NULL;
+      if (ev->kind == LW_KIND_HANG && set_cause(env, o, &ev->cause)) return NULL;
       break;
     case LW_EVENT_JUMP:
       if (lwb_set_string(env, o, "type", "jump") ||
@@ -50,7 +69,7 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
       if (lwb_set_string(env, o, "type", "workerHang") || lwb_set_number(env, o, "start", ev->start) ||
           lwb_set_number(env, o, "detectedAt", ev->detected_at) ||
           lwb_set_number(env, o, "end", ev->end) ||
-          lwb_set_number(env, o, "durationMs", ev->duration_ms))
+          lwb_set_number(env, o, "durationMs", ev->duration_ms) || set_cause(env, o, &ev->cause))
         return NULL;
       break;
   }

@@ -322,6 +322,47 @@ static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* monGc(m, pauses: Float64Array [start0, duration0, start1, ...]): V8's GC pauses of this thread,
+ * from perf_hooks' gc entries, for the causes of hangs (SPEC §12). */
+static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  lwb_mon_t *m;
+  bool is_ta = false;
+  napi_typedarray_type type;
+  size_t n, i;
+  void *data;
+  const double *d;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  LW_NAPI_CALL(env, napi_is_typedarray(env, argv[1], &is_ta));
+  if (is_ta) LW_NAPI_CALL(env, napi_get_typedarray_info(env, argv[1], &type, &n, &data, NULL, NULL));
+  if (!is_ta || type != napi_float64_array)
+    LW_THROW_TYPE(env, "The \"pauses\" argument must be a Float64Array");
+  d = data;
+  for (i = 0; i + 1 < n; i += 2)
+    if (isfinite(d[i]) && isfinite(d[i + 1]) && d[i + 1] >= 0) lw_monset_gc(&m->set, d[i], d[i + 1]);
+  return NULL;
+}
+
+/* monTimes(m) -> the main thread's times { cpuMs, runQueueMs, throttledMs } (null where unknown),
+ * or null when they cannot be read (SPEC §12). */
+static napi_value b_mon_times(napi_env env, napi_callback_info info) {
+  napi_value argv[1], o;
+  lwb_mon_t *m;
+  lw_thread_times_t t;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if (lw_monset_main_times(&m->set, &t) != 0) {
+    LW_NAPI_CALL(env, napi_get_null(env, &o));
+    return o;
+  }
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  if (lwb_set_stat(env, o, "cpuMs", t.cpu_ms) || lwb_set_stat(env, o, "runQueueMs", t.runq_ms) ||
+      lwb_set_stat(env, o, "throttledMs", t.throttled_ms))
+    return NULL;
+  return o;
+}
+
 /* monPausedWhileHidden(name, browserProcess) -> whether setupAllMonitors pauses it while hidden
  * (SPEC §6). */
 static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info info) {
@@ -407,6 +448,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monStop", b_mon_stop}, {"monFinish", b_mon_finish}, {"monRunning", b_mon_running},
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monPausedWhileHidden", b_mon_paused_while_hidden},
+      {"monGc", b_mon_gc}, {"monTimes", b_mon_times},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

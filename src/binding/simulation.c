@@ -65,14 +65,15 @@ static napi_value b_sim_now(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, lw_sim_now(sim));
 }
 
-/* simVerb(sim, verb, ms, alignMs?): advance, block, sleep, pause, stepWall, stallWorker,
- * throttle. The clocks and thread states move; then time passes (advance, block, stallWorker,
+/* simVerb(sim, verb, ms, alignMs? | state?): advance, block (state), sleep, pause, stepWall,
+ * stallWorker, throttle (alignMs), starve. The clocks and thread states move; then time passes (advance, block, stallWorker,
  * throttle: due work runs at its due time, in order) or the work that came due runs at the
  * wake-up (sleep, pause). */
 static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
   napi_value argv[4];
   lw_sim_t *sim;
-  char verb[16];
+  char verb[16], state[16];
+  const char *st = NULL;
   size_t len;
   double ms, align = 1000, target;
   bool pending = false;
@@ -82,13 +83,22 @@ static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
   if (lwb_arg_string(env, argv[1], "verb", verb, sizeof(verb), &len) ||
       lwb_arg_number(env, argv[2], "ms", &ms))
     return NULL;
-  if (!lwb_is_undefined(env, argv[3]) && lwb_arg_number(env, argv[3], "alignMs", &align)) return NULL;
+  if (strcmp(verb, "block") == 0) {
+    /* block(ms, state?): what the main thread does meanwhile (SPEC §12). */
+    if (!lwb_is_undefined(env, argv[3])) {
+      if (lwb_arg_string(env, argv[3], "state", state, sizeof(state), &len)) return NULL;
+      if (len >= sizeof(state)) state[0] = '\0'; /* too long: no such state */
+      st = state;
+    }
+  } else if (!lwb_is_undefined(env, argv[3]) && lwb_arg_number(env, argv[3], "alignMs", &align)) {
+    return NULL;
+  }
   if (sim->advancing) {
     napi_throw_error(env, "ERR_LAGWATCH_REENTRANT",
                      "lagwatch: the simulation cannot advance from inside its own callbacks");
     return NULL;
   }
-  if (lwb_throw_core(env, lw_sim_verb(sim, verb, ms, align, &target, &err), &err, "")) return NULL;
+  if (lwb_throw_core(env, lw_sim_verb(sim, verb, ms, align, st, &target, &err), &err, "")) return NULL;
   sim->advancing = 1;
   lw_sim_ref(sim);
   while (lw_sim_step(sim, target) != NULL) {

@@ -62,6 +62,12 @@ void lw_conditions_free(lw_conditions_t *c) {
   memset(c, 0, sizeof(*c));
 }
 
+const char *lw_cause_name(lw_cause_kind_t k) {
+  static const char *const names[LW_CAUSE_COUNT] = {"busy", "gc", "blocked", "starved",
+                                                     "throttled"};
+  return (unsigned)k < LW_CAUSE_COUNT ? names[k] : NULL;
+}
+
 lw_event_t *lw__event_push(lw_conditions_t *c, lw_event_type_t type, double at) {
   lw_event_t *ev;
   if (lw__grow((void **)&c->events, &c->events_cap, c->nevents + 1, sizeof(*c->events)) != LW_OK) {
@@ -160,6 +166,7 @@ void lw_conditions_stats(const lw_conditions_t *c, lw_conditions_stats_t *out) {
   out->lost = c->lost;
   memcpy(out->stalls, c->stalls, sizeof(out->stalls));
   memcpy(out->jumps, c->jumps, sizeof(out->jumps));
+  memcpy(out->hang_causes, c->hang_causes, sizeof(out->hang_causes));
   out->reasons = c->tracker.nreasons;
   out->names = c->nnames;
 }

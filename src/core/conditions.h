@@ -54,6 +54,29 @@ typedef enum {
   LW_EVENT_WORKER_HANG = 5 /* the worker's hang detector saw a hang end: start, detected_at, end */
 } lw_event_type_t;
 
+/* Why the main thread hung (SPEC §12): its time over the span, by state, in ms. */
+typedef enum {
+  LW_CAUSE_BUSY = 0, /* on a CPU, running the app's code */
+  LW_CAUSE_GC,       /* V8's garbage collection */
+  LW_CAUSE_BLOCKED,  /* off every CPU and not runnable: a syscall, sync I/O, Atomics.wait */
+  LW_CAUSE_STARVED,  /* runnable, waiting for a CPU that others had */
+  LW_CAUSE_THROTTLED, /* runnable, held back by its cgroup's CPU quota */
+  LW_CAUSE_COUNT
+} lw_cause_kind_t;
+
+typedef struct lw_cause_s {
+  int known;           /* 0: nothing was measured over the span (the event's cause is null) */
+  double cpu_ms;       /* on a CPU, GC included */
+  double runq_ms;      /* runnable but waiting, quota throttling excluded; NAN: unknown */
+  double throttled_ms; /* runnable but held by the cgroup quota; NAN: unknown */
+  double blocked_ms;   /* the rest: neither on a CPU nor waiting for one */
+  double gc_ms;        /* V8 GC inside the span; NAN: unknown */
+  double span_ms;      /* the time the readings covered, stops taken out */
+  lw_cause_kind_t dominant;
+} lw_cause_t;
+
+const char *lw_cause_name(lw_cause_kind_t k);
+
 typedef struct lw_event_s {
   lw_event_type_t type;
   double at; /* the due time the event belongs to */
@@ -74,6 +97,8 @@ typedef struct lw_event_s {
   /* JUMP, WORKER_HANG */
   lw_jump_t jump;
   double detected_at;
+  /* WORKER_HANG, and STALL of kind hang */
+  lw_cause_t cause;
 } lw_event_t;
 
 /* Counts and distribution of one validator name's samples since it was first used. */
@@ -149,6 +174,12 @@ typedef struct lw_conditions_s {
   uint64_t lost; /* samples, evidence or events lost because memory ran out */
   uint64_t stalls[LW_KIND_COUNT];
   uint64_t jumps[LW_JUMP_COUNT];
+  uint64_t hang_causes[LW_CAUSE_COUNT]; /* hang episodes by dominant cause */
+
+  /* Fills the cause of a hang episode about to be reported (the monitors' worker measured it);
+   * NULL when no monitor set measures. */
+  void (*cause_fn)(void *data, lw_event_t *ev);
+  void *cause_data;
 } lw_conditions_t;
 
 void lw_conditions_config_default(lw_conditions_config_t *cfg);
@@ -199,6 +230,7 @@ typedef struct lw_conditions_stats_s {
   uint64_t lost;
   uint64_t stalls[LW_KIND_COUNT];
   uint64_t jumps[LW_JUMP_COUNT];
+  uint64_t hang_causes[LW_CAUSE_COUNT];
   size_t reasons; /* reason ids 0 .. reasons-1: lw_tracker_reason_name, lw_conditions_discarded */
   size_t names;   /* validator names 0 .. names-1: lw_conditions_name_stats */
 } lw_conditions_stats_t;

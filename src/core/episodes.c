@@ -86,6 +86,10 @@ static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
   ev->start = e->ws;
   ev->end = e->we;
   ev->samples = e->samples;
+  if (e->kind == LW_KIND_HANG && c->cause_fn != NULL) {
+    c->cause_fn(c->cause_data, ev);
+    if (ev->cause.known) c->hang_causes[ev->cause.dominant]++;
+  }
   if (e->nmonitors == 0) return;
   ev->monitors = lw__malloc(e->nmonitors * sizeof(*ev->monitors));
   if (ev->monitors == NULL) {

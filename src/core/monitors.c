@@ -134,6 +134,72 @@ static void evidence_add(lw_monitors_t *m, double start, double end, uint32_t re
   if (lw_tracker_add(&m->c->tracker, start, end, reason, now) != LW_OK) m->c->lost++;
 }
 
+/* Hang diagnosis (SPEC §12) ---------------------------------------------------------------- */
+
+/* The cause of a hang from the worker's readings of the main thread over [span_start, span_end],
+ * `stopped` ms of it a stop of the whole process (no state of the thread's own). The run-queue
+ * delay includes the time the cgroup's quota held the thread back: that part is `throttled`, at
+ * most the run-queue delay; what is neither on a CPU nor waiting for one is `blocked`. GC is CPU
+ * time of the main thread (or its wait for GC helpers): `busy` is the CPU time less GC. */
+static void cause_compute(const lw_monitors_t *m, const struct lw_hang_cause_s *h, lw_cause_t *out) {
+  double span = h->span_end - h->span_start - h->stopped;
+  double runq = h->delta.runq_ms, thr = h->delta.throttled_ms, cpu = h->delta.cpu_ms, waited;
+  double score[LW_CAUSE_COUNT], best = -1;
+  int k;
+  memset(out, 0, sizeof(*out));
+  if (!h->known || !(span > 0) || !isfinite(cpu)) return;
+  out->known = 1;
+  out->span_ms = span;
+  /* The readings were taken up to one check after the hang ended: nothing exceeds the span. */
+  out->cpu_ms = cpu < 0 ? 0 : cpu > span ? span : cpu;
+  waited = isfinite(runq) && runq > 0 ? runq : 0;
+  if (waited > span - out->cpu_ms) waited = span - out->cpu_ms;
+  if (isfinite(runq)) runq = waited;
+  if (isfinite(runq) && isfinite(thr)) {
+    if (thr > waited) thr = waited;
+    if (thr < 0) thr = 0;
+    out->throttled_ms = thr;
+    out->runq_ms = waited - thr;
+  } else {
+    out->throttled_ms = NAN;
+    out->runq_ms = isfinite(runq) ? waited : NAN;
+  }
+  out->blocked_ms = span - out->cpu_ms - waited;
+  if (out->blocked_ms < 0) out->blocked_ms = 0;
+  out->gc_ms = m->rd.gc_ms != NULL ? m->rd.gc_ms(m->rd.data, h->span_start, h->span_end) : NAN;
+  score[LW_CAUSE_BUSY] = out->cpu_ms - (isfinite(out->gc_ms) ? out->gc_ms : 0);
+  score[LW_CAUSE_GC] = out->gc_ms;
+  score[LW_CAUSE_BLOCKED] = out->blocked_ms;
+  score[LW_CAUSE_STARVED] = out->runq_ms;
+  score[LW_CAUSE_THROTTLED] = out->throttled_ms;
+  out->dominant = LW_CAUSE_BUSY;
+  for (k = 0; k < LW_CAUSE_COUNT; k++) {
+    if (isfinite(score[k]) && score[k] > best) {
+      best = score[k];
+      out->dominant = (lw_cause_kind_t)k;
+    }
+  }
+}
+
+/* A hang episode's cause: that of the worker hang that overlaps it most, its GC part read again
+ * (V8's GC entries reach lagwatch a loop iteration or two after the hang). */
+static void episode_cause(void *data, lw_event_t *ev) {
+  const lw_monitors_t *m = data;
+  const struct lw_hang_cause_s *best = NULL;
+  double most = 0;
+  unsigned i, n = m->nhang_causes < 8 ? m->nhang_causes : 8;
+  for (i = 0; i < n; i++) {
+    const struct lw_hang_cause_s *h = &m->hang_causes[i];
+    double lo = h->start > ev->start ? h->start : ev->start;
+    double hi = h->end < ev->end ? h->end : ev->end;
+    if (hi - lo > most) {
+      most = hi - lo;
+      best = h;
+    }
+  }
+  if (best != NULL) cause_compute(m, best, &ev->cause);
+}
+
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
                      const lw_readings_t *rd) {
   int i, rc;
@@ -162,11 +228,17 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
     m->sink[i].mon = (lw_mon_t)i;
     lw_validator_set_sink(c, m->vid[i], batch_record, &m->sink[i]);
   }
+  c->cause_fn = episode_cause;
+  c->cause_data = m;
   return LW_OK;
 }
 
 void lw_monitors_free(lw_monitors_t *m) {
   int i;
+  if (m->c != NULL && m->c->cause_data == m) {
+    m->c->cause_fn = NULL;
+    m->c->cause_data = NULL;
+  }
   for (i = 0; i < LW_MON_COUNT; i++) {
     if (m->c != NULL && validated((lw_mon_t)i) && m->vid[i] != UINT32_MAX)
       lw_validator_set_sink(m->c, m->vid[i], NULL, NULL);
@@ -525,6 +597,7 @@ static double stop_end(const lw_monitors_t *m, const lw_msg_t *msg) {
 /* One message, after the evidence of every message received with it is in the tracker. */
 static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
   lw_event_t *ev;
+  struct lw_hang_cause_s *h;
   double end;
   switch (msg->type) {
     case LW_MSG_HEARTBEAT:
@@ -542,13 +615,26 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
       end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
                                                                                : msg->hang_end;
       lw_histogram_record(&m->hang_hist, end - msg->hang_start);
+      h = &m->hang_causes[m->nhang_causes++ % 8];
+      h->start = msg->hang_start;
+      h->end = end;
+      h->known = msg->cause_known;
+      h->delta = msg->cause_delta;
+      h->span_start = msg->cause_start;
+      /* The hang ended when the main thread ran again: what the readings saw after it (up to one
+       * check interval of the loop's own) is no part of the hang's span. */
+      h->span_end = end > msg->cause_start && end < msg->cause_end ? end : msg->cause_end;
+      h->stopped = msg->cause_stopped;
       ev = lw__event_push(m->c, LW_EVENT_WORKER_HANG, now);
       if (ev) {
         ev->start = msg->hang_start;
         ev->end = end;
         ev->detected_at = msg->detected_at;
         ev->duration_ms = end - msg->hang_start;
+        cause_compute(m, h, &ev->cause);
       }
+      break;
+    case LW_MSG_EVIDENCE:
       break;
     case LW_MSG_PING:
       break;
@@ -562,7 +648,8 @@ void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, doubl
   /* Evidence first (SPEC §4): every interval these messages carry is in the tracker before any
    * sample, the heartbeats' own included, is judged. */
   for (i = 0; i < n; i++)
-    if (msgs[i].type == LW_MSG_HEARTBEAT && msgs[i].ev_reason != LW_REASON_ANY)
+    if ((msgs[i].type == LW_MSG_HEARTBEAT || msgs[i].type == LW_MSG_EVIDENCE) &&
+        msgs[i].ev_reason != LW_REASON_ANY)
       evidence_add(m, msgs[i].ev_start, stop_end(m, &msgs[i]), msgs[i].ev_reason, now);
   for (i = 0; i < n; i++) receive_one(m, &msgs[i], now);
 }
@@ -576,6 +663,38 @@ double lw_worker_next_due(const lw_worker_t *w) {
   return due;
 }
 
+/* Linux (SPEC §12): judges the worker's own lateness from the growth of its run-queue delay
+ * since its baseline: a stop (the whole process was not running: SIGSTOP, a freezer, a VM pause)
+ * if it waited for a CPU less than half that time, else starvation. Returns 1 and sets
+ * `*stopped` when judged; 0 when the platform cannot tell (the seed's rule decides). Refreshes
+ * the baseline every LW_SELF_BASE_MS and at each judgement, so a healthy worker reads its
+ * schedstat about once a second. */
+static int judge_lateness(lw_worker_t *w, double now, double late, const lw_readings_t *rd,
+                          int *stopped) {
+  lw_thread_times_t s;
+  int judged = 0;
+  if (rd->self_sched == NULL) return 0;
+  if (late < LW_STOP_MIN_MS && w->self_has_base && now - w->self_base_at < LW_SELF_BASE_MS)
+    return 0;
+  if (rd->self_sched(rd->data, &s) != 0 || !isfinite(s.runq_ms)) {
+    w->self_has_base = 0;
+    return 0;
+  }
+  if (w->self_has_base && late >= LW_STOP_MIN_MS) {
+    *stopped = s.runq_ms - w->self_base.runq_ms < late / 2;
+    judged = 1;
+  }
+  w->self_base = s;
+  w->self_base_at = now;
+  w->self_has_base = 1;
+  return judged;
+}
+
+/* The main thread's times at `now`, if they can be read. */
+static int main_sched(const lw_readings_t *rd, lw_thread_times_t *out) {
+  return rd->main_sched != NULL && rd->main_sched(rd->data, out) == 0;
+}
+
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
                      lw_msg_t *out) {
   const lw_monitors_config_t *cfg = w->cfg;
@@ -583,29 +702,36 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
   double self_lag = now - due, cur = 0, slept = 0;
   double threshold = cfg->stall_threshold_ms, slack;
   size_t n = 0;
-  int has, stopped;
+  int has, stopped = 0, evidence_sent = 0;
   if (due > now) return 0;
   if (self_lag < 0) self_lag = 0;
-  /* The worker cannot tell a stop that began while it waited for its timer from the wait
-   * itself: a process stopped just after the worker ran is late on the worker's timer by up to
-   * one period less than on the main thread's. So its lateness counts as a stop from one period
-   * (at most half the threshold) below the threshold, and the main thread's samples of the same
-   * stop find the evidence. */
+  /* Where the OS cannot tell a stop from starvation, the seed's rule: a lateness at the
+   * threshold is a stop. The worker cannot tell a stop that began while it waited for its timer
+   * from the wait itself: a process stopped just after the worker ran is late on the worker's
+   * timer by up to one period less than on the main thread's. So its lateness counts as a stop
+   * from one period (at most half the threshold) below the threshold, and the main thread's
+   * samples of the same stop find the evidence. */
   slack = due - w->prev_fire;
   if (slack > threshold / 2) slack = threshold / 2;
   if (slack < 0) slack = 0;
-  stopped = self_lag >= threshold - slack;
+  if (!judge_lateness(w, now, self_lag, rd, &stopped)) stopped = self_lag >= threshold - slack;
   has = sleep_diff(rd, cfg->sleep_clock, &cur);
   if (has && w->has_sleep_diff) slept = cur - w->prev_sleep_diff;
   w->prev_sleep_diff = cur;
   w->has_sleep_diff = has;
   w->prev_fire = now;
 
-  /* The worker's own lateness: at the threshold, the worker itself did not run. A sleep or a
-   * pause starts no hang, and a running hang does not count that time. */
+  /* A stop is not the app's: the hang clock does not count it (a hang in progress starts that
+   * much later, progress is as recent as it was before the stop), nor does the cause's span. */
   if (stopped) {
-    if (w->last_progress_at < now) w->last_progress_at = now;
+    if (w->last_progress_at > -INFINITY) {
+      w->last_progress_at += self_lag;
+      if (w->last_progress_at > now) w->last_progress_at = now;
+    } else {
+      w->last_progress_at = now;
+    }
     if (w->hang_active) w->hang_start += self_lag;
+    if (w->cause_has_base) w->cause_stopped += self_lag;
   }
 
   if (w->liveness_on && w->lv_due <= now) {
@@ -616,28 +742,48 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       w->ping_sent = 0;
       if (w->hang_active) {
         lw_msg_t *o = &out[n++];
+        lw_thread_times_t end;
         memset(o, 0, sizeof(*o));
         o->type = LW_MSG_HANG_END;
         o->hang_start = w->hang_start;
         o->detected_at = w->hang_detected;
         o->hang_end = progress > w->hang_start ? progress : now;
+        if (w->cause_has_base && main_sched(rd, &end)) {
+          o->cause_known = 1;
+          o->cause_delta.cpu_ms = end.cpu_ms - w->cause_base.cpu_ms;
+          o->cause_delta.runq_ms = end.runq_ms - w->cause_base.runq_ms;
+          o->cause_delta.throttled_ms = end.throttled_ms - w->cause_base.throttled_ms;
+          o->cause_start = w->cause_base_at;
+          o->cause_end = now;
+          o->cause_stopped = w->cause_stopped;
+        }
         w->hang_active = 0;
       }
-    } else if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
-      lw_msg_t *o = &out[n++];
-      w->hang_active = 1;
-      w->hang_start = w->last_progress_at;
-      w->hang_detected = now;
-      memset(o, 0, sizeof(*o));
-      o->type = LW_MSG_HANG_START;
-      o->hang_start = w->hang_start;
-      o->detected_at = now;
-    } else if (!w->ping_sent && now - w->last_progress_at >= cfg->stall_threshold_ms / 4) {
-      /* An idle main loop shows no progress until something wakes it. */
-      lw_msg_t *o = &out[n++];
-      memset(o, 0, sizeof(*o));
-      o->type = LW_MSG_PING;
-      w->ping_sent = 1;
+      w->cause_has_base = 0;
+    } else {
+      /* No progress over a whole check: perhaps a hang beginning. The cause's baseline is read
+       * once, here; a healthy loop, which shows progress at every check, reads nothing. */
+      if (!w->cause_has_base && main_sched(rd, &w->cause_base)) {
+        w->cause_has_base = 1;
+        w->cause_base_at = now;
+        w->cause_stopped = 0;
+      }
+      if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
+        lw_msg_t *o = &out[n++];
+        w->hang_active = 1;
+        w->hang_start = w->last_progress_at;
+        w->hang_detected = now;
+        memset(o, 0, sizeof(*o));
+        o->type = LW_MSG_HANG_START;
+        o->hang_start = w->hang_start;
+        o->detected_at = now;
+      } else if (!w->ping_sent && now - w->last_progress_at >= cfg->stall_threshold_ms / 4) {
+        /* An idle main loop shows no progress until something wakes it. */
+        lw_msg_t *o = &out[n++];
+        memset(o, 0, sizeof(*o));
+        o->type = LW_MSG_PING;
+        w->ping_sent = 1;
+      }
     }
     /* The next check: every interval, and exactly when the hang threshold (or the ping) would
      * be reached, so that a hang is flagged at the threshold, not up to an interval later. */
@@ -662,8 +808,18 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
       o->ev_start = now - self_lag;
       o->ev_end = now;
+      evidence_sent = 1;
     }
     w->hb_due = now + cfg->worker_interval_ms;
+  }
+  if (stopped && !evidence_sent) {
+    /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. */
+    lw_msg_t *o = &out[n++];
+    memset(o, 0, sizeof(*o));
+    o->type = LW_MSG_EVIDENCE;
+    o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
+    o->ev_start = now - self_lag;
+    o->ev_end = now;
   }
   return n;
 }

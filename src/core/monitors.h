@@ -26,12 +26,28 @@ typedef enum {
   LW_MON_COUNT
 } lw_mon_t;
 
+/* A thread's cumulative time by scheduler state, ms (SPEC §12); NAN where the platform cannot
+ * tell. `throttled_ms` is its cgroup's time held back by the CPU quota. */
+typedef struct lw_thread_times_s {
+  double cpu_ms;
+  double runq_ms;
+  double throttled_ms;
+} lw_thread_times_t;
+
 /* The driver's clocks beyond `now`. Each returns ms; sleep_pair returns -1 without a pair. */
 typedef struct lw_readings_s {
   double (*wall)(void *data);
   int (*sleep_pair)(void *data, double *inclusive, double *exclusive);
   double (*idle)(void *data); /* the main loop's total idle (poll wait) time */
   double (*cpu)(void *data);  /* the main thread's CPU time; NULL if unknown */
+  /* The main thread's times by state, read by the worker thread during a hang; returns -1 (or is
+   * NULL) where nothing can be read. */
+  int (*main_sched)(void *data, lw_thread_times_t *out);
+  /* The calling worker thread's own times (its run-queue delay tells a stop from starvation);
+   * worker thread only; -1 or NULL: unknown (the seed's rule then decides). */
+  int (*self_sched)(void *data, lw_thread_times_t *out);
+  /* V8's garbage-collection time inside [start, end] as known so far; NULL: unknown. */
+  double (*gc_ms)(void *data, double start, double end);
   void *data;
   int mono_includes_sleep; /* macOS, Windows: 1; Linux: 0 */
 } lw_readings_t;
@@ -57,8 +73,15 @@ typedef enum {
   LW_MSG_HEARTBEAT = 1, /* sent_at, self_lag; evidence when ev_reason != LW_REASON_ANY */
   LW_MSG_PING = 2,      /* wake the main loop so that it shows progress */
   LW_MSG_HANG_START = 3,
-  LW_MSG_HANG_END = 4
+  LW_MSG_HANG_END = 4,  /* hang_start, detected_at, hang_end; the cause readings */
+  LW_MSG_EVIDENCE = 5   /* a stop the worker saw between heartbeats: ev_* */
 } lw_msg_type_t;
+
+/* Linux: a lateness of the worker's own timer this long or longer, without as much growth of its
+ * run-queue delay, is a stop of the process (SPEC §12). */
+#define LW_STOP_MIN_MS 100.0
+/* How often the worker refreshes its own run-queue baseline (one read of its schedstat). */
+#define LW_SELF_BASE_MS 1000.0
 
 typedef struct lw_msg_s {
   lw_msg_type_t type;
@@ -70,6 +93,13 @@ typedef struct lw_msg_s {
   double hang_start;
   double detected_at;
   double hang_end;
+  /* HANG_END: the main thread's times over [cause_start, cause_end], with cause_stopped ms of
+   * stops inside; cause_known 0 if nothing could be read. */
+  int cause_known;
+  lw_thread_times_t cause_delta;
+  double cause_start;
+  double cause_end;
+  double cause_stopped;
 } lw_msg_t;
 
 /* The worker thread's half: touched by the worker thread only while it runs. */
@@ -88,6 +118,15 @@ typedef struct lw_worker_s {
   int hang_active;
   double hang_start;
   double hang_detected;
+  /* The main thread's times at the first check that saw no progress: the cause's baseline. */
+  int cause_has_base;
+  lw_thread_times_t cause_base;
+  double cause_base_at;
+  double cause_stopped;
+  /* The worker's own times, refreshed every LW_SELF_BASE_MS and at each judged lateness. */
+  int self_has_base;
+  lw_thread_times_t self_base;
+  double self_base_at;
 } lw_worker_t;
 
 /* An iteration that starts this long after the previous one ended ran from outside libuv. */
@@ -165,6 +204,14 @@ typedef struct lw_monitors_s {
   unsigned nresumed;
   uint64_t worker_hangs;
   lw_histogram_t hang_hist;
+  /* The last worker hangs' causes, for the hang episodes they overlap (a ring). */
+  struct lw_hang_cause_s {
+    double start, end; /* the hang */
+    lw_thread_times_t delta;  /* the raw readings, for the GC part, redone at the episode's report */
+    double span_start, span_end, stopped;
+    int known;
+  } hang_causes[8];
+  unsigned nhang_causes;
 
   lw_worker_t worker;
 } lw_monitors_t;

@@ -19,6 +19,16 @@ static int sim_pair(void *d, double *a, double *b) {
 }
 static double sim_idle(void *d) { return lw_sim_idle(d); }
 static double sim_cpu(void *d) { return lw_sim_cpu(d); }
+static int sim_main_sched(void *d, lw_thread_times_t *out) {
+  lw_sim_main_times(d, &out->cpu_ms, &out->runq_ms, &out->throttled_ms);
+  return 0;
+}
+static int sim_self_sched(void *d, lw_thread_times_t *out) {
+  out->cpu_ms = NAN;
+  out->throttled_ms = NAN;
+  return lw_sim_worker_runq(d, &out->runq_ms);
+}
+static double sim_gc(void *d, double start, double end) { return lw_sim_gc_ms(d, start, end); }
 
 static double rt_wall(void *d) {
   (void)d;
@@ -35,6 +45,48 @@ static double rt_idle(void *d) {
 static double rt_cpu(void *d) {
   (void)d;
   return lw_clock_thread_cpu_ms();
+}
+/* Worker thread (and the main thread while the worker is stopped). */
+static int rt_main_sched(void *d, lw_thread_times_t *out) {
+  return lw_thread_src_read(&((lw_monset_t *)d)->main_src, out);
+}
+/* Worker thread only: its own schedstat, opened by the thread that reads it (a restarted worker
+ * is another thread). */
+static int rt_self_sched(void *d, lw_thread_times_t *out) {
+  lw_monset_t *s = d;
+  if (!lw_thread_src_is_self(&s->self_src)) {
+    lw_thread_src_close(&s->self_src);
+    if (lw_thread_src_open_self(&s->self_src, 0) != 0) return -1;
+  }
+  return lw_thread_src_read(&s->self_src, out);
+}
+static double rt_gc(void *d, double start, double end) {
+  const lw_monset_t *s = d;
+  double sum = 0;
+  unsigned i, n = s->ngc < LW_MONSET_GC_MAX ? s->ngc : LW_MONSET_GC_MAX;
+  if (s->gc == NULL) return 0;
+  for (i = 0; i < n; i++) {
+    double lo = s->gc[i][0] > start ? s->gc[i][0] : start;
+    double hi = s->gc[i][1] < end ? s->gc[i][1] : end;
+    if (hi > lo) sum += hi - lo;
+  }
+  return sum;
+}
+
+void lw_monset_gc(lw_monset_t *s, double start, double duration_ms) {
+  double *g;
+  if (s->finished) return;
+  if (s->gc == NULL && (s->gc = lw__malloc(LW_MONSET_GC_MAX * sizeof(*s->gc))) == NULL) {
+    s->c->lost++; /* a hang's gcMs may then miss this pause */
+    return;
+  }
+  g = s->gc[s->ngc++ % LW_MONSET_GC_MAX];
+  g[0] = start;
+  g[1] = start + duration_ms;
+}
+
+int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out) {
+  return s->core.rd.main_sched != NULL ? s->core.rd.main_sched(s->core.rd.data, out) : -1;
 }
 
 /* Messages ----------------------------------------------------------------------------------- */
@@ -240,6 +292,9 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.sleep_pair = sim_pair;
     rd.idle = sim_idle;
     rd.cpu = sim_cpu;
+    rd.main_sched = sim_main_sched;
+    rd.self_sched = sim_self_sched;
+    rd.gc_ms = sim_gc;
     rd.data = sim;
     rd.mono_includes_sleep = lw_sim_mono_includes_sleep(sim);
   } else {
@@ -247,6 +302,11 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.sleep_pair = rt_pair;
     rd.idle = rt_idle;
     rd.cpu = rt_cpu;
+    /* This is the main thread: its times are read from here on by the worker. */
+    lw_thread_src_open_self(&s->main_src, 1);
+    rd.main_sched = rt_main_sched;
+    rd.self_sched = rt_self_sched;
+    rd.gc_ms = rt_gc;
     rd.data = s;
 #if defined(__APPLE__) || defined(_WIN32)
     rd.mono_includes_sleep = 1;
@@ -291,6 +351,9 @@ void lw_monset_free(lw_monset_t *s) {
     lw_uvworker_free(s->uw);
     lw__free(s->uw);
   }
+  lw_thread_src_close(&s->main_src); /* the worker thread is joined */
+  lw_thread_src_close(&s->self_src);
+  lw__free(s->gc);
   lw__free(s->queue);
   lw__free(s->queue_at);
   if (s->sim) lw_sim_unref(s->sim);
@@ -402,13 +465,18 @@ void lw_monset_finish(lw_monset_t *s) {
     lw__free(s->uw);
     s->uw = NULL;
   }
+  lw_thread_src_close(&s->self_src);
+  lw_thread_src_close(&s->main_src);
+  lw__free(s->gc);
+  s->gc = NULL;
+  s->ngc = 0;
 }
 
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return &s->core.batch[mon]; }
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return &s->core.self_lag_batch; }
 
 size_t lw_monset_memory(const lw_monset_t *s) {
-  size_t n = sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
+  size_t n = sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + (s->gc ? LW_MONSET_GC_MAX * sizeof(*s->gc) : 0) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
   int i;
   if (s->core.self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
   if (s->core.hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);

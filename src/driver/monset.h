@@ -22,6 +22,10 @@
 #include "sim.h"
 #include "uv.h"
 #include "uvworker.h"
+#include "../platform/threadtimes.h"
+
+/* The GC pauses a set keeps for the causes of its hangs (SPEC §12): a ring. */
+#define LW_MONSET_GC_MAX 256
 
 typedef struct lw_monset_s lw_monset_t;
 
@@ -64,6 +68,10 @@ struct lw_monset_s {
   double check_at; /* the end of the last iteration, -INFINITY before the first */
   uv_async_t async;
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
+  lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */
+  lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
+  double (*gc)[2]; /* V8's GC pauses on the main thread, [start, end]: a ring, made at the first */
+  unsigned ngc;
 };
 
 /* Sets up a set on `c`: on `sim` if not NULL, else in real time on `uv`. Registers with the
@@ -90,6 +98,11 @@ void lw_monset_flush(lw_monset_t *s);
 /* Evidence first: receives the worker's messages that have arrived by `now` and takes a due
  * clockDrift reading. Returns 1 if that queued events. */
 int lw_monset_evidence(lw_monset_t *s, double now);
+/* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,
+ * which reach JS a loop iteration or two after the pause). */
+void lw_monset_gc(lw_monset_t *s, double start, double duration_ms);
+/* The main thread's times now (SPEC §12); -1 where they cannot be read. */
+int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out);
 /* SPEC §4, stopping the whole set: stops the worker thread and receives its last messages,
  * takes one clockDrift reading, resolves every held sample and reports every waiting episode
  * (lw_conditions_dispose), stops every monitor and hands everything over. Idempotent. */

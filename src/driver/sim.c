@@ -28,7 +28,10 @@ lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms) {
 void lw_sim_ref(lw_sim_t *sim) { sim->refs++; }
 
 void lw_sim_unref(lw_sim_t *sim) {
-  if (--sim->refs == 0) free(sim);
+  if (--sim->refs == 0) {
+    free(sim->gc);
+    free(sim);
+  }
 }
 
 double lw_sim_now(const lw_sim_t *sim) { return sim->now; }
@@ -83,24 +86,34 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   return best;
 }
 
-int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, double *target,
-                lw_err_t *err) {
-  static const char *const verbs[] = {"advance",  "block",       "sleep",   "pause",
-                                      "stepWall", "stallWorker", "throttle"};
-  int v;
-  for (v = 0; v < 7 && strcmp(verb, verbs[v]) != 0; v++) {
+int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
+                double *target, lw_err_t *err) {
+  static const char *const verbs[] = {"advance",  "block",       "sleep",    "pause",
+                                      "stepWall", "stallWorker", "throttle", "starve"};
+  static const char *const states[LW_SIM_STATES] = {"cpu", "gc", "blocked", "starved",
+                                                    "throttled"};
+  int v, st = LW_SIM_CPU;
+  for (v = 0; v < 8 && strcmp(verb, verbs[v]) != 0; v++) {
   }
-  if (v == 7)
+  if (v == 8)
     return lw__refuse(err, LW_EINVAL, "verb",
-                      "one of advance, block, sleep, pause, stepWall, stallWorker, throttle");
+                      "one of advance, block, sleep, pause, stepWall, stallWorker, throttle, "
+                      "starve");
   if (v == 4 ? !isfinite(ms) : !(isfinite(ms) && ms >= 0))
     return lw__refuse(err, LW_EINVAL, "ms", v == 4 ? "a finite number" : "a finite number >= 0");
   if (v == 6 && !(isfinite(align_ms) && align_ms > 0))
     return lw__refuse(err, LW_EINVAL, "alignMs", "a finite number > 0");
+  if (v == 1 && state != NULL) {
+    for (st = 0; st < LW_SIM_STATES && strcmp(state, states[st]) != 0; st++) {
+    }
+    if (st == LW_SIM_STATES)
+      return lw__refuse(err, LW_EINVAL, "state", "one of cpu, gc, blocked, starved, throttled");
+  }
   *target = sim->now;
   switch (v) {
     case 0: *target += ms; break;
-    case 1: lw_sim_block(sim, ms); *target += ms; break;
+    case 1: lw_sim_block(sim, ms, st); *target += ms; break;
+    case 7: lw_sim_starve(sim, ms); *target = sim->now; break; /* overdue work runs at once */
     case 2: lw_sim_sleep(sim, ms); *target = sim->now; break; /* overdue work runs at the wake-up */
     case 3: lw_sim_pause(sim, ms); *target = sim->now; break;
     case 4: lw_sim_step_wall(sim, ms); break;
@@ -110,9 +123,67 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, dou
   return LW_OK;
 }
 
-void lw_sim_block(lw_sim_t *sim, double ms) {
+/* The time the current block has spent in its state by `t`. */
+static double cur_part(const lw_sim_t *sim, double t) {
+  double end = t < sim->cur_end ? t : sim->cur_end;
+  return end > sim->cur_start ? end - sim->cur_start : 0;
+}
+
+void lw_sim_block(lw_sim_t *sim, double ms, int state) {
+  /* The previous block is over: what it spent is settled. */
+  sim->main_acc[sim->cur_state] += cur_part(sim, sim->now);
+  sim->cur_state = state;
+  sim->cur_start = sim->now;
+  sim->cur_end = sim->now + ms;
+  if (state == LW_SIM_GC && ms > 0) {
+    if (sim->gc == NULL) sim->gc = calloc(LW_SIM_GC_MAX, sizeof(*sim->gc));
+    if (sim->gc != NULL) {
+      double *g = sim->gc[sim->ngc++ % LW_SIM_GC_MAX];
+      g[0] = sim->now;
+      g[1] = sim->now + ms;
+    }
+  }
   sim->busy_total += ms;
   sim->main_free_at = sim->now + ms;
+}
+
+void lw_sim_starve(lw_sim_t *sim, double ms) {
+  sim->now += ms;
+  sim->main_acc[LW_SIM_STARVED] += ms;
+  sim->worker_runq += ms;
+}
+
+void lw_sim_main_times(const lw_sim_t *sim, double *cpu, double *runq, double *throttled) {
+  double t[LW_SIM_STATES];
+  int i;
+  for (i = 0; i < LW_SIM_STATES; i++) t[i] = sim->main_acc[i];
+  t[sim->cur_state] += cur_part(sim, sim->now);
+  *cpu = t[LW_SIM_CPU] + t[LW_SIM_GC];
+  if (sim->platform != LW_PLATFORM_LINUX) {
+    *runq = NAN;
+    *throttled = NAN;
+    return;
+  }
+  *runq = t[LW_SIM_STARVED] + t[LW_SIM_THROTTLED]; /* a throttled thread waits on its run queue */
+  *throttled = t[LW_SIM_THROTTLED];
+}
+
+int lw_sim_worker_runq(const lw_sim_t *sim, double *runq) {
+  if (sim->platform != LW_PLATFORM_LINUX) return -1;
+  *runq = sim->worker_runq;
+  return 0;
+}
+
+double lw_sim_gc_ms(const lw_sim_t *sim, double start, double end) {
+  double sum = 0;
+  unsigned i, n = sim->ngc < LW_SIM_GC_MAX ? sim->ngc : LW_SIM_GC_MAX;
+  if (sim->gc == NULL) return 0;
+  for (i = 0; i < n; i++) {
+    double lo = sim->gc[i][0] > start ? sim->gc[i][0] : start;
+    double hi = sim->gc[i][1] < end ? sim->gc[i][1] : end;
+    if (hi > lo) sum += hi - lo;
+  }
+  return sum;
 }
 
 void lw_sim_sleep(lw_sim_t *sim, double ms) {
@@ -151,6 +222,10 @@ double lw_sim_idle(const lw_sim_t *sim) {
   return sim->loop == LW_LOOP_EMBEDDED ? 0 : sim->now - sim->busy_total;
 }
 
-double lw_sim_cpu(const lw_sim_t *sim) { return sim->busy_total; }
+double lw_sim_cpu(const lw_sim_t *sim) {
+  double cpu, runq, thr;
+  lw_sim_main_times(sim, &cpu, &runq, &thr);
+  return cpu;
+}
 
 int lw_sim_mono_includes_sleep(const lw_sim_t *sim) { return sim->platform != LW_PLATFORM_LINUX; }

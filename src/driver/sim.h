@@ -2,7 +2,12 @@
  * thread. Every client runs at its due time, in order, through the same core code as in real
  * time; the verbs model what the OS does to a process:
  *
- * - block(ms): the main thread is busy; only the worker runs; overdue main work runs after.
+ * - block(ms, state): the main thread is busy; only the worker runs; overdue main work runs
+ *   after. `state` is what the thread does meanwhile (SPEC §12): "cpu" (the default: on a CPU),
+ *   "gc" (on a CPU, collecting garbage), "blocked" (in a syscall: off every CPU), "starved"
+ *   (runnable, waiting for a CPU), "throttled" (runnable, held back by its cgroup's quota).
+ * - starve(ms): the whole process is runnable but gets no CPU: nothing runs; every clock
+ *   advances; both threads' run-queue delays grow (on linux the worker tells this from a stop).
  * - sleep(ms): system suspend; nothing runs; wall and sleep-inclusive clocks advance, the
  *   monotonic clock only on darwin and win32 (there it counts sleep, as uv_hrtime does).
  * - pause(ms): the process is stopped; nothing runs; every clock advances.
@@ -27,6 +32,10 @@ typedef enum { LW_PLATFORM_LINUX = 0, LW_PLATFORM_DARWIN = 1, LW_PLATFORM_WIN32 
  * starts long after the previous one ended. */
 typedef enum { LW_LOOP_NODE = 0, LW_LOOP_EMBEDDED = 1 } lw_loop_model_t;
 
+/* What the main thread does during a block (SPEC §12). */
+enum { LW_SIM_CPU = 0, LW_SIM_GC, LW_SIM_BLOCKED, LW_SIM_STARVED, LW_SIM_THROTTLED, LW_SIM_STATES };
+#define LW_SIM_GC_MAX 64
+
 typedef struct lw_sim_s {
   double now;
   double wall_off;
@@ -44,6 +53,14 @@ typedef struct lw_sim_s {
   lw_sched_t sched;
   unsigned refs;
   int advancing;
+  /* The main thread's times by state (SPEC §12), the current block's part counted as it goes. */
+  double main_acc[LW_SIM_STATES];
+  int cur_state;
+  double cur_start;
+  double cur_end;
+  double worker_runq;
+  double (*gc)[2]; /* the last GC pauses, a ring, made at the first (NULL: none yet) */
+  unsigned ngc;
 } lw_sim_t;
 
 lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms);
@@ -62,7 +79,8 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target);
 
 /* The verbs move the clocks and the thread states; the caller then steps to now + ms (block,
  * stallWorker, throttle) or to now (sleep, pause: overdue work runs at the wake-up). */
-void lw_sim_block(lw_sim_t *sim, double ms);
+void lw_sim_block(lw_sim_t *sim, double ms, int state);
+void lw_sim_starve(lw_sim_t *sim, double ms);
 void lw_sim_sleep(lw_sim_t *sim, double ms);
 void lw_sim_pause(lw_sim_t *sim, double ms);
 void lw_sim_step_wall(lw_sim_t *sim, double ms);
@@ -70,11 +88,12 @@ void lw_sim_stall_worker(lw_sim_t *sim, double ms);
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
 
 /* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "stepWall",
- * "stallWorker", "throttle"), checked then applied: `ms` must be finite and >= 0 (any finite
- * value for stepWall), `align_ms` finite and > 0 (throttle only). LW_EINVAL names the argument in
+ * "stallWorker", "throttle", "starve"), checked then applied: `ms` must be finite and >= 0 (any
+ * finite value for stepWall), `align_ms` finite and > 0 (throttle only), `state` NULL or one of
+ * "cpu", "gc", "blocked", "starved", "throttled" (block only). LW_EINVAL names the argument in
  * `*err` and changes nothing. On success `*target` is the time to step to (lw_sim_step). */
-int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, double *target,
-                lw_err_t *err);
+int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
+                double *target, lw_err_t *err);
 
 double lw_sim_wall(const lw_sim_t *sim);
 void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive);
@@ -84,5 +103,12 @@ double lw_sim_idle(const lw_sim_t *sim);
 /* The main thread's CPU time: its busy time (block()). */
 double lw_sim_cpu(const lw_sim_t *sim);
 int lw_sim_mono_includes_sleep(const lw_sim_t *sim);
+/* The main thread's times by state at now: runq and throttled are NAN on darwin and win32, as
+ * there (SPEC §12). */
+void lw_sim_main_times(const lw_sim_t *sim, double *cpu, double *runq, double *throttled);
+/* The worker thread's run-queue delay at now; -1 on darwin and win32 (unknown there). */
+int lw_sim_worker_runq(const lw_sim_t *sim, double *runq);
+/* GC time inside [start, end]. */
+double lw_sim_gc_ms(const lw_sim_t *sim, double start, double end);
 
 #endif /* LW_DRIVER_SIM_H_ */

@@ -887,16 +887,23 @@ TEST_IMPL(monitors_liveness_self_lag_resets_progress) {
   for (t = 50; t <= 1000; t += 50) wrun(&x, &log, t, t);
   for (; t <= 3000; t += 50) wrun(&x, &log, t, 1000);
   ASSERT_EQ(log_count(&log, LW_MSG_PING), 1);
-  /* The process pauses: the run due at 3050 runs at 8050 (late by 5000). 7050 ms without
-   * progress, but a pause starts no hang: the last-progress time becomes 8050. */
-  ASSERT_EQ(wrun(&x, &log, 8050, 1000), 0);
-  for (t = 8100; t <= 13000; t += 50) ASSERT_EQ(wrun(&x, &log, t, 1000), 0);
-  ASSERT_EQ(wrun(&x, &log, 13050, 1000), 1);
+  /* The process pauses: the run due at 3050 runs at 8050 (late by 5000): pause evidence
+   * [3050, 8050], even with the heartbeat off. 7050 ms without progress, but a pause is no part
+   * of a hang: the last progress moves 5000 later, to 6000 (2050 ms of the app's own before the
+   * stop, so the hang is flagged 2950 ms after it, at 11000). */
+  ASSERT_EQ(wrun(&x, &log, 8050, 1000), 1);
+  o = log_find(&log, LW_MSG_EVIDENCE, 0, &at);
+  ASSERT_NOT_NULL(o);
+  ASSERT_EQ(o->ev_reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(o->ev_start, 3050);
+  ASSERT_DBL_EQ(o->ev_end, 8050);
+  for (t = 8100; t <= 10950; t += 50) ASSERT_EQ(wrun(&x, &log, t, 1000), 0);
+  ASSERT_EQ(wrun(&x, &log, 11000, 1000), 1);
   o = log_find(&log, LW_MSG_HANG_START, 0, &at);
   ASSERT_NOT_NULL(o);
-  ASSERT_DBL_EQ(at, 13050);
-  ASSERT_DBL_EQ(o->hang_start, 8050);
-  ASSERT_DBL_EQ(o->detected_at, 13050);
+  ASSERT_DBL_EQ(at, 11000);
+  ASSERT_DBL_EQ(o->hang_start, 6000);
+  ASSERT_DBL_EQ(o->detected_at, 11000);
   fx_free(&x);
   return 0;
 }
@@ -911,8 +918,10 @@ TEST_IMPL(monitors_liveness_self_lag_moves_hang_start) {
   for (t = 50; t <= 1000; t += 50) wrun(&x, &log, t, t);
   for (; t <= 6500; t += 50) wrun(&x, &log, t, 1000);
   ASSERT_EQ(log_count(&log, LW_MSG_HANG_START), 1);
-  /* During the hang the worker itself is late by 6000 (due 6550, runs at 12550). */
-  ASSERT_EQ(wrun(&x, &log, 12550, 1000), 0);
+  /* During the hang the worker itself is late by 6000 (due 6550, runs at 12550): pause
+   * evidence, and the hang starts 6000 later. */
+  ASSERT_EQ(wrun(&x, &log, 12550, 1000), 1);
+  ASSERT_EQ(log_count(&log, LW_MSG_EVIDENCE), 1);
   ASSERT_EQ(wrun(&x, &log, 12600, 12580), 1);
   o = log_find(&log, LW_MSG_HANG_END, 0, NULL);
   ASSERT_NOT_NULL(o);

@@ -106,7 +106,7 @@ TEST_IMPL(monset_sim_block_and_pause) {
       if (pause) {
         lw_sim_pause(s.sim, 6000);
       } else {
-        lw_sim_block(s.sim, 6000);
+        lw_sim_block(s.sim, 6000, LW_SIM_CPU);
       }
       simset_advance(&s, 30000);
       ASSERT_EQ(s.c.jumps[LW_JUMP_SUSPEND] + s.c.jumps[LW_JUMP_STEP], 0);
@@ -143,7 +143,7 @@ TEST_IMPL(monset_finish_resolves_held) {
   const lw_event_t *ev;
   ASSERT_EQ(simset_init(&s, LW_PLATFORM_LINUX), LW_OK);
   simset_advance(&s, 10000);
-  lw_sim_block(s.sim, 6000);
+  lw_sim_block(s.sim, 6000, LW_SIM_CPU);
   simset_advance(&s, 17000);
   ASSERT_EQ(s.c.held_count, 3); /* driftLag, loopBlock, worker */
   ASSERT_EQ(count_events(&s.c, LW_EVENT_STALL), 0);
@@ -281,7 +281,7 @@ static int matrix_run(outcome_t *out, long budget) {
     return 1;
   }
   simset_advance(&s, 10000);
-  lw_sim_block(s.sim, 6000);
+  lw_sim_block(s.sim, 6000, LW_SIM_CPU);
   simset_advance(&s, 30000);
   lw_sim_pause(s.sim, 7000);
   simset_advance(&s, 50000);
@@ -291,7 +291,7 @@ static int matrix_run(outcome_t *out, long budget) {
   simset_advance(&s, lw_sim_now(s.sim) + 3000);
   lw_sim_throttle(s.sim, 10000, 1000);
   simset_advance(&s, lw_sim_now(s.sim) + 10000);
-  lw_sim_block(s.sim, 8000);
+  lw_sim_block(s.sim, 8000, LW_SIM_CPU);
   simset_advance(&s, lw_sim_now(s.sim) + 1000); /* held samples at the stop */
   lw_monset_finish(&s.set);
   lw_alloc_fail_after(-1);

@@ -166,8 +166,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 6: case 7: /* time passes */
         a = fabs(take_num(&in));
         if (!isfinite(a) || a > 1e6) a = 1000;
-        switch (take_u8(&in) % 7) {
-          case 0: lw_sim_block(sim, a); a = lw_sim_now(sim) + a; break;
+        switch (take_u8(&in) % 8) {
+          case 0: lw_sim_block(sim, a, take_u8(&in) % LW_SIM_STATES); a = lw_sim_now(sim) + a; break;
+          case 6: lw_sim_starve(sim, a); a = lw_sim_now(sim); break;
           case 1: lw_sim_sleep(sim, a); a = lw_sim_now(sim); break;
           case 2: lw_sim_pause(sim, a); a = lw_sim_now(sim); break;
           case 3: lw_sim_step_wall(sim, take_u8(&in) & 1 ? a : -a); a = lw_sim_now(sim); break;

@@ -618,7 +618,9 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
       h = &m->hang_causes[m->nhang_causes++ % 8];
       h->start = msg->hang_start;
       h->end = end;
-      h->known = msg->cause_known;
+      /* Readings that began after the hang ended (the worker itself could not run during it)
+       * say nothing about it: the cause is unknown. */
+      h->known = msg->cause_known && end > msg->cause_start;
       h->delta = msg->cause_delta;
       h->span_start = msg->cause_start;
       /* The hang ended when the main thread ran again: what the readings saw after it (up to one
@@ -736,7 +738,9 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
 
   if (w->liveness_on && w->lv_due <= now) {
     double next, at;
+    int fresh = 0;
     if (progress != w->last_progress_seen) {
+      fresh = 1;
       w->last_progress_seen = progress;
       if (progress > w->last_progress_at) w->last_progress_at = progress;
       w->ping_sent = 0;
@@ -760,8 +764,11 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
         w->hang_active = 0;
       }
       w->cause_has_base = 0;
-    } else {
-      /* No progress over a whole check: perhaps a hang beginning. The cause's baseline is read
+    }
+    /* No progress over a whole check, or a progress stamp already a threshold old (the worker
+     * itself could not run for that long): perhaps a hang. */
+    if (!fresh || (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms)) {
+      /* Perhaps a hang beginning. The cause's baseline is read
        * once, here; a healthy loop, which shows progress at every check, reads nothing. */
       if (!w->cause_has_base && main_sched(rd, &w->cause_base)) {
         w->cause_has_base = 1;

@@ -125,7 +125,9 @@ static int receive_arrived(lw_monset_t *s, double now) {
     s->nqueue -= n;
     return 1;
   }
-  if (s->uw == NULL || !lw_uvworker_pending(s->uw)) return 0;
+  if (s->uw == NULL) return 0;
+  lw_uvworker_await_overdue(s->uw, now);
+  if (!lw_uvworker_pending(s->uw)) return 0;
   n = lw_uvworker_drain(s->uw, &msgs, &s->c->lost);
   lw_monitors_receive(&s->core, msgs, n, now);
   return 1;

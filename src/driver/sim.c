@@ -1,5 +1,7 @@
 #include "sim.h"
 
+#include "../core/monitors.h" /* LW_STOP_MIN_MS */
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,21 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   if (best == NULL || best_due > target) {
     if (target > sim->now) sim->now = target;
     return NULL;
+  }
+  /* Evidence first, at a wake-up (SPEC §12): when the main thread is about to run and the worker
+   * thread is overdue by LW_STOP_MIN_MS or more (the whole process was stopped or starved), the
+   * worker runs first and tells what it saw; the uv driver has the main thread wait for it. */
+  if (best->thread == LW_THREAD_MAIN) {
+    double t = best_due > sim->now ? best_due : sim->now;
+    for (c = sim->sched.head; c != NULL; c = c->next) {
+      double d = lw_client_due(c);
+      if (c->thread != LW_THREAD_WORKER || d == LW_NEVER || d > t - LW_STOP_MIN_MS) continue;
+      if (effective_due(sim, c, d) <= t) {
+        best = c;
+        best_due = t;
+        break;
+      }
+    }
   }
   /* Work that came due in the past (overdue after a block, a sleep or a pause) runs now. */
   if (best_due > sim->now) sim->now = best_due;

@@ -9,9 +9,10 @@ static double now_ms(const lw_uvworker_t *uw) {
 
 static void timer_cb(uv_timer_t *t);
 
-/* Worker thread: arms the timer at the worker's next due time. */
+/* Worker thread: arms the timer at the worker's next due time, and publishes it. */
 static void arm(lw_uvworker_t *uw) {
   double due = lw_worker_next_due(uw->w), delay;
+  lw_atomic_store(&uw->next_due_ns, due == LW_NEVER || due > 9e12 ? INT64_MAX : (int64_t)(due * 1e6));
   if (due == LW_NEVER) return;
   delay = ceil(due - now_ms(uw));
   if (delay > 9e15) delay = 9e15; /* the cast must fit: a later run re-arms */
@@ -40,6 +41,7 @@ static void timer_cb(uv_timer_t *t) {
     uv_mutex_unlock(&uw->mu);
     uv_async_send(uw->notify);
   }
+  lw_atomic_store(&uw->runs, lw_atomic_load_relaxed(&uw->runs) + 1);
   arm(uw);
 }
 
@@ -65,6 +67,8 @@ int lw_uvworker_init(lw_uvworker_t *uw, lw_worker_t *w, const lw_readings_t *rd,
   uw->origin_ns = origin_ns;
   uw->notify = notify;
   lw_atomic_store(&uw->progress_ns, INT64_MIN);
+  lw_atomic_store(&uw->next_due_ns, INT64_MAX);
+  uw->awaited_due_ns = INT64_MIN;
   return uv_mutex_init(&uw->mu);
 }
 
@@ -114,6 +118,16 @@ void lw_uvworker_free(lw_uvworker_t *uw) {
 
 void lw_uvworker_progress(lw_uvworker_t *uw, double now) {
   lw_atomic_store(&uw->progress_ns, (int64_t)(now * 1e6));
+}
+
+void lw_uvworker_await_overdue(lw_uvworker_t *uw, double now) {
+  int64_t due = lw_atomic_load(&uw->next_due_ns), runs;
+  int i;
+  if (!uw->running || due == INT64_MAX || due == uw->awaited_due_ns) return;
+  if (now * 1e6 - (double)due < LW_STOP_MIN_MS * 1e6) return;
+  uw->awaited_due_ns = due;
+  runs = lw_atomic_load(&uw->runs);
+  for (i = 0; i < LW_UVWORKER_AWAIT_MS && lw_atomic_load(&uw->runs) == runs; i++) uv_sleep(1);
 }
 
 int lw_uvworker_pending(lw_uvworker_t *uw) { return lw_atomic_load_relaxed(&uw->pending) != 0; }

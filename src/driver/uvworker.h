@@ -28,6 +28,11 @@ typedef struct lw_uvworker_s {
   /* The main thread's last progress, in ns since origin_ns; INT64_MIN: none yet. Written by the
    * main thread (release), read by the worker (acquire). */
   lw_atomic_i64 progress_ns;
+  /* The worker's next due time (ns since origin_ns; INT64_MAX: none) and its number of runs:
+   * written by the worker (release), read by the main thread to wait for an overdue worker. */
+  lw_atomic_i64 next_due_ns;
+  lw_atomic_i64 runs;
+  int64_t awaited_due_ns; /* main thread: the due time it last waited for */
   /* Messages waiting in the fill buffer: written under `mu`, read without it as a hint. */
   lw_atomic_i64 pending;
   uv_mutex_t mu;
@@ -53,6 +58,12 @@ int lw_uvworker_start(lw_uvworker_t *uw);
 void lw_uvworker_stop(lw_uvworker_t *uw); /* stops and joins; does nothing if stopped */
 /* The main thread showed progress at `now` (ms). */
 void lw_uvworker_progress(lw_uvworker_t *uw, double now);
+/* Evidence first at a wake-up (SPEC §12): if the worker is overdue by LW_STOP_MIN_MS or more
+ * at `now` (ms) — the process was stopped or starved, both threads resume — waits up to
+ * LW_UVWORKER_AWAIT_MS for it to run once, so that its messages about the stop are there before
+ * the main thread judges its own samples. Waits at most once per due time of the worker. */
+void lw_uvworker_await_overdue(lw_uvworker_t *uw, double now);
+#define LW_UVWORKER_AWAIT_MS 10
 /* 1 if messages may be waiting: a cheap check before lw_uvworker_drain(). */
 int lw_uvworker_pending(lw_uvworker_t *uw);
 /* Takes every waiting message: `*out` points at them (valid until the next drain) and their

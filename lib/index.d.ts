@@ -46,6 +46,23 @@ export interface ValidatorOptions {
   stallThresholdMs?: number;
 }
 
+/** Why the main thread hung (SPEC §12), over the part of the hang the worker's readings cover
+ * (`spanMs`). null where the platform cannot tell (run-queue and quota times off Linux). */
+export interface HangCause {
+  /** On a CPU (GC included). */
+  cpuMs: number;
+  /** Runnable, waiting for a CPU others had (quota throttling excluded). Linux only. */
+  runQueueMs: number | null;
+  /** Runnable, held back by the cgroup's CPU quota. Linux with a cgroup cpu controller only. */
+  throttledMs: number | null;
+  /** Neither on a CPU nor waiting for one: a syscall, sync I/O, Atomics.wait, page faults. */
+  blockedMs: number;
+  /** V8's garbage collection inside the span (perf_hooks' gc entries). */
+  gcMs: number | null;
+  spanMs: number;
+  dominant: 'busy' | 'gc' | 'blocked' | 'starved' | 'throttled';
+}
+
 export interface Stall {
   kind: StallKind;
   /** The longest sample of the episode. */
@@ -54,6 +71,8 @@ export interface Stall {
   end: number;
   samples: number;
   monitors: string[];
+  /** Hang episodes only: the cause of the worker hang it overlaps; null when none was measured. */
+  cause?: HangCause | null;
 }
 
 export interface MonitorStats {
@@ -80,6 +99,8 @@ export interface Stats {
   lost: number;
   stalls: Record<StallKind, number>;
   jumps: { suspend: number; step: number };
+  /** Hang episodes by the dominant part of their cause (SPEC §12). */
+  causes: Record<HangCause['dominant'], number>;
   /** Intervals kept now. */
   intervals: number;
   monitors: Record<string, MonitorStats>;
@@ -150,6 +171,8 @@ export interface WorkerHang {
   /** When the main thread ran again. */
   end: number;
   durationMs: number;
+  /** What the main thread did meanwhile (SPEC §12); null when it could not be read. */
+  cause: HangCause | null;
 }
 
 export type MonitorName = 'driftLag' | 'macrotaskLag' | 'loopBlock' | 'idleAvailability' | 'worker' |
@@ -236,7 +259,9 @@ export interface Simulation {
   /** Time passes normally; due work runs at its due time, in order. */
   advance(ms: number): void;
   /** The main thread is busy: only the worker runs; overdue main work runs late, after. */
-  block(ms: number): void;
+  block(ms: number, state?: 'cpu' | 'gc' | 'blocked' | 'starved' | 'throttled'): void;
+  /** The whole process is runnable but gets no CPU: nothing runs; every clock advances. */
+  starve(ms: number): void;
   /** System suspend: nothing runs; wall and sleep-inclusive clocks advance; monotonic only on darwin/win32. */
   sleep(ms: number): void;
   /** The process is stopped: nothing runs; every clock advances. */

@@ -153,7 +153,7 @@ static napi_value b_discard_counts(napi_env env, napi_callback_info info) {
 }
 
 static napi_value b_stats(napi_env env, napi_callback_info info) {
-  napi_value argv[1], o, disc, stalls, jumps, mons;
+  napi_value argv[1], o, disc, stalls, jumps, mons, causes;
   lwb_cond_t *c;
   lw_conditions_stats_t st;
   size_t i;
@@ -165,6 +165,10 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
   LW_NAPI_CALL(env, napi_create_object(env, &stalls));
   LW_NAPI_CALL(env, napi_create_object(env, &jumps));
   LW_NAPI_CALL(env, napi_create_object(env, &mons));
+  LW_NAPI_CALL(env, napi_create_object(env, &causes));
+  for (i = 0; i < LW_CAUSE_COUNT; i++)
+    if (lwb_set_number(env, causes, lw_cause_name((lw_cause_kind_t)i), (double)st.hang_causes[i]))
+      return NULL;
   for (i = 0; i < st.reasons; i++)
     if (lwb_set_number(env, disc, lw_tracker_reason_name(lw_conditions_tracker(&c->core), (uint32_t)i),
                        (double)lw_conditions_discarded(&c->core, (uint32_t)i)))
@@ -194,7 +198,7 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
       lwb_set_number(env, o, "held", (double)st.held) ||
       lwb_set_number(env, o, "cancelled", (double)st.cancelled) ||
       lwb_set_number(env, o, "lost", (double)st.lost) || lwb_set_value(env, o, "stalls", stalls) ||
-      lwb_set_value(env, o, "jumps", jumps) ||
+      lwb_set_value(env, o, "jumps", jumps) || lwb_set_value(env, o, "causes", causes) ||
       lwb_set_number(env, o, "intervals", (double)lw_tracker_expire(lw_conditions_tracker(&c->core), lwb_cond_now(c))) ||
       lwb_set_value(env, o, "monitors", mons))
     return NULL;

@@ -1,0 +1,199 @@
+'use strict';
+// SPEC §12 end to end, in real processes on Linux: the cause of a hang as the worker measured it
+// (busy, blocked, throttled by a cgroup CPU quota, starved among competitors, GC), and stops of
+// any length (SIGSTOP of 1 s and 3 s, a stop inside a busy loop, a cgroup freezer). The cgroup
+// tests make their own groups under this machine's cgroup v1 `cpu` and `freezer` hierarchies (as
+// root) and remove them whatever happens.
+const assert = require('assert');
+const { spawn } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const { spawnFixture, killAll, sleep, assertConservation } = require('./helpers');
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'cause.js');
+const CPU_CG = '/sys/fs/cgroup/cpu';
+const FREEZER_CG = '/sys/fs/cgroup/freezer';
+
+// The one hang of a run: its 'workerHang' and its episode agree on the cause.
+function oneHang(r, why) {
+  assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, `stats().stalls\n${why}`);
+  assert.strictEqual(r.events.workerHang.length, 1, `one workerHang\n${why}`);
+  assert.strictEqual(r.events.stall.length, 1, `one stall\n${why}`);
+  const wh = r.events.workerHang[0];
+  const ep = r.events.stall[0];
+  assert.ok(wh.cause !== null, `the workerHang has a cause\n${why}`);
+  assert.deepStrictEqual(ep.cause, wh.cause, 'the episode has the cause of its worker hang');
+  const c = wh.cause;
+  const parts = c.cpuMs + c.runQueueMs + c.throttledMs + c.blockedMs;
+  assert.ok(Math.abs(parts - c.spanMs) < 1, `cpu + runQueue + throttled + blocked = span: ${JSON.stringify(c)}`);
+  assert.strictEqual(r.stats.causes[c.dominant], 1, 'stats().causes');
+  return c;
+}
+
+// Runs a shell command as given; throws with its output if it fails.
+function sh(cmd) {
+  const r = require('child_process').spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd}: ${r.stderr}`);
+  return r.stdout;
+}
+
+// A cgroup of its own under `root`; move() puts a process (every thread) in it; remove() takes
+// them back out to the root and deletes it.
+function makeCgroup(root, name) {
+  assert.ok(fs.existsSync(path.join(root, 'cgroup.procs')),
+    `${root}: a cgroup v1 hierarchy is needed (this machine has one, writable as root)`);
+  const dir = path.join(root, `${name}-${process.pid}`);
+  fs.mkdirSync(dir);
+  return {
+    dir,
+    write(file, value) {
+      fs.writeFileSync(path.join(dir, file), String(value));
+    },
+    read(file) {
+      return fs.readFileSync(path.join(dir, file), 'utf8');
+    },
+    move(pid) {
+      fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(pid));
+    },
+    remove() {
+      try {
+        for (const pid of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+          try {
+            fs.writeFileSync(path.join(root, 'cgroup.procs'), pid);
+          } catch {
+            // gone
+          }
+        }
+        fs.rmdirSync(dir);
+      } catch {
+        // removed already
+      }
+    },
+  };
+}
+
+describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
+  this.timeout(90000);
+  const cleanups = [];
+  afterEach(async () => {
+    await killAll();
+    while (cleanups.length) cleanups.pop()();
+  });
+
+  it('a 6 s busy loop in a named function: one hang, dominant busy, cpuMs >= 90 % of the span', async () => {
+    const f = spawnFixture('cause.js', ['spin', 1000, 3500]);
+    const r = await f.result(40000);
+    const c = oneHang(r, f.describe());
+    assert.strictEqual(c.dominant, 'busy', JSON.stringify(c));
+    assert.ok(c.cpuMs >= 0.9 * c.spanMs, JSON.stringify(c));
+    assert.ok(c.spanMs >= 5500, `the span covers the hang: ${JSON.stringify(c)}`);
+  });
+
+  for (const what of ['atomics', 'execsync']) {
+    it(`${what === 'atomics' ? 'Atomics.wait' : "execSync('sleep 6')"} 6 s: one hang, dominant blocked`, async () => {
+      const f = spawnFixture('cause.js', [what, 1000, 3500]);
+      const r = await f.result(40000);
+      const c = oneHang(r, f.describe());
+      assert.strictEqual(c.dominant, 'blocked', JSON.stringify(c));
+      assert.ok(c.blockedMs >= 0.9 * c.spanMs, JSON.stringify(c));
+    });
+  }
+
+  it('in a cgroup with a 10 % CPU quota, 1 s of CPU work in one callback: one hang, dominant throttled', async () => {
+    const cg = makeCgroup(CPU_CG, 'lagwatch-quota');
+    cleanups.push(() => cg.remove());
+    cg.write('cpu.cfs_period_us', 100000);
+    cg.write('cpu.cfs_quota_us', 10000);
+    // The process starts in the group, as in a container: lagwatch finds its cpu.stat at setup.
+    const f = spawnFixture('cause.js', ['-c', `echo $$ > ${cg.dir}/cgroup.procs && exec "$0" "$@"`,
+      process.execPath, FIXTURE, 'cpu:1000', 1000, 3500], { command: 'sh' });
+    const r = await f.result(60000);
+    const c = oneHang(r, f.describe());
+    assert.strictEqual(c.dominant, 'throttled', JSON.stringify(c));
+    assert.ok(c.throttledMs >= 0.6 * c.spanMs, `throttledMs is most of the span: ${JSON.stringify(c)}`);
+    assert.ok(Number(/nr_throttled (\d+)/.exec(cg.read('cpu.stat'))[1]) > 10, 'the group was throttled');
+  });
+
+  it('pinned to one CPU with three busy competitors, 2 s of CPU work in one callback: dominant starved', async () => {
+    const competitors = [0, 1, 2].map(() => spawn('taskset', ['-c', '0', 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' }));
+    cleanups.push(() => competitors.forEach((p) => p.kill('SIGKILL')));
+    const f = spawnFixture('cause.js', ['-c', '0', process.execPath, FIXTURE, 'cpu:2000', 1000, 3500], { command: 'taskset' });
+    const r = await f.result(60000);
+    const c = oneHang(r, f.describe());
+    assert.strictEqual(c.dominant, 'starved', JSON.stringify(c));
+    assert.ok(c.runQueueMs >= 0.5 * c.spanMs, JSON.stringify(c));
+    assert.strictEqual(r.stats.discarded.pause, 0, 'starvation is never a pause');
+  });
+
+  it('3 s of forced full GCs of a large heap (stallThresholdMs 1000): gcMs is most of the span', async () => {
+    const f = spawnFixture('cause.js', ['gc', 1000, 3500, 1000], { nodeArgs: ['--expose-gc'] });
+    const r = await f.result(60000);
+    const wh = r.events.workerHang;
+    assert.ok(wh.length >= 1, f.describe());
+    const c = wh[wh.length - 1].cause;
+    assert.ok(c.gcMs >= 0.6 * c.spanMs, JSON.stringify(c));
+    assert.strictEqual(c.dominant, 'gc', JSON.stringify(c));
+  });
+});
+
+describe('e2e: stops of any length on Linux (SPEC §12, real processes)', function () {
+  this.timeout(90000);
+  const cleanups = [];
+  afterEach(async () => {
+    await killAll();
+    while (cleanups.length) cleanups.pop()();
+  });
+
+  for (const ms of [1000, 3000]) {
+    it(`SIGSTOP ${ms / 1000} s: the samples over it discarded as pause, no episode, no lag of its length recorded`, async () => {
+      const f = spawnFixture('wait.js', [1500, ms + 4000]);
+      await f.waitFor('ready', 20000);
+      f.signal('SIGSTOP');
+      await sleep(ms);
+      f.signal('SIGCONT');
+      const r = await f.result(30000);
+      const why = f.describe();
+      assert.ok(r.stats.discarded.pause >= 1, `discarded as pause: ${JSON.stringify(r.stats.discarded)}\n${why}`);
+      assert.strictEqual(r.stats.monitors.driftLag.discarded, 1, why);
+      assert.ok(r.stats.monitors.driftLag.max < ms / 2, `no lag of the stop recorded: ${r.stats.monitors.driftLag.max}\n${why}`);
+      assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, why);
+      assertConservation(r.stats, why);
+    });
+  }
+
+  it('4 s of CPU work with a 3 s SIGSTOP inside: no hang (4 s of the app\'s own)', async () => {
+    const f = spawnFixture('cause.js', ['cpu:4000', 1000, 3500]);
+    await f.waitFor('ready', 20000);
+    await sleep(1700); // the work runs from 200 ms after 'ready'
+    f.signal('SIGSTOP');
+    await sleep(3000);
+    f.signal('SIGCONT');
+    const r = await f.result(40000);
+    const why = f.describe();
+    assert.ok(r.work.end - r.work.start >= 6800, `the work spanned the stop: ${JSON.stringify(r.work)}`);
+    assert.strictEqual(r.stats.stalls.hang, 0, `no hang\n${why}`);
+    assert.deepStrictEqual(r.events.workerHang, [], `no workerHang\n${why}`);
+  });
+
+  it('a cgroup freezer FROZEN for 6 s then THAWED (docker pause): one pause, no hang', async () => {
+    const cg = makeCgroup(FREEZER_CG, 'lagwatch-freezer');
+    cleanups.push(() => {
+      try {
+        cg.write('freezer.state', 'THAWED');
+      } catch {
+        // removed
+      }
+      cg.remove();
+    });
+    const f = spawnFixture('wait.js', [1500, 13000]);
+    await f.waitFor('ready', 20000);
+    cg.move(f.child.pid);
+    cg.write('freezer.state', 'FROZEN');
+    await sleep(6000);
+    cg.write('freezer.state', 'THAWED');
+    const r = await f.result(30000);
+    const why = f.describe();
+    assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 1 }, why);
+    assert.deepStrictEqual(r.events.workerHang, [], why);
+  });
+});

@@ -28,6 +28,11 @@ const MONITOR_HISTOGRAMS = {
 
 const NOOP_METER = api.createNoopMeter();
 
+// SPEC §12: the dominant parts of a hang's cause, and the lag.stall log record's attributes.
+const CAUSES = ['busy', 'gc', 'blocked', 'starved', 'throttled'];
+const CAUSE_ATTRIBUTES = [['cpuMs', 'cause.cpu_ms'], ['runQueueMs', 'cause.run_queue_ms'],
+  ['throttledMs', 'cause.throttled_ms'], ['blockedMs', 'cause.blocked_ms'], ['gcMs', 'cause.gc_ms']];
+
 function createNoopMeter() {
   return api.createNoopMeter();
 }
@@ -86,6 +91,14 @@ class Metrics {
     });
     this.rendererUnresponsiveDuration = histogram(m, 'lag_renderer_unresponsive_duration_histogram',
       'How long an Electron window was unresponsive', 'ms', STALL_BUCKETS_FROM_1S);
+    // SPEC §12: hang episodes by the dominant part of their cause, and the main thread's time by
+    // scheduler state (observeMainThread), so that a dashboard shows the share of starvation and
+    // quota throttling.
+    this.stallCauses = m.createCounter('lag_stall_causes', {
+      description: 'Hang episodes by the dominant part of their cause (busy, gc, blocked, starved, throttled)',
+      unit: '{episode}',
+    });
+    this.mainThreadTime = null;
     this.processGone = m.createCounter('lag_process_gone', {
       description: 'Electron renderers and child processes that went away, by type and reason',
       unit: '{process}',
@@ -107,6 +120,7 @@ class Metrics {
       this.stallDuration.record(NaN, { kind });
     }
     for (const kind of ['suspend', 'step']) this.jumps.add(0, { kind });
+    for (const cause of CAUSES) this.stallCauses.add(0, { kind: 'hang', cause });
     this.workerHangs.add(0);
     this.hangDuration.record(NaN);
     this.selfLag.record(NaN);
@@ -114,19 +128,57 @@ class Metrics {
   }
 
   onStall(stall) {
+    const cause = stall.cause || null;
     if (!this.noop) {
       this.stalls.add(1, { kind: stall.kind });
       this.stallDuration.record(stall.durationMs, { kind: stall.kind });
+      if (cause !== null) this.stallCauses.add(1, { kind: stall.kind, cause: cause.dominant });
     }
     if (this.otelLogger !== null) {
+      const attributes = { kind: stall.kind, duration_ms: stall.durationMs };
+      if (cause !== null) {
+        attributes.cause = cause.dominant;
+        for (const [key, attr] of CAUSE_ATTRIBUTES) if (cause[key] !== null) attributes[attr] = cause[key];
+      }
       this.otelLogger.emit({
         eventName: 'lag.stall',
         body: 'lag.stall',
         severityNumber: 13, // WARN
         severityText: 'WARN',
-        attributes: { kind: stall.kind, duration_ms: stall.durationMs },
+        attributes,
       });
     }
+  }
+
+  // The main thread's times by state, read when the meter collects, at most once per
+  // `minIntervalMs` (a cached reading in between). `read` returns { cpuMs, runQueueMs,
+  // throttledMs } (null where unknown) or null.
+  observeMainThread(read, minIntervalMs) {
+    if (this.noop || this.mainThreadTime !== null) return;
+    let last = null;
+    let lastAt = -Infinity;
+    this.mainThreadTime = this.meter.createObservableCounter('lag_main_thread_time', {
+      description: 'Time of the main thread by scheduler state: on a CPU, waiting on a run queue, held by its cgroup CPU quota',
+      unit: 's',
+    });
+    this.mainThreadTime.addCallback((result) => {
+      const now = performance.now();
+      if (now - lastAt >= minIntervalMs) {
+        const t = read();
+        if (t !== null) last = t; // after stop(), the last reading stays
+        lastAt = now;
+      }
+      if (last === null) return;
+      if (last.cpuMs !== null) result.observe(last.cpuMs / 1000, { state: 'cpu' });
+      if (last.runQueueMs !== null && last.throttledMs !== null) {
+        // The run-queue delay includes the quota's time: each state counted once.
+        const thr = Math.min(last.throttledMs, last.runQueueMs);
+        result.observe((last.runQueueMs - thr) / 1000, { state: 'run_queue' });
+        result.observe(thr / 1000, { state: 'throttled' });
+      } else if (last.runQueueMs !== null) {
+        result.observe(last.runQueueMs / 1000, { state: 'run_queue' });
+      }
+    });
   }
 
   onJump(jump) {

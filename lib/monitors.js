@@ -120,6 +120,11 @@ class MonitorSet {
     for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name, onError);
     Object.freeze(this.monitors);
     for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
+    // SPEC §12: the main thread's time by state for lag_main_thread_time, read at most once per
+    // clockDrift interval.
+    const clockMs = flat['clockDrift.intervalMs'] === undefined ? 1000 : flat['clockDrift.intervalMs'];
+    this.conditions._guard('metrics', () => this.conditions._metrics.observeMainThread(
+      () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
     // SPEC §12: V8's GC pauses of this thread, for the gcMs of a hang's cause (real clock only:
     // the simulation has its own). perf_hooks hands them over a loop iteration or two late.
     this._gcObserver = null;

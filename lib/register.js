@@ -46,6 +46,18 @@ function serve(port, host) {
   return provider.getMeter('lagwatch');
 }
 
+// ", cause: starved (run queue 5200 ms, cpu 600 ms of 5800 ms)": the dominant part first, then
+// the other parts that count, of the span the worker measured (SPEC §12).
+function describeCause(cause) {
+  if (!cause) return '';
+  const parts = [['cpu', cause.cpuMs], ['gc', cause.gcMs], ['blocked', cause.blockedMs],
+    ['run queue', cause.runQueueMs], ['throttled', cause.throttledMs]]
+    .filter(([, ms]) => ms !== null && ms >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name} ${Math.round(ms)} ms`);
+  return `, cause: ${cause.dominant} (${parts.join(', ')} of ${Math.round(cause.spanMs)} ms)`;
+}
+
 function register(env = process.env) {
   const port = portFrom(env);
   const host = env.LAGWATCH_PROMETHEUS_HOST || '127.0.0.1';
@@ -57,7 +69,7 @@ function register(env = process.env) {
       logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
     });
     m.conditions.on('stall', (s) => say(`${s.kind} stall of ${Math.round(s.durationMs)} ms ` +
-      `(${s.monitors.join(', ')})`));
+      `(${s.monitors.join(', ')})${describeCause(s.cause)}`));
     return m;
   } catch (err) {
     say(`cannot start the monitors: ${err.message} (the app runs without them)`);

@@ -40,6 +40,26 @@ const point = (metrics, name, attrs = {}) => {
 };
 
 describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
+  it('SPEC §12: lag_stall_causes{kind, cause} by dominant cause, lag_main_thread_time{state} in seconds', async () => {
+    const { reader, sim, m } = setup();
+    sim.advance(10000);
+    sim.block(6000, 'throttled');
+    sim.advance(10000);
+    sim.block(6000, 'starved');
+    sim.advance(10000);
+    const got = await collect(reader);
+    for (const cause of ['busy', 'gc', 'blocked', 'starved', 'throttled']) {
+      assert.strictEqual(point(got, 'lag_stall_causes', { kind: 'hang', cause }),
+        cause === 'starved' || cause === 'throttled' ? 1 : 0, cause);
+    }
+    // The simulated main thread waited 12 s on its run queue, 6 s of them held by the quota.
+    assert.strictEqual(got.lag_main_thread_time.unit, 's');
+    assert.strictEqual(point(got, 'lag_main_thread_time', { state: 'cpu' }), 0);
+    assert.strictEqual(point(got, 'lag_main_thread_time', { state: 'run_queue' }), 6);
+    assert.strictEqual(point(got, 'lag_main_thread_time', { state: 'throttled' }), 6);
+    m.stop();
+  });
+
   it('a 6 s block: lag_stalls{kind=hang} = 1 and one 6000 ms point in the stall histogram', async () => {
     const { reader, sim, m } = setup();
     sim.advance(10000);
@@ -157,7 +177,7 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     m.stop();
   });
 
-  it('an OpenTelemetry logger gets one lag.stall record per episode, with kind and duration_ms', () => {
+  it('an OpenTelemetry logger gets one lag.stall record per episode, with kind, duration_ms and a hang\'s cause', () => {
     const exporter = new InMemoryLogRecordExporter();
     const lp = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter })] });
     const sim = lagwatch.createSimulation();
@@ -169,7 +189,16 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     sim.advance(10000);
     const records = exporter.getFinishedLogRecords().filter((r) => r.body === 'lag.stall');
     assert.deepStrictEqual(records.map((r) => r.attributes), [
-      { kind: 'hang', duration_ms: 6000 },
+      {
+        kind: 'hang',
+        duration_ms: 6000,
+        cause: 'busy',
+        'cause.cpu_ms': 5800,
+        'cause.run_queue_ms': 0,
+        'cause.throttled_ms': 0,
+        'cause.blocked_ms': 0,
+        'cause.gc_ms': 0,
+      },
       { kind: 'pause', duration_ms: 6980 },
     ]);
     m.stop();

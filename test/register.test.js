@@ -16,7 +16,8 @@ const APP = path.join(FIXTURES, 'register-app.js');
 const PLAIN = path.join(FIXTURES, 'register-plain.js');
 const REQUIRE = path.join(FIXTURES, 'register-require.js');
 
-const STALL_LINE = /^lagwatch: hang stall of (\d+) ms \(([^)]*)\)$/;
+// With the cause the worker measured (SPEC §12): ", cause: busy (cpu 5802 ms, gc 8 ms of 5802 ms)".
+const STALL_LINE = /^lagwatch: hang stall of (\d+) ms \(([^)]*)\), cause: (\w+) \(([^)]*) of (\d+) ms\)$/;
 const METRICS_LINE = /^lagwatch: metrics at http:\/\/([^/]+):(\d+)\/metrics$/;
 const APP_STDOUT_BLOCKED = 'register-app: start\nregister-app: blocked 6000 ms\nregister-app: done\n';
 const APP_STDOUT_QUICK = 'register-app: start\nregister-app: blocked 0 ms\nregister-app: done\n';
@@ -114,10 +115,13 @@ function assertOneHangLine(p) {
   const lines = p.stderrLines().filter((l) => l.includes('stall of'));
   assert.strictEqual(lines.length, 1, `exactly one stall line: ${p.describe()}`);
   const m = lines[0].match(STALL_LINE);
-  assert.ok(m, `the stall line reads "lagwatch: hang stall of N ms (monitors)": ${JSON.stringify(lines[0])}`);
+  assert.ok(m, `the stall line reads "lagwatch: hang stall of N ms (monitors), cause: …": ${JSON.stringify(lines[0])}`);
   const n = Number(m[1]);
   assert.ok(n >= 5800 && n <= 6600, `stall of ${n} ms for a 6000 ms block: ${p.describe()}`);
   assert.ok(m[2].split(', ').includes('loopBlock'), `loopBlock contributed: ${lines[0]}`);
+  // A synchronous busy loop: on a CPU all along.
+  assert.strictEqual(m[3], 'busy', lines[0]);
+  assert.match(m[4], /^cpu \d+ ms/, lines[0]);
 }
 
 describe('lagwatch/register (node -r lagwatch/register)', function () {

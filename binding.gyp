@@ -14,6 +14,7 @@
         "src/driver/uv.c",
         "src/driver/uvworker.c",
         "src/driver/monset.c",
+        "src/driver/stacks.c",
         "src/platform/clocks.c",
         "src/platform/procfs.c",
         "src/platform/threadtimes.c",
@@ -24,7 +25,8 @@
         "src/binding/validators.c",
         "src/binding/tracker.c",
         "src/binding/binding.c",
-        "src/binding/monitors.c"
+        "src/binding/monitors.c",
+        "src/binding/stacks.c"
       ],
       "defines": ["NAPI_VERSION=8"],
       "cflags_c": ["-std=gnu11", "-Wall", "-Wextra", "-O2"],

@@ -199,6 +199,14 @@ class Conditions extends EventEmitter {
     }
   }
 
+  // SPEC §12, `stacks: true`: the main thread's stack taken during the hang, and when.
+  _attachStack(target, detectedAt) {
+    if (this._set === undefined || this._set === null || !this._set._stacks) return;
+    const got = detectedAt === undefined ? null : this._set._stack(detectedAt);
+    target.stack = got === null ? null : got.stack;
+    target.stackTakenAt = got === null ? null : got.takenAt;
+  }
+
   _onEvents(events) {
     for (const ev of events) {
       if (ev.type === 'read') {
@@ -220,6 +228,7 @@ class Conditions extends EventEmitter {
         };
         // SPEC §12: why the main thread hung (hang episodes only; null when nothing measured).
         if (ev.cause !== undefined) stall.cause = ev.cause;
+        this._attachStack(stall, ev.hangDetectedAt);
         this._guard('metrics', () => this._metrics.onStall(stall));
         this._emitSafely('stall', stall);
         if (stallChannel.hasSubscribers) stallChannel.publish(stall);
@@ -231,6 +240,7 @@ class Conditions extends EventEmitter {
         const hang = {
           start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs, cause: ev.cause,
         };
+        this._attachStack(hang, ev.detectedAt);
         this._guard('metrics', () => this._metrics.onWorkerHang(hang));
         this._emitSafely('workerHang', hang);
       } else if (ev.type === 'lost') {

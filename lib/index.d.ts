@@ -73,6 +73,18 @@ export interface Stall {
   monitors: string[];
   /** Hang episodes only: the cause of the worker hang it overlaps; null when none was measured. */
   cause?: HangCause | null;
+  /** With `stacks: true`, hang episodes: the main thread's stack taken during the hang. */
+  stack?: StackFrame[] | null;
+  stackTakenAt?: number | null;
+}
+
+/** A frame of the main thread's JavaScript stack, innermost first; 1-based as in Error.stack;
+ * source-mapped when the app runs with --enable-source-maps. */
+export interface StackFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+  columnNumber: number;
 }
 
 export interface MonitorStats {
@@ -173,6 +185,10 @@ export interface WorkerHang {
   durationMs: number;
   /** What the main thread did meanwhile (SPEC §12); null when it could not be read. */
   cause: HangCause | null;
+  /** With `stacks: true`: the main thread's stack, taken while it was blocked (at the first
+   * moment V8 could be interrupted), and when; null if none could be taken. */
+  stack?: StackFrame[] | null;
+  stackTakenAt?: number | null;
 }
 
 export type MonitorName = 'driftLag' | 'macrotaskLag' | 'loopBlock' | 'idleAvailability' | 'worker' |
@@ -208,6 +224,9 @@ export interface SetupOptions extends ConditionsOptions {
   /** Real clock: stop() on process.on('exit'), so a hang right before exit is still reported;
    * default true. */
   exitHook?: boolean;
+  /** Real clock: a stack thread (worker_threads + inspector) takes the main thread's JavaScript
+   * stack when a hang is flagged; no JS runs for it while the loop is healthy. Default false. */
+  stacks?: boolean;
 }
 
 export interface WorkerStats {

@@ -28,6 +28,12 @@ const MONITOR_HISTOGRAMS = {
 
 const NOOP_METER = api.createNoopMeter();
 
+// "    at fn (url:line:column)" lines, as in Error.stack, at most `max` of them.
+function formatStack(frames, max) {
+  return frames.slice(0, max).map((f) =>
+    `    at ${f.functionName || '<anonymous>'} (${f.url}:${f.lineNumber}:${f.columnNumber})`).join('\n');
+}
+
 // SPEC §12: the dominant parts of a hang's cause, and the lag.stall log record's attributes.
 const CAUSES = ['busy', 'gc', 'blocked', 'starved', 'throttled'];
 const CAUSE_ATTRIBUTES = [['cpuMs', 'cause.cpu_ms'], ['runQueueMs', 'cause.run_queue_ms'],
@@ -140,6 +146,7 @@ class Metrics {
         attributes.cause = cause.dominant;
         for (const [key, attr] of CAUSE_ATTRIBUTES) if (cause[key] !== null) attributes[attr] = cause[key];
       }
+      if (stall.stack) attributes.stack = formatStack(stall.stack, 20);
       this.otelLogger.emit({
         eventName: 'lag.stall',
         body: 'lag.stall',
@@ -219,4 +226,4 @@ class Metrics {
   }
 }
 
-module.exports = { Metrics, createNoopMeter, MONITOR_HISTOGRAMS, LAG_BUCKETS, STALL_BUCKETS, RATIO_BUCKETS };
+module.exports = { Metrics, formatStack, createNoopMeter, MONITOR_HISTOGRAMS, LAG_BUCKETS, STALL_BUCKETS, RATIO_BUCKETS };

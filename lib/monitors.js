@@ -1,7 +1,10 @@
 'use strict';
 // setupAllMonitors and pauseWhileHidden (SPEC §6, §7). The monitors run in C on libuv (or on the
 // simulation); this file only shapes them as { name, start(), stop(), running } objects.
+const { findSourceMap } = require('module');
+const path = require('path');
 const { PerformanceObserver } = require('perf_hooks');
+const { Worker } = require('worker_threads');
 const native = require('./native');
 const { Conditions, createConditions } = require('./conditions');
 const { typeError, checkOptions, checkFunction } = require('./util');
@@ -17,6 +20,24 @@ for (const option of native.monOptions()) {
 OPTION_KEYS.clockDrift.push('sleepClock');
 
 let current = null; // the one setupAllMonitors of this JS thread
+
+// A frame where the source map of its script says (with --enable-source-maps), else as taken.
+function sourceMapped(frame) {
+  let map;
+  try {
+    map = frame.url ? findSourceMap(frame.url) : undefined;
+  } catch {
+    map = undefined;
+  }
+  const entry = map && map.findEntry(frame.lineNumber - 1, frame.columnNumber - 1);
+  if (!entry || entry.originalSource === undefined) return frame;
+  return {
+    functionName: entry.name || frame.functionName,
+    url: entry.originalSource,
+    lineNumber: entry.originalLine + 1,
+    columnNumber: entry.originalColumn + 1,
+  };
+}
 
 class Monitor {
   constructor(h, name, onError) {
@@ -97,6 +118,9 @@ class MonitorSet {
     if (o.exitHook !== undefined && typeof o.exitHook !== 'boolean') {
       throw typeError('The "options.exitHook" argument must be of type boolean');
     }
+    if (o.stacks !== undefined && typeof o.stacks !== 'boolean') {
+      throw typeError('The "options.stacks" argument must be of type boolean');
+    }
     const { enabled, flat } = monitorOptions(o.monitors);
     if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
     native.monCheck(flat); // a bad option throws here, before anything exists
@@ -140,6 +164,20 @@ class MonitorSet {
       });
       this._gcObserver.observe({ entryTypes: ['gc'] });
     }
+    // SPEC §12, `stacks: true` (real clock): the stack thread, woken from C when a hang is
+    // flagged; it never keeps the process alive.
+    this._stacks = o.stacks === true && o.clock === undefined;
+    this._stackWorker = null;
+    if (this._stacks) {
+      // No inherited preloads (`-r lagwatch/register` would set up monitors in it too).
+      this._stackWorker = new Worker(path.join(__dirname, 'stack-worker.js'), {
+        workerData: { id: native.monStacksId(this._h), lagwatchStackThread: true },
+        execArgv: [],
+      });
+      this._stackWorker.unref();
+      this._stackWorker.on('error', (err) => this.conditions._log('error',
+        `lagwatch: the stack thread failed (${err && err.message}): hangs are reported without stacks`));
+    }
     // A process that exits right after a hang still reports it, synchronously (opt-out).
     this._onExit = null;
     if (o.clock === undefined && o.exitHook !== false) {
@@ -154,6 +192,16 @@ class MonitorSet {
         this._unpause.push(pauseWhileHidden(this.monitors[name], this.conditions));
       }
     }
+  }
+
+  // SPEC §12: the stack the stack thread took for the hang flagged at `detectedAt`:
+  // { stack: [{ functionName, url, lineNumber, columnNumber }], takenAt } (source-mapped when
+  // the app runs with --enable-source-maps), or null.
+  _stack(detectedAt) {
+    if (!this._stacks) return undefined;
+    const got = native.stackGet(native.monStacksId(this._h), detectedAt);
+    if (got === null) return null;
+    return { stack: JSON.parse(got[0]).map(sourceMapped), takenAt: got[1] };
   }
 
   // The worker's own view: self-lag of its timer, and the hangs its detector saw.
@@ -176,6 +224,7 @@ class MonitorSet {
     if (this._stopped) return;
     this._stopped = true;
     for (const remove of this._unpause) remove();
+    if (this._stackWorker !== null) this._stackWorker.terminate();
     if (this._gcObserver !== null) {
       // The pauses already taken, then no more.
       const pending = this._gcObserver.takeRecords();

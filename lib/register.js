@@ -7,6 +7,7 @@
 // returns the monitor set (or null if it could not start).
 const http = require('http');
 const lagwatch = require('./index');
+const { formatStack } = require('./metrics');
 
 const say = (line) => process.stderr.write(`lagwatch: ${line}\n`);
 
@@ -58,7 +59,17 @@ function describeCause(cause) {
   return `, cause: ${cause.dominant} (${parts.join(', ')} of ${Math.round(cause.spanMs)} ms)`;
 }
 
+// The app's innermost frames (Node's own internals left out), on the lines after the stall's.
+function describeStack(stack) {
+  if (!stack) return '';
+  const app = stack.filter((f) => !f.url.startsWith('node:'));
+  return app.length ? `\n${formatStack(app, 3)}` : '';
+}
+
 function register(env = process.env) {
+  // lagwatch's own stack thread is no app thread to monitor.
+  const { workerData } = require('worker_threads');
+  if (workerData && workerData.lagwatchStackThread === true) return null;
   const port = portFrom(env);
   const host = env.LAGWATCH_PROMETHEUS_HOST || '127.0.0.1';
   let meter;
@@ -66,10 +77,12 @@ function register(env = process.env) {
   try {
     const m = lagwatch.setupAllMonitors({
       meter,
+      // The stack thread costs nothing while the loop is healthy; LAGWATCH_STACKS=0 turns it off.
+      stacks: env.LAGWATCH_STACKS !== '0',
       logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
     });
     m.conditions.on('stall', (s) => say(`${s.kind} stall of ${Math.round(s.durationMs)} ms ` +
-      `(${s.monitors.join(', ')})${describeCause(s.cause)}`));
+      `(${s.monitors.join(', ')})${describeCause(s.cause)}${describeStack(s.stack)}`));
     return m;
   } catch (err) {
     say(`cannot start the monitors: ${err.message} (the app runs without them)`);

@@ -129,3 +129,13 @@ describe('sim.block(ms, state) and sim.starve(ms): bad input (SPEC §11)', () =>
     assert.strictEqual(sim.now(), 0);
   });
 });
+
+describe('setupAllMonitors({ stacks }): bad input (SPEC §11)', () => {
+  it('a non-boolean is a TypeError naming options.stacks; nothing is set up', () => {
+    for (const bad of ['yes', 1, null, {}]) {
+      assert.throws(() => lagwatch.setupAllMonitors({ clock: lagwatch.createSimulation(), stacks: bad }),
+        (e) => e instanceof TypeError && /options\.stacks/.test(e.message), String(bad));
+    }
+    lagwatch.setupAllMonitors().stop(); // the real-clock slot of this thread is free
+  });
+});

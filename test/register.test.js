@@ -13,11 +13,17 @@ const path = require('path');
 const ROOT = path.resolve(__dirname, '..');
 const FIXTURES = path.join(__dirname, 'fixtures');
 const APP = path.join(FIXTURES, 'register-app.js');
+// The line of its busy loop, where its stack is taken.
+const APP_LOOP_LINE = require('fs').readFileSync(APP, 'utf8').split('\n')
+  .findIndex((l) => l.includes('while (performance.now() < end);')) + 1;
 const PLAIN = path.join(FIXTURES, 'register-plain.js');
 const REQUIRE = path.join(FIXTURES, 'register-require.js');
 
 // With the cause the worker measured (SPEC §12): ", cause: busy (cpu 5802 ms, gc 8 ms of 5802 ms)".
 const STALL_LINE = /^lagwatch: hang stall of (\d+) ms \(([^)]*)\), cause: (\w+) \(([^)]*) of (\d+) ms\)$/;
+// Then the app's innermost frames, taken while it was still blocked (SPEC §12), as in Error.stack.
+const STACK_LINE = /^ {4}at (.+) \((.+):(\d+):(\d+)\)$/;
+const notOurs = (l) => !STALL_LINE.test(l) && !STACK_LINE.test(l);
 const METRICS_LINE = /^lagwatch: metrics at http:\/\/([^/]+):(\d+)\/metrics$/;
 const APP_STDOUT_BLOCKED = 'register-app: start\nregister-app: blocked 6000 ms\nregister-app: done\n';
 const APP_STDOUT_QUICK = 'register-app: start\nregister-app: blocked 0 ms\nregister-app: done\n';
@@ -122,6 +128,12 @@ function assertOneHangLine(p) {
   // A synchronous busy loop: on a CPU all along.
   assert.strictEqual(m[3], 'busy', lines[0]);
   assert.match(m[4], /^cpu \d+ ms/, lines[0]);
+  // The next line is the app's innermost frame: the loop of register-app.js.
+  const all = p.stderrLines();
+  const frame = STACK_LINE.exec(all[all.indexOf(lines[0]) + 1] || '');
+  assert.ok(frame, `a stack line follows: ${p.describe()}`);
+  assert.ok(frame[2].endsWith('/register-app.js'), frame[0]);
+  assert.strictEqual(Number(frame[3]), APP_LOOP_LINE, frame[0]);
 }
 
 describe('lagwatch/register (node -r lagwatch/register)', function () {
@@ -140,7 +152,7 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     // 0.5 s + 6 s block + 6 s stay: it ended by itself, not by the 30 s kill.
     assert.ok(exit.elapsedMs >= 12000 && exit.elapsedMs < 20000, `exited after ${exit.elapsedMs} ms`);
     assertOneHangLine(p);
-    assert.deepStrictEqual(p.stderrLines().filter((l) => !STALL_LINE.test(l)), [],
+    assert.deepStrictEqual(p.stderrLines().filter(notOurs), [],
       `no other stderr line without LAGWATCH_ settings: ${p.describe()}`);
     assert.strictEqual(p.stdout, APP_STDOUT_BLOCKED, 'the app\'s stdout is intact');
   });
@@ -193,7 +205,7 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
         const exit = await p.waitExit(30000);
         assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
         assert.strictEqual(p.stdout, full ? APP_STDOUT_BLOCKED : APP_STDOUT_QUICK, 'the app\'s stdout is intact');
-        const settingLines = p.stderrLines().filter((l) => !STALL_LINE.test(l));
+        const settingLines = p.stderrLines().filter(notOurs);
         assert.strictEqual(settingLines.length, 1, `exactly one line about the setting: ${p.describe()}`);
         const line = settingLines[0];
         assert.ok(line.startsWith('lagwatch: '), line);

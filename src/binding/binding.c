@@ -138,7 +138,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   LW_NAPI_CALL(env, napi_add_async_cleanup_hook(env, env_cleanup, e, NULL));
   if (lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0])) || lwb_sim_init(env, exports) ||
       lwb_conditions_init(env, exports) || lwb_validators_init(env, exports) ||
-      lwb_tracker_init(env, exports) || lwb_monitors_init(env, exports))
+      lwb_tracker_init(env, exports) || lwb_monitors_init(env, exports) ||
+      lwb_stacks_init(env, exports))
     return NULL;
   return exports;
 }

@@ -58,6 +58,8 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
       }
       if (lwb_set_value(env, o, "monitors", arr)) return NULL;
       if (ev->kind == LW_KIND_HANG && set_cause(env, o, &ev->cause)) return NULL;
+      if (!isnan(ev->hang_detected_at) && lwb_set_number(env, o, "hangDetectedAt", ev->hang_detected_at))
+        return NULL;
       break;
     case LW_EVENT_JUMP:
       if (lwb_set_string(env, o, "type", "jump") ||

@@ -99,6 +99,9 @@ typedef struct lw_event_s {
   double detected_at;
   /* WORKER_HANG, and STALL of kind hang */
   lw_cause_t cause;
+  /* STALL of kind hang: the detection time of the worker hang it overlaps (its stack's key),
+   * NAN if none */
+  double hang_detected_at;
 } lw_event_t;
 
 /* Counts and distribution of one validator name's samples since it was first used. */

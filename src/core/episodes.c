@@ -86,6 +86,7 @@ static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
   ev->start = e->ws;
   ev->end = e->we;
   ev->samples = e->samples;
+  ev->hang_detected_at = NAN;
   if (e->kind == LW_KIND_HANG && c->cause_fn != NULL) {
     c->cause_fn(c->cause_data, ev);
     if (ev->cause.known) c->hang_causes[ev->cause.dominant]++;

@@ -197,7 +197,9 @@ static void episode_cause(void *data, lw_event_t *ev) {
       best = h;
     }
   }
-  if (best != NULL) cause_compute(m, best, &ev->cause);
+  if (best == NULL) return;
+  cause_compute(m, best, &ev->cause);
+  ev->hang_detected_at = best->detected_at;
 }
 
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
@@ -618,6 +620,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
       h = &m->hang_causes[m->nhang_causes++ % 8];
       h->start = msg->hang_start;
       h->end = end;
+      h->detected_at = msg->detected_at;
       /* Readings that began after the hang ended (the worker itself could not run during it)
        * say nothing about it: the cause is unknown. */
       h->known = msg->cause_known && end > msg->cause_start;

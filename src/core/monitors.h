@@ -207,6 +207,7 @@ typedef struct lw_monitors_s {
   /* The last worker hangs' causes, for the hang episodes they overlap (a ring). */
   struct lw_hang_cause_s {
     double start, end; /* the hang */
+    double detected_at;
     lw_thread_times_t delta;  /* the raw readings, for the GC part, redone at the episode's report */
     double span_start, span_end, stopped;
     int known;

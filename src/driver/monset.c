@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../platform/clocks.h"
+#include "stacks.h"
 
 #define LW_MONSET_OF(client, member) \
   ((lw_monset_t *)(void *)((char *)(client) - offsetof(lw_monset_t, member)))
@@ -227,6 +228,13 @@ static void handle_closed(uv_handle_t *h) {
   if (--s->open_handles == 0 && s->owner.closed) s->owner.closed(s->owner.data);
 }
 
+/* Worker thread: the set's stacks_id is written before the thread starts and never changes. */
+static void stacks_wake(void *data, double detected_at) {
+  lw_stacks_wake(((lw_monset_t *)data)->stacks_id, detected_at);
+}
+
+uint64_t lw_monset_stacks_id(const lw_monset_t *s) { return s->stacks_id; }
+
 static int uv_setup(lw_monset_t *s) {
   uv_loop_t *loop = s->uv->timer.loop;
   int rc;
@@ -238,6 +246,10 @@ static int uv_setup(lw_monset_t *s) {
     s->uw = NULL;
     return rc;
   }
+  /* The stack thread, if one attaches, is woken by the worker the moment it flags a hang. */
+  s->stacks_id = lw_stacks_register(s->uv->origin_ns);
+  s->uw->on_hang = stacks_wake;
+  s->uw->on_hang_data = s;
   rc = uv_async_init(loop, &s->async, async_cb);
   if (rc != 0) {
     lw_uvworker_free(s->uw);
@@ -353,6 +365,7 @@ void lw_monset_free(lw_monset_t *s) {
     lw_uvworker_free(s->uw);
     lw__free(s->uw);
   }
+  lw_stacks_unregister(s->stacks_id);
   lw_thread_src_close(&s->main_src); /* the worker thread is joined */
   lw_thread_src_close(&s->self_src);
   lw__free(s->gc);

@@ -70,6 +70,7 @@ struct lw_monset_s {
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
   lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */
   lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
+  uint64_t stacks_id; /* real time: its entry in the stacks registry (stacks.h), 0 if none */
   double (*gc)[2]; /* V8's GC pauses on the main thread, [start, end]: a ring, made at the first */
   unsigned ngc;
 };
@@ -98,6 +99,8 @@ void lw_monset_flush(lw_monset_t *s);
 /* Evidence first: receives the worker's messages that have arrived by `now` and takes a due
  * clockDrift reading. Returns 1 if that queued events. */
 int lw_monset_evidence(lw_monset_t *s, double now);
+/* The set's id in the stacks registry (SPEC §12, stacks.h): 0 on a simulation. */
+uint64_t lw_monset_stacks_id(const lw_monset_t *s);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,
  * which reach JS a loop iteration or two after the pause). */
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms);

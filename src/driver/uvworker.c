@@ -40,6 +40,8 @@ static void timer_cb(uv_timer_t *t) {
     lw_atomic_store(&uw->pending, (int64_t)uw->nfill);
     uv_mutex_unlock(&uw->mu);
     uv_async_send(uw->notify);
+    for (i = 0; i < n && uw->on_hang != NULL; i++)
+      if (out[i].type == LW_MSG_HANG_START) uw->on_hang(uw->on_hang_data, out[i].detected_at);
   }
   lw_atomic_store(&uw->runs, lw_atomic_load_relaxed(&uw->runs) + 1);
   arm(uw);

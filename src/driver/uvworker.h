@@ -25,6 +25,9 @@ typedef struct lw_uvworker_s {
   const lw_readings_t *rd; /* only sleep_pair is called from the worker thread */
   uint64_t origin_ns;
   uv_async_t *notify;
+  /* Worker thread: called when it flags a hang (the stack thread's wake-up), or NULL. */
+  void (*on_hang)(void *data, double detected_at);
+  void *on_hang_data;
   /* The main thread's last progress, in ns since origin_ns; INT64_MIN: none yet. Written by the
    * main thread (release), read by the worker (acquire). */
   lw_atomic_i64 progress_ns;

@@ -1,0 +1,56 @@
+'use strict';
+// The stack thread of `setupAllMonitors({ stacks: true })` (SPEC §12): a worker_threads Worker
+// that runs no JS at all until the set's C worker thread flags a hang and wakes it (a Node-API
+// threadsafe function: a uv_async_t on this thread's loop). Then it connects an inspector session
+// to the main thread, pauses it through the Debugger domain (at the first moment V8 can be
+// interrupted: at once in JS, when a syscall or native code returns otherwise), takes its call
+// frames, hands them to C, resumes it and disconnects (a session left connected would make Node
+// wait for the debugger at exit).
+const inspector = require('inspector');
+const { workerData } = require('worker_threads');
+const native = require('./native');
+
+const { id } = workerData;
+let busy = false;
+
+function take(detectedAt) {
+  if (busy) return; // one capture at a time: a second hang waits for none
+  busy = true;
+  const session = new inspector.Session();
+  const done = () => {
+    try {
+      session.disconnect();
+    } catch {
+      // already
+    }
+    busy = false;
+  };
+  try {
+    session.connectToMainThread();
+  } catch {
+    busy = false;
+    return;
+  }
+  // Debugger.enable reports every script parsed so far: the URLs of the frames' scripts.
+  const urls = new Map();
+  session.on('Debugger.scriptParsed', ({ params }) => urls.set(params.scriptId, params.url));
+  session.once('Debugger.paused', ({ params }) => {
+    // Innermost first; lines and columns 1-based, as in Error.stack.
+    const frames = params.callFrames.map((f) => ({
+      functionName: f.functionName,
+      url: f.url || urls.get(f.location.scriptId) || '',
+      lineNumber: f.location.lineNumber + 1,
+      columnNumber: f.location.columnNumber + 1,
+    }));
+    native.stackPut(id, detectedAt, JSON.stringify(frames));
+    session.post('Debugger.resume', () => session.post('Debugger.disable', done));
+  });
+  session.post('Debugger.enable', (err) => {
+    if (err) return done();
+    session.post('Debugger.pause', (err2) => {
+      if (err2) done();
+    });
+  });
+}
+
+native.stackAttach(id, take);

@@ -5,7 +5,7 @@
 // (A B A B ..., the order rotating every round), each child measuring its own CPU time (user +
 // system, all threads) over the same window after a 1 s warm-up; the figures are medians of the
 // per-round ratios. Target: lagwatch / monitorEventLoopDelay <= 1.0.
-// Usage: node bench/idle.js [--rounds N] [--seconds S] [--all] [--json]
+// Usage: node bench/idle.js [--rounds N] [--seconds S] [--all | --configs a,b,...] [--json]
 const { runIdle } = require('./lib/idle');
 const { CONFIGS } = require('./lib/peers');
 const { opt, flag } = require('./lib/stats');
@@ -14,7 +14,8 @@ const args = process.argv.slice(2);
 const rounds = opt(args, '--rounds', opt(args, '--pairs', 5));
 const seconds = opt(args, '--seconds', 5);
 const asJson = flag(args, '--json');
-const configs = flag(args, '--all') ? CONFIGS : ['nothing', 'lagwatch', 'monitorEventLoopDelay'];
+const configs = flag(args, '--all') ? CONFIGS
+  : opt(args, '--configs', 'nothing,lagwatch,monitorEventLoopDelay').split(',');
 
 const res = runIdle({ configs, rounds, seconds, log: (s) => console.error(s) });
 const lw = res.configs.lagwatch;

@@ -139,3 +139,22 @@ describe('setupAllMonitors({ stacks }): bad input (SPEC §11)', () => {
     lagwatch.setupAllMonitors().stop(); // the real-clock slot of this thread is free
   });
 });
+
+describe('stopping loses nothing (SPEC §4, §12)', () => {
+  it('stop() right after a hang the worker flagged but has not yet seen end: its workerHang and the episode, with the cause', () => {
+    const sim = lagwatch.createSimulation();
+    const m = lagwatch.setupAllMonitors({ clock: sim });
+    const ev = { stall: [], workerHang: [] };
+    for (const name of Object.keys(ev)) m.conditions.on(name, (e) => ev[name].push(e));
+    sim.advance(10000);
+    sim.block(6000); // flagged at 15000; the main thread runs at 16000, the worker's next check is at 16100
+    m.stop();
+    assert.strictEqual(ev.workerHang.length, 1, 'the hang in progress is reported at stop');
+    const wh = ev.workerHang[0];
+    assert.deepStrictEqual([wh.start, wh.detectedAt, wh.end], [10000, 15000, 16000]);
+    assert.strictEqual(wh.cause.dominant, 'busy');
+    assert.strictEqual(wh.cause.spanMs, 5800);
+    assert.strictEqual(ev.stall.length, 1);
+    assert.deepStrictEqual(ev.stall[0].cause, wh.cause);
+  });
+});

@@ -9,11 +9,14 @@ const root = path.resolve(__dirname, '..', '..');
 
 const CONFIGS = ['nothing', 'lagwatch', 'monitorEventLoopDelay', 'prom-client', 'event-loop-stats',
   '@datadog/native-metrics', 'blocked-at'];
+// Variants of lagwatch itself, named with --configs: `stacks: true` (SPEC §12).
+const VARIANTS = ['lagwatch-stacks'];
 
 // One line per configuration, for the reports: what exactly runs.
 const DESCRIBE = {
   nothing: 'no monitor',
   lagwatch: "require('lagwatch').setupAllMonitors() (every monitor, defaults)",
+  'lagwatch-stacks': "require('lagwatch').setupAllMonitors({ stacks: true }) (defaults and the stack thread)",
   monitorEventLoopDelay: "require('perf_hooks').monitorEventLoopDelay({ resolution: 10 }).enable()",
   'prom-client': "require('prom-client').collectDefaultMetrics() (defaults; never scraped)",
   'event-loop-stats': "require('event-loop-stats').sense() polled every 1000 ms (its README's example)",
@@ -27,6 +30,10 @@ function setup(name, options = {}) {
       return { name, stop() {} };
     case 'lagwatch': {
       const m = require(root).setupAllMonitors(options.lagwatch);
+      return { name, set: m, stop: () => m.stop() };
+    }
+    case 'lagwatch-stacks': {
+      const m = require(root).setupAllMonitors({ ...options.lagwatch, stacks: true });
       return { name, set: m, stop: () => m.stop() };
     }
     case 'monitorEventLoopDelay': {
@@ -62,4 +69,4 @@ function setup(name, options = {}) {
   }
 }
 
-module.exports = { CONFIGS, DESCRIBE, setup, root };
+module.exports = { CONFIGS, VARIANTS, DESCRIBE, setup, root };

@@ -700,6 +700,34 @@ static int main_sched(const lw_readings_t *rd, lw_thread_times_t *out) {
   return rd->main_sched != NULL && rd->main_sched(rd->data, out) == 0;
 }
 
+/* The hang in progress ended: the main thread showed progress at `progress`. */
+static void hang_end(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
+                     lw_msg_t *o) {
+  lw_thread_times_t end;
+  memset(o, 0, sizeof(*o));
+  o->type = LW_MSG_HANG_END;
+  o->hang_start = w->hang_start;
+  o->detected_at = w->hang_detected;
+  o->hang_end = progress > w->hang_start ? progress : now;
+  if (w->cause_has_base && main_sched(rd, &end)) {
+    o->cause_known = 1;
+    o->cause_delta.cpu_ms = end.cpu_ms - w->cause_base.cpu_ms;
+    o->cause_delta.runq_ms = end.runq_ms - w->cause_base.runq_ms;
+    o->cause_delta.throttled_ms = end.throttled_ms - w->cause_base.throttled_ms;
+    o->cause_start = w->cause_base_at;
+    o->cause_end = now;
+    o->cause_stopped = w->cause_stopped;
+  }
+  w->hang_active = 0;
+}
+
+size_t lw_worker_finish(lw_worker_t *w, double now, const lw_readings_t *rd, lw_msg_t *out) {
+  if (!w->hang_active) return 0;
+  hang_end(w, now, now, rd, out);
+  w->cause_has_base = 0;
+  return 1;
+}
+
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
                      lw_msg_t *out) {
   const lw_monitors_config_t *cfg = w->cfg;
@@ -747,25 +775,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       w->last_progress_seen = progress;
       if (progress > w->last_progress_at) w->last_progress_at = progress;
       w->ping_sent = 0;
-      if (w->hang_active) {
-        lw_msg_t *o = &out[n++];
-        lw_thread_times_t end;
-        memset(o, 0, sizeof(*o));
-        o->type = LW_MSG_HANG_END;
-        o->hang_start = w->hang_start;
-        o->detected_at = w->hang_detected;
-        o->hang_end = progress > w->hang_start ? progress : now;
-        if (w->cause_has_base && main_sched(rd, &end)) {
-          o->cause_known = 1;
-          o->cause_delta.cpu_ms = end.cpu_ms - w->cause_base.cpu_ms;
-          o->cause_delta.runq_ms = end.runq_ms - w->cause_base.runq_ms;
-          o->cause_delta.throttled_ms = end.throttled_ms - w->cause_base.throttled_ms;
-          o->cause_start = w->cause_base_at;
-          o->cause_end = now;
-          o->cause_stopped = w->cause_stopped;
-        }
-        w->hang_active = 0;
-      }
+      if (w->hang_active) hang_end(w, now, progress, rd, &out[n++]);
       w->cause_has_base = 0;
     }
     /* No progress over a whole check, or a progress stamp already a threshold old (the worker

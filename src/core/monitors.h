@@ -282,6 +282,10 @@ void lw_monitors_evidence(lw_monitors_t *m, double now, int force);
 /* Worker thread. `progress` is the main thread's last progress stamp. Writes up to
  * LW_WORKER_MSGS_MAX messages to `out` and returns their number. */
 #define LW_WORKER_MSGS_MAX 4
+/* The worker thread has stopped and the main thread runs (SPEC §4, stopping loses nothing): a
+ * hang the worker flagged has ended by now. Writes its HANG_END (with the cause read now) to
+ * `out` and returns 1, or returns 0. Call from the main thread once the worker is joined. */
+size_t lw_worker_finish(lw_worker_t *w, double now, const lw_readings_t *rd, lw_msg_t *out);
 double lw_worker_next_due(const lw_worker_t *w);
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
                      lw_msg_t *out);

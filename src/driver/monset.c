@@ -463,6 +463,18 @@ void lw_monset_finish(lw_monset_t *s) {
   if (s->uw != NULL) lw_uvworker_stop(s->uw);
   now = lw_monset_now(s);
   receive_arrived(s, now);
+  {
+    /* A hang the worker flagged and had not yet seen end: the main thread runs now. */
+    lw_msg_t out[1];
+    size_t n = lw_worker_finish(&s->core.worker, now, &s->core.rd, out);
+    if (s->sim != NULL && n > 0) {
+      /* After the simulation's messages still in flight. */
+      sim_queue_push(s, out, n, now);
+      receive_arrived(s, now);
+    } else if (n > 0) {
+      lw_monitors_receive(&s->core, out, n, now);
+    }
+  }
   lw_monitors_evidence(&s->core, now, 1);
   lw_conditions_dispose(s->c, now);
   for (i = 0; i < LW_MON_COUNT; i++) lw_monitors_stop(&s->core, (lw_mon_t)i, now);

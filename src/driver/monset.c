@@ -63,15 +63,9 @@ static int rt_self_sched(void *d, lw_thread_times_t *out) {
 }
 static double rt_gc(void *d, double start, double end) {
   const lw_monset_t *s = d;
-  double sum = 0;
-  unsigned i, n = s->ngc < LW_MONSET_GC_MAX ? s->ngc : LW_MONSET_GC_MAX;
   if (s->gc == NULL) return 0;
-  for (i = 0; i < n; i++) {
-    double lo = s->gc[i][0] > start ? s->gc[i][0] : start;
-    double hi = s->gc[i][1] < end ? s->gc[i][1] : end;
-    if (hi > lo) sum += hi - lo;
-  }
-  return sum;
+  return lw__overlap_sum((const double(*)[2])s->gc, s->ngc < LW_MONSET_GC_MAX ? s->ngc : LW_MONSET_GC_MAX,
+                         start, end);
 }
 
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms) {

@@ -192,15 +192,9 @@ int lw_sim_worker_runq(const lw_sim_t *sim, double *runq) {
 }
 
 double lw_sim_gc_ms(const lw_sim_t *sim, double start, double end) {
-  double sum = 0;
-  unsigned i, n = sim->ngc < LW_SIM_GC_MAX ? sim->ngc : LW_SIM_GC_MAX;
   if (sim->gc == NULL) return 0;
-  for (i = 0; i < n; i++) {
-    double lo = sim->gc[i][0] > start ? sim->gc[i][0] : start;
-    double hi = sim->gc[i][1] < end ? sim->gc[i][1] : end;
-    if (hi > lo) sum += hi - lo;
-  }
-  return sum;
+  return lw__overlap_sum((const double(*)[2])sim->gc, sim->ngc < LW_SIM_GC_MAX ? sim->ngc : LW_SIM_GC_MAX,
+                         start, end);
 }
 
 void lw_sim_sleep(lw_sim_t *sim, double ms) {

@@ -107,6 +107,18 @@ describe('stops of any length (SPEC §12), on the simulation', () => {
     assert.deepStrictEqual(d.stats.stalls, { hang: 0, suspend: 0, pause: 1 });
   });
 
+  it('starved 600 ms at a time, ten times in a row: on linux no throttled interval (the run queue says starvation); darwin cannot tell', () => {
+    const starveTenTimes = (sim) => {
+      for (let i = 0; i < 10; i++) sim.starve(600);
+    };
+    const l = run('linux', starveTenTimes);
+    assert.strictEqual(l.stats.discarded.throttled, 0, JSON.stringify(l.stats.discarded));
+    // Each firing, due 20 ms after the previous one, comes at the next wake-up: 580 ms late.
+    assert.strictEqual(l.stats.monitors.driftLag.max, 580, 'the starvation is recorded as lag');
+    const d = run('darwin', starveTenTimes);
+    assert.ok(d.stats.discarded.throttled > 0, 'darwin keeps timerThrottle\'s reading');
+  });
+
   it('linux, busy 500 ms, stopped 3 s, busy 3.5 s: no hang (4 s of the app\'s own), the stop discarded', () => {
     const { ev, stats } = run('linux', (sim) => {
       sim.block(500);

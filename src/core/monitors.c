@@ -394,6 +394,23 @@ double lw_monitors_next_due(const lw_monitors_t *m) {
  * firings while loopBlock saw the loop idle over those windows: the OS held the timers. A window
  * counts as idle when the loop was busy for less than half of the lateness: a blocked loop is
  * busy for about as long as its timers are late. */
+/* Linux (SPEC §12): a late firing of an idle loop is starvation, not timer throttling, when the
+ * main thread waited on a run queue for half the time or more since the previous late firing. Read
+ * at late firings only (at most a few a second, and only while they come late). */
+static int throttle_starved(lw_monitors_t *m, double now) {
+  lw_thread_times_t t;
+  int starved;
+  if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0 || !isfinite(t.runq_ms)) {
+    m->throttle_has_runq = 0;
+    return 0;
+  }
+  starved = m->throttle_has_runq && t.runq_ms - m->throttle_runq >= (now - m->throttle_runq_at) / 2;
+  m->throttle_runq = t.runq_ms;
+  m->throttle_runq_at = now;
+  m->throttle_has_runq = 1;
+  return starved;
+}
+
 static void throttle_check(lw_monitors_t *m, double lateness, double ws, double busy, double now) {
   int late = lateness >= m->cfg.throttle_late_ms;
   int idle = m->running[LW_MON_LOOPBLOCK] && busy < lateness / 2;
@@ -404,6 +421,10 @@ static void throttle_check(lw_monitors_t *m, double lateness, double ws, double 
   }
   if (!(late && idle)) {
     m->throttle_late = 0;
+    return;
+  }
+  if (throttle_starved(m, now)) {
+    m->throttle_late = 0; /* starvation (SPEC §12) is no timer throttling */
     return;
   }
   if (m->throttle_late++ == 0) m->throttle_first_ws = ws;

@@ -194,6 +194,9 @@ typedef struct lw_monitors_s {
   double throttle_busy_at[8];
   uint64_t throttle_seq; /* open interval, 0 if none */
   double drift_busy_prev; /* busy_total at the previous drift firing */
+  double throttle_runq;   /* the main thread's run-queue delay at the last late firing */
+  double throttle_runq_at;
+  int throttle_has_runq;
   /* worker */
   double self_lag_last;
   uint64_t self_lag_count;

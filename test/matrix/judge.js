@@ -23,13 +23,18 @@ function judge(res, want) {
   if (st.hang !== 1 || st.suspend !== 0 || st.pause !== 0) problems.push(`stalls ${JSON.stringify(st)}, want one hang`);
   if (res.workerHangs !== 1) problems.push(`${res.workerHangs} workerHang events, want 1`);
   if (res.stats.lost !== 0) problems.push(`${res.stats.lost} lost`);
+  // SPEC §12: the busy loop's cause, from the platform's thread times (schedstat, thread_info,
+  // GetThreadTimes); the run-queue delay is known on Linux only.
+  const c = res.cause;
+  if (!c || c.dominant !== 'busy' || !(c.cpuMs >= 0.5 * c.spanMs)) problems.push(`cause ${JSON.stringify(c)}, want busy`);
+  else if ((c.runQueueMs === null) !== !res.platform.startsWith('linux')) problems.push(`runQueueMs ${c.runQueueMs} on ${res.platform}`);
   if (!want.sleepClock.includes(res.workerStats.sleepClock)) {
     problems.push(`sleep clock ${res.workerStats.sleepClock}, want ${want.sleepClock.map(String).join(' or ')}`);
   }
   if (problems.length) throw new Error(problems.join('; '));
   const hang = res.stalls.find((e) => e.kind === 'hang');
   return `${res.node} ${exe}: loads, 8 monitors run; idle 3 s: no jump; busy 6 s: one hang ` +
-    `(${Math.round(hang.durationMs)} ms) and one workerHang; sleep clock: ` +
+    `(${Math.round(hang.durationMs)} ms) and one workerHang, cause busy (cpu ${Math.round(c.cpuMs)} of ${Math.round(c.spanMs)} ms); sleep clock: ` +
     `${res.workerStats.sleepClock === null ? 'none here, the wall-clock rule' : res.workerStats.sleepClock}`;
 }
 

@@ -18,8 +18,13 @@ function main() {
   const lagwatch = require('lagwatch');
   const m = lagwatch.setupAllMonitors();
   const c = m.conditions;
-  const events = { stall: [], jump: [], workerHang: [] };
-  for (const name of Object.keys(events)) c.on(name, (e) => events[name].push(e));
+  const events = { stall: [], jump: [], workerHang: [], causes: [] };
+  c.on('stall', (e) => events.stall.push(e));
+  c.on('jump', (e) => events.jump.push(e));
+  c.on('workerHang', (e) => {
+    events.workerHang.push(e);
+    events.causes.push(e.cause);
+  });
   result.running = Object.fromEntries(Object.entries(m.monitors).map(([n, mon]) => [n, mon.running]));
   setTimeout(() => {
     const idleJumps = events.jump.length;
@@ -37,6 +42,7 @@ function main() {
         stalls: events.stall.map((e) => ({ kind: e.kind, durationMs: e.durationMs })),
         jumps: events.jump,
         workerHangs: events.workerHang.length,
+        cause: events.causes[0],
         stats: c.stats(),
         workerStats,
       });

@@ -1,5 +1,6 @@
 'use strict';
-// The costs of SPEC §12 (hang diagnosis), in one run, written to bench/RESULTS-diagnosis.md:
+// The costs of SPEC §12 (hang diagnosis), in one run, written to bench/RESULTS-diagnosis.md and
+// to its own section of bench/RESULTS.md:
 //  - HTTP throughput of a hello-world server with `stacks: true` ÷ the same server with lagwatch's
 //    defaults, per round (bench/throughput.js: wrk, configurations alternated, order rotating);
 //    target >= 0.99;
@@ -32,8 +33,10 @@ const tpArgs = ['--configs', 'nothing,lagwatch,lagwatch-stacks', '--rounds', Str
   '--duration', String(duration), '--extra-pairs', '0'];
 const idleArgs = ['--configs', 'nothing,lagwatch,lagwatch-stacks,monitorEventLoopDelay', '--rounds',
   String(rounds), '--seconds', String(seconds)];
+const gcArgs = ['--rounds', String(rounds), '--seconds', '3'];
 const tp = runJson('throughput.js', tpArgs);
 const idle = runJson('idle.js', idleArgs);
+const gc = runJson('gc.js', gcArgs);
 
 const f = (x, d = 3) => x.toFixed(d);
 const range = (s, d = 3) => `${f(s.median, d)} [${f(s.min, d)}–${f(s.max, d)}]`;
@@ -62,10 +65,22 @@ The baseline's own spread in this run: ${f(tp.noise.baselineSpread * 100, 1)} %.
 Idle (\`bench/idle.js ${idleArgs.join(' ')}\`): CPU ms per second, median:
 ${Object.entries(cpu).map(([n, v]) => `${n} ${f(v)}`).join(', ')}.
 
+Watching GC for a hang's \`gcMs\` (\`bench/gc.js ${gcArgs.join(' ')}\`, an allocation-heavy workload,
+iterations/s ÷ nothing): perf_hooks' gc entries (what lagwatch uses) ${range(gc.configs.perf_hooks.ratio)},
+v8.GCProfiler ${range(gc.configs.GCProfiler.ratio)}. GCProfiler gives each collection's cost but not
+when it happened, so it could not place GC inside a span in any case.
+
 The cause readings are inside every lagwatch configuration: while the loop is healthy they are
 one \`pread\` of the worker's own schedstat about once a second; during a hang, two reads of the
 main thread's schedstat and cgroup \`cpu.stat\`. The stack thread is a worker_threads Worker
 waiting on its loop (a threadsafe function) and runs JS only when a hang is flagged.
 `;
 fs.writeFileSync(path.join(__dirname, 'RESULTS-diagnosis.md'), md);
+// The same section in bench/RESULTS.md, between its markers (the rest of that file is
+// npm run bench's, from its own run).
+const resultsPath = path.join(__dirname, 'RESULTS.md');
+const results = fs.readFileSync(resultsPath, 'utf8');
+const section = `<!-- diagnosis: bench/diagnosis.js -->\n${md.replace(/^# /, '## ')}<!-- /diagnosis -->\n`;
+const marked = /<!-- diagnosis: bench\/diagnosis.js -->[\s\S]*<!-- \/diagnosis -->\n/;
+fs.writeFileSync(resultsPath, marked.test(results) ? results.replace(marked, section) : `${results}\n${section}`);
 console.log(md);

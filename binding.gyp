@@ -10,6 +10,7 @@
         "src/core/validator.c",
         "src/core/episodes.c",
         "src/core/monitors.c",
+        "src/core/spans.c",
         "src/driver/sim.c",
         "src/driver/uv.c",
         "src/driver/uvworker.c",

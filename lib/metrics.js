@@ -34,8 +34,10 @@ function formatStack(frames, max) {
     `    at ${f.functionName || '<anonymous>'} (${f.url}:${f.lineNumber}:${f.columnNumber})`).join('\n');
 }
 
-// SPEC §12: the dominant parts of a hang's cause, and the lag.stall log record's attributes.
-const CAUSES = ['busy', 'gc', 'blocked', 'starved', 'throttled'];
+// SPEC §12: the dominant parts of a hang's cause (as the core names them), the lag.stall log
+// record's attributes, and lag_main_thread_time's states.
+const CAUSES = native.causeNames();
+const MAIN_THREAD_STATES = [['cpuMs', 'cpu'], ['runQueueMs', 'run_queue'], ['throttledMs', 'throttled']];
 const CAUSE_ATTRIBUTES = [['cpuMs', 'cause.cpu_ms'], ['runQueueMs', 'cause.run_queue_ms'],
   ['throttledMs', 'cause.throttled_ms'], ['blockedMs', 'cause.blocked_ms'], ['gcMs', 'cause.gc_ms']];
 
@@ -159,7 +161,7 @@ class Metrics {
 
   // The main thread's times by state, read when the meter collects, at most once per
   // `minIntervalMs` (a cached reading in between). `read` returns { cpuMs, runQueueMs,
-  // throttledMs } (null where unknown) or null.
+  // throttledMs } (null where unknown; each state counted once) or null.
   observeMainThread(read, minIntervalMs) {
     if (this.noop || this.mainThreadTime !== null) return;
     let last = null;
@@ -176,14 +178,9 @@ class Metrics {
         lastAt = now;
       }
       if (last === null) return;
-      if (last.cpuMs !== null) result.observe(last.cpuMs / 1000, { state: 'cpu' });
-      if (last.runQueueMs !== null && last.throttledMs !== null) {
-        // The run-queue delay includes the quota's time: each state counted once.
-        const thr = Math.min(last.throttledMs, last.runQueueMs);
-        result.observe((last.runQueueMs - thr) / 1000, { state: 'run_queue' });
-        result.observe(thr / 1000, { state: 'throttled' });
-      } else if (last.runQueueMs !== null) {
-        result.observe(last.runQueueMs / 1000, { state: 'run_queue' });
+      // Each state counted once (the core takes the quota's part out of the run-queue delay).
+      for (const [key, state] of MAIN_THREAD_STATES) {
+        if (last[key] !== null) result.observe(last[key] / 1000, { state });
       }
     });
   }

@@ -198,7 +198,6 @@ class MonitorSet {
   // { stack: [{ functionName, url, lineNumber, columnNumber }], takenAt } (source-mapped when
   // the app runs with --enable-source-maps), or null.
   _stack(detectedAt) {
-    if (!this._stacks) return undefined;
     const got = native.stackGet(native.monStacksId(this._h), detectedAt);
     if (got === null) return null;
     return { stack: JSON.parse(got[0]).map(sourceMapped), takenAt: got[1] };

@@ -353,8 +353,8 @@ static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* monTimes(m) -> the main thread's times { cpuMs, runQueueMs, throttledMs } (null where unknown),
- * or null when they cannot be read (SPEC §12). */
+/* monTimes(m) -> the main thread's times { cpuMs, runQueueMs, throttledMs }, each state counted
+ * once (null where unknown), or null when they cannot be read (SPEC §12). */
 static napi_value b_mon_times(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
   lwb_mon_t *m;
@@ -450,9 +450,17 @@ static napi_value b_mon_options(napi_env env, napi_callback_info info) {
   return names_array(env, lw_monitors_option_count(), lw_monitors_option_name);
 }
 
+/* causeNames() -> the dominant parts of a hang's cause, in the core's order (SPEC §12). */
+static const char *cause_name_at(size_t i) { return lw_cause_name((lw_cause_kind_t)i); }
+
+static napi_value b_cause_names(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, LW_CAUSE_COUNT, cause_name_at);
+}
+
 int lwb_monitors_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
-      {"monNames", b_mon_names}, {"monOptions", b_mon_options},
+      {"monNames", b_mon_names}, {"monOptions", b_mon_options}, {"causeNames", b_cause_names},
       {"monCreate", b_mon_create}, {"monCheck", b_mon_check}, {"monStart", b_mon_start},
       {"monStop", b_mon_stop}, {"monFinish", b_mon_finish}, {"monRunning", b_mon_running},
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},

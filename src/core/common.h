@@ -60,17 +60,4 @@ void lw__free(void *p);
  * limit. Not thread-safe: call it while no other thread allocates. */
 void lw_alloc_fail_after(long n);
 
-/* The time the first `n` of the intervals `iv` ([start, end] each) spend inside [start, end]
- * (the GC pauses inside a hang's span, in both drivers). */
-static inline double lw__overlap_sum(const double (*iv)[2], unsigned n, double start, double end) {
-  double sum = 0;
-  unsigned i;
-  for (i = 0; i < n; i++) {
-    double lo = iv[i][0] > start ? iv[i][0] : start;
-    double hi = iv[i][1] < end ? iv[i][1] : end;
-    if (hi > lo) sum += hi - lo;
-  }
-  return sum;
-}
-
 #endif /* LW_CORE_COMMON_H_ */

@@ -136,6 +136,27 @@ static void evidence_add(lw_monitors_t *m, double start, double end, uint32_t re
 
 /* Hang diagnosis (SPEC §12) ---------------------------------------------------------------- */
 
+/* A run-queue delay includes the time a cgroup's quota held the thread back: that part (at most
+ * the delay itself; the cgroup's figure sums its threads and CPUs) is `*thr_out`, the rest
+ * `*runq_out`, each state counted once. NAN in, NAN out. */
+static void split_wait(double runq, double thr, double *runq_out, double *thr_out) {
+  if (isfinite(runq) && isfinite(thr)) {
+    *thr_out = thr < 0 ? 0 : thr > runq ? runq : thr;
+    *runq_out = runq - *thr_out;
+  } else {
+    *thr_out = NAN;
+    *runq_out = runq;
+  }
+}
+
+int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out) {
+  lw_thread_times_t t;
+  if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0) return -1;
+  out->cpu_ms = t.cpu_ms;
+  split_wait(t.runq_ms, t.throttled_ms, &out->runq_ms, &out->throttled_ms);
+  return 0;
+}
+
 /* The cause of a hang from the worker's readings of the main thread over [span_start, span_end],
  * `stopped` ms of it a stop of the whole process (no state of the thread's own). The run-queue
  * delay includes the time the cgroup's quota held the thread back: that part is `throttled`, at
@@ -154,16 +175,7 @@ static void cause_compute(const lw_monitors_t *m, const struct lw_hang_cause_s *
   out->cpu_ms = cpu < 0 ? 0 : cpu > span ? span : cpu;
   waited = isfinite(runq) && runq > 0 ? runq : 0;
   if (waited > span - out->cpu_ms) waited = span - out->cpu_ms;
-  if (isfinite(runq)) runq = waited;
-  if (isfinite(runq) && isfinite(thr)) {
-    if (thr > waited) thr = waited;
-    if (thr < 0) thr = 0;
-    out->throttled_ms = thr;
-    out->runq_ms = waited - thr;
-  } else {
-    out->throttled_ms = NAN;
-    out->runq_ms = isfinite(runq) ? waited : NAN;
-  }
+  split_wait(isfinite(runq) ? waited : NAN, thr, &out->runq_ms, &out->throttled_ms);
   out->blocked_ms = span - out->cpu_ms - waited;
   if (out->blocked_ms < 0) out->blocked_ms = 0;
   out->gc_ms = m->rd.gc_ms != NULL ? m->rd.gc_ms(m->rd.data, h->span_start, h->span_end) : NAN;
@@ -187,7 +199,7 @@ static void episode_cause(void *data, lw_event_t *ev) {
   const lw_monitors_t *m = data;
   const struct lw_hang_cause_s *best = NULL;
   double most = 0;
-  unsigned i, n = m->nhang_causes < 8 ? m->nhang_causes : 8;
+  unsigned i, n = m->nhang_causes < LW_HANG_CAUSES ? m->nhang_causes : LW_HANG_CAUSES;
   for (i = 0; i < n; i++) {
     const struct lw_hang_cause_s *h = &m->hang_causes[i];
     double lo = h->start > ev->start ? h->start : ev->start;
@@ -390,10 +402,6 @@ double lw_monitors_next_due(const lw_monitors_t *m) {
   return due;
 }
 
-/* timerThrottle (SPEC §6): driftLag late by throttle_late_ms on throttle_firings consecutive
- * firings while loopBlock saw the loop idle over those windows: the OS held the timers. A window
- * counts as idle when the loop was busy for less than half of the lateness: a blocked loop is
- * busy for about as long as its timers are late. */
 /* Linux (SPEC §12): a late firing of an idle loop is starvation, not timer throttling, when the
  * main thread waited on a run queue for half the time or more since the previous late firing. Read
  * at late firings only (at most a few a second, and only while they come late). */
@@ -411,6 +419,10 @@ static int throttle_starved(lw_monitors_t *m, double now) {
   return starved;
 }
 
+/* timerThrottle (SPEC §6): driftLag late by throttle_late_ms on throttle_firings consecutive
+ * firings while loopBlock saw the loop idle over those windows: the OS held the timers. A window
+ * counts as idle when the loop was busy for less than half of the lateness: a blocked loop is
+ * busy for about as long as its timers are late. */
 static void throttle_check(lw_monitors_t *m, double lateness, double ws, double busy, double now) {
   int late = lateness >= m->cfg.throttle_late_ms;
   int idle = m->running[LW_MON_LOOPBLOCK] && busy < lateness / 2;
@@ -638,7 +650,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
       end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
                                                                                : msg->hang_end;
       lw_histogram_record(&m->hang_hist, end - msg->hang_start);
-      h = &m->hang_causes[m->nhang_causes++ % 8];
+      h = &m->hang_causes[m->nhang_causes++ % LW_HANG_CAUSES];
       h->start = msg->hang_start;
       h->end = end;
       h->detected_at = msg->detected_at;
@@ -802,8 +814,8 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     /* No progress over a whole check, or a progress stamp already a threshold old (the worker
      * itself could not run for that long): perhaps a hang. */
     if (!fresh || (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms)) {
-      /* Perhaps a hang beginning. The cause's baseline is read
-       * once, here; a healthy loop, which shows progress at every check, reads nothing. */
+      /* The cause's baseline is read once, here; a healthy loop, which shows progress at every
+       * check, reads nothing. */
       if (!w->cause_has_base && main_sched(rd, &w->cause_base)) {
         w->cause_has_base = 1;
         w->cause_base_at = now;

@@ -77,6 +77,9 @@ typedef enum {
   LW_MSG_EVIDENCE = 5   /* a stop the worker saw between heartbeats: ev_* */
 } lw_msg_type_t;
 
+/* Worker hangs whose causes are kept for the hang episodes that overlap them. */
+#define LW_HANG_CAUSES 8
+
 /* Linux: a lateness of the worker's own timer this long or longer, without as much growth of its
  * run-queue delay, is a stop of the process (SPEC §12). */
 #define LW_STOP_MIN_MS 100.0
@@ -214,7 +217,7 @@ typedef struct lw_monitors_s {
     lw_thread_times_t delta;  /* the raw readings, for the GC part, redone at the episode's report */
     double span_start, span_end, stopped;
     int known;
-  } hang_causes[8];
+  } hang_causes[LW_HANG_CAUSES];
   unsigned nhang_causes;
 
   lw_worker_t worker;
@@ -289,6 +292,9 @@ void lw_monitors_evidence(lw_monitors_t *m, double now, int force);
  * hang the worker flagged has ended by now. Writes its HANG_END (with the cause read now) to
  * `out` and returns 1, or returns 0. Call from the main thread once the worker is joined. */
 size_t lw_worker_finish(lw_worker_t *w, double now, const lw_readings_t *rd, lw_msg_t *out);
+/* The main thread's cumulative times by state now, each counted once: on a CPU, waiting on a run
+ * queue, held by its cgroup's quota (NAN where unknown). Returns 0, or -1 if unreadable. */
+int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out);
 double lw_worker_next_due(const lw_worker_t *w);
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
                      lw_msg_t *out);

@@ -62,26 +62,17 @@ static int rt_self_sched(void *d, lw_thread_times_t *out) {
   return lw_thread_src_read(&s->self_src, out);
 }
 static double rt_gc(void *d, double start, double end) {
-  const lw_monset_t *s = d;
-  if (s->gc == NULL) return 0;
-  return lw__overlap_sum((const double(*)[2])s->gc, s->ngc < LW_MONSET_GC_MAX ? s->ngc : LW_MONSET_GC_MAX,
-                         start, end);
+  return lw_spans_overlap(&((const lw_monset_t *)d)->gc, start, end);
 }
 
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms) {
-  double *g;
   if (s->finished) return;
-  if (s->gc == NULL && (s->gc = lw__malloc(LW_MONSET_GC_MAX * sizeof(*s->gc))) == NULL) {
-    s->c->lost++; /* a hang's gcMs may then miss this pause */
-    return;
-  }
-  g = s->gc[s->ngc++ % LW_MONSET_GC_MAX];
-  g[0] = start;
-  g[1] = start + duration_ms;
+  /* A pause that cannot be kept makes every later gcMs unknown (null), and is counted. */
+  if (lw_spans_add(&s->gc, start, start + duration_ms) != LW_OK) s->c->lost++;
 }
 
 int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out) {
-  return s->core.rd.main_sched != NULL ? s->core.rd.main_sched(s->core.rd.data, out) : -1;
+  return lw_monitors_main_states(&s->core, out);
 }
 
 /* Messages ----------------------------------------------------------------------------------- */
@@ -362,7 +353,7 @@ void lw_monset_free(lw_monset_t *s) {
   lw_stacks_unregister(s->stacks_id);
   lw_thread_src_close(&s->main_src); /* the worker thread is joined */
   lw_thread_src_close(&s->self_src);
-  lw__free(s->gc);
+  lw_spans_free(&s->gc);
   lw__free(s->queue);
   lw__free(s->queue_at);
   if (s->sim) lw_sim_unref(s->sim);
@@ -488,16 +479,14 @@ void lw_monset_finish(lw_monset_t *s) {
   }
   lw_thread_src_close(&s->self_src);
   lw_thread_src_close(&s->main_src);
-  lw__free(s->gc);
-  s->gc = NULL;
-  s->ngc = 0;
+  lw_spans_free(&s->gc);
 }
 
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return &s->core.batch[mon]; }
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return &s->core.self_lag_batch; }
 
 size_t lw_monset_memory(const lw_monset_t *s) {
-  size_t n = sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + (s->gc ? LW_MONSET_GC_MAX * sizeof(*s->gc) : 0) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
+  size_t n = sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + lw_spans_memory(&s->gc) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
   int i;
   if (s->core.self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
   if (s->core.hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);

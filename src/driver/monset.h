@@ -22,10 +22,8 @@
 #include "sim.h"
 #include "uv.h"
 #include "uvworker.h"
+#include "../core/spans.h"
 #include "../platform/threadtimes.h"
-
-/* The GC pauses a set keeps for the causes of its hangs (SPEC §12): a ring. */
-#define LW_MONSET_GC_MAX 256
 
 typedef struct lw_monset_s lw_monset_t;
 
@@ -71,8 +69,7 @@ struct lw_monset_s {
   lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */
   lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
   uint64_t stacks_id; /* real time: its entry in the stacks registry (stacks.h), 0 if none */
-  double (*gc)[2]; /* V8's GC pauses on the main thread, [start, end]: a ring, made at the first */
-  unsigned ngc;
+  lw_spans_t gc; /* V8's GC pauses on the main thread, for the causes of its hangs */
 };
 
 /* Sets up a set on `c`: on `sim` if not NULL, else in real time on `uv`. Registers with the
@@ -104,7 +101,8 @@ uint64_t lw_monset_stacks_id(const lw_monset_t *s);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,
  * which reach JS a loop iteration or two after the pause). */
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms);
-/* The main thread's times now (SPEC §12); -1 where they cannot be read. */
+/* The main thread's times by state now, each counted once (lw_monitors_main_states); -1 where
+ * they cannot be read. */
 int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out);
 /* SPEC §4, stopping the whole set: stops the worker thread and receives its last messages,
  * takes one clockDrift reading, resolves every held sample and reports every waiting episode

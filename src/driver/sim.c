@@ -31,7 +31,7 @@ void lw_sim_ref(lw_sim_t *sim) { sim->refs++; }
 
 void lw_sim_unref(lw_sim_t *sim) {
   if (--sim->refs == 0) {
-    free(sim->gc);
+    lw_spans_free(&sim->gc);
     free(sim);
   }
 }
@@ -152,14 +152,7 @@ void lw_sim_block(lw_sim_t *sim, double ms, int state) {
   sim->cur_state = state;
   sim->cur_start = sim->now;
   sim->cur_end = sim->now + ms;
-  if (state == LW_SIM_GC && ms > 0) {
-    if (sim->gc == NULL) sim->gc = calloc(LW_SIM_GC_MAX, sizeof(*sim->gc));
-    if (sim->gc != NULL) {
-      double *g = sim->gc[sim->ngc++ % LW_SIM_GC_MAX];
-      g[0] = sim->now;
-      g[1] = sim->now + ms;
-    }
-  }
+  if (state == LW_SIM_GC && ms > 0) lw_spans_add(&sim->gc, sim->now, sim->now + ms);
   sim->busy_total += ms;
   sim->main_free_at = sim->now + ms;
 }
@@ -192,9 +185,7 @@ int lw_sim_worker_runq(const lw_sim_t *sim, double *runq) {
 }
 
 double lw_sim_gc_ms(const lw_sim_t *sim, double start, double end) {
-  if (sim->gc == NULL) return 0;
-  return lw__overlap_sum((const double(*)[2])sim->gc, sim->ngc < LW_SIM_GC_MAX ? sim->ngc : LW_SIM_GC_MAX,
-                         start, end);
+  return lw_spans_overlap(&sim->gc, start, end);
 }
 
 void lw_sim_sleep(lw_sim_t *sim, double ms) {

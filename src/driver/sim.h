@@ -22,6 +22,7 @@
 #ifndef LW_DRIVER_SIM_H_
 #define LW_DRIVER_SIM_H_
 
+#include "../core/spans.h"
 #include "sched.h"
 
 typedef enum { LW_PLATFORM_LINUX = 0, LW_PLATFORM_DARWIN = 1, LW_PLATFORM_WIN32 = 2 } lw_platform_t;
@@ -34,7 +35,6 @@ typedef enum { LW_LOOP_NODE = 0, LW_LOOP_EMBEDDED = 1 } lw_loop_model_t;
 
 /* What the main thread does during a block (SPEC §12). */
 enum { LW_SIM_CPU = 0, LW_SIM_GC, LW_SIM_BLOCKED, LW_SIM_STARVED, LW_SIM_THROTTLED, LW_SIM_STATES };
-#define LW_SIM_GC_MAX 64
 
 typedef struct lw_sim_s {
   double now;
@@ -59,8 +59,7 @@ typedef struct lw_sim_s {
   double cur_start;
   double cur_end;
   double worker_runq;
-  double (*gc)[2]; /* the last GC pauses, a ring, made at the first (NULL: none yet) */
-  unsigned ngc;
+  lw_spans_t gc; /* the GC pauses of block(ms, 'gc') */
 } lw_sim_t;
 
 lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms);
@@ -108,7 +107,7 @@ int lw_sim_mono_includes_sleep(const lw_sim_t *sim);
 void lw_sim_main_times(const lw_sim_t *sim, double *cpu, double *runq, double *throttled);
 /* The worker thread's run-queue delay at now; -1 on darwin and win32 (unknown there). */
 int lw_sim_worker_runq(const lw_sim_t *sim, double *runq);
-/* GC time inside [start, end]. */
+/* GC time inside [start, end]; NAN if a pause could not be kept (memory ran out). */
 double lw_sim_gc_ms(const lw_sim_t *sim, double start, double end);
 
 #endif /* LW_DRIVER_SIM_H_ */

@@ -5,6 +5,7 @@
 #include "core/conditions.h"
 #include "core/internal.h"
 #include "core/monitors.h"
+#include "core/spans.h"
 #include "platform/procfs.h"
 #include "helpers.h"
 #include "test.h"
@@ -336,6 +337,52 @@ TEST_IMPL(cause_stop_inside_hang) {
   evs = lw_conditions_events(&x.c, &nev);
   ASSERT_EQ(nev, 0);
   (void)evs;
+  cfx_free(&x);
+  return 0;
+}
+
+TEST_IMPL(spans_overlap_and_out_of_memory) {
+  lw_spans_t s;
+  unsigned i;
+  memset(&s, 0, sizeof(s));
+  ASSERT_DBL_EQ(lw_spans_overlap(&s, 0, 100), 0);
+  ASSERT_EQ(lw_spans_add(&s, 10, 20), LW_OK);
+  ASSERT_EQ(lw_spans_add(&s, 90, 130), LW_OK);
+  ASSERT_DBL_EQ(lw_spans_overlap(&s, 0, 100), 20);
+  ASSERT_DBL_EQ(lw_spans_overlap(&s, 20, 90), 0); /* touching spans add nothing */
+  /* The ring keeps the last LW_SPANS_MAX: the first ones fall out. */
+  for (i = 0; i < LW_SPANS_MAX; i++) ASSERT_EQ(lw_spans_add(&s, 1000 + i, 1000.5 + i), LW_OK);
+  ASSERT_DBL_EQ(lw_spans_overlap(&s, 0, 200), 0);
+  ASSERT_DBL_EQ(lw_spans_overlap(&s, 0, 2000), LW_SPANS_MAX * 0.5);
+  lw_spans_free(&s);
+  /* No memory for the ring: the span is lost, and every overlap is unknown from then on. */
+  lw_alloc_fail_after(0);
+  ASSERT_EQ(lw_spans_add(&s, 10, 20), LW_ENOMEM);
+  lw_alloc_fail_after(-1);
+  ASSERT_NAN(lw_spans_overlap(&s, 0, 100));
+  lw_spans_free(&s);
+  return 0;
+}
+
+TEST_IMPL(main_states_each_counted_once) {
+  cfx_t x;
+  lw_thread_times_t st;
+  cfx_init(&x);
+  x.t.main.cpu_ms = 100;
+  x.t.main.runq_ms = 300;
+  x.t.main.throttled_ms = 200;
+  ASSERT_EQ(lw_monitors_main_states(&x.m, &st), 0);
+  ASSERT_DBL_EQ(st.cpu_ms, 100);
+  ASSERT_DBL_EQ(st.runq_ms, 100); /* the quota's 200 ms are taken out of the run-queue delay */
+  ASSERT_DBL_EQ(st.throttled_ms, 200);
+  x.t.main.throttled_ms = 900; /* the cgroup's figure sums threads and CPUs: capped */
+  ASSERT_EQ(lw_monitors_main_states(&x.m, &st), 0);
+  ASSERT_DBL_EQ(st.runq_ms, 0);
+  ASSERT_DBL_EQ(st.throttled_ms, 300);
+  x.t.main.throttled_ms = NAN; /* no cgroup cpu controller */
+  ASSERT_EQ(lw_monitors_main_states(&x.m, &st), 0);
+  ASSERT_DBL_EQ(st.runq_ms, 300);
+  ASSERT_NAN(st.throttled_ms);
   cfx_free(&x);
   return 0;
 }

@@ -98,6 +98,8 @@ TEST_DECLARE(procfs_cgroup_malformed)
 TEST_DECLARE(worker_lateness_stop_or_starvation)
 TEST_DECLARE(cause_from_readings)
 TEST_DECLARE(cause_stop_inside_hang)
+TEST_DECLARE(spans_overlap_and_out_of_memory)
+TEST_DECLARE(main_states_each_counted_once)
 
 TASK_LIST_START
   TEST_ENTRY(tracker_spec_touch_before)
@@ -196,4 +198,6 @@ TASK_LIST_START
   TEST_ENTRY(worker_lateness_stop_or_starvation)
   TEST_ENTRY(cause_from_readings)
   TEST_ENTRY(cause_stop_inside_hang)
+  TEST_ENTRY(spans_overlap_and_out_of_memory)
+  TEST_ENTRY(main_states_each_counted_once)
 TASK_LIST_END

@@ -3,7 +3,7 @@
 const native = require('./native');
 const { createConditions, Conditions } = require('./conditions');
 const { createSimulation, Simulation } = require('./simulation');
-const { setupAllMonitors, pauseWhileHidden } = require('./monitors');
+const { setupAllMonitors, currentSet, pauseWhileHidden } = require('./monitors');
 const { createNoopMeter } = require('./metrics');
 const { attachElectron, attachDocument } = require('./electron');
 
@@ -13,6 +13,7 @@ module.exports = {
   createConditions,
   createSimulation,
   setupAllMonitors,
+  current: currentSet,
   pauseWhileHidden,
   createNoopMeter,
   attachElectron,

@@ -243,7 +243,8 @@ class MonitorSet {
 function setupAllMonitors(options) {
   const real = options === undefined || options === null || options.clock === undefined;
   if (real && current !== null) {
-    const err = new Error('lagwatch: setupAllMonitors() runs once per thread; stop() the first one');
+    const err = new Error('lagwatch: setupAllMonitors() runs once per thread; lagwatch.current() ' +
+      'returns the running set (stop() it to set up another)');
     err.code = 'ERR_LAGWATCH_ALREADY_SET_UP';
     throw err;
   }
@@ -252,4 +253,10 @@ function setupAllMonitors(options) {
   return set;
 }
 
-module.exports = { setupAllMonitors, pauseWhileHidden, MONITOR_NAMES: NAMES };
+// The running real-clock set of this thread, or undefined: how an app under
+// `node -r lagwatch/register` reaches the set register started.
+function currentSet() {
+  return current === null ? undefined : current;
+}
+
+module.exports = { setupAllMonitors, currentSet, pauseWhileHidden, MONITOR_NAMES: NAMES };

@@ -621,6 +621,22 @@ describe('one real-clock setupAllMonitors() per thread (SPEC §7)', () => {
       third.stop();
     }
   });
+
+  it('lagwatch.current() is the running real-clock set of this thread, or undefined', () => {
+    assert.strictEqual(lagwatch.current(), undefined);
+    const simulated = lagwatch.setupAllMonitors({ clock: lagwatch.createSimulation() });
+    assert.strictEqual(lagwatch.current(), undefined, 'a simulated set is not current');
+    const real = lagwatch.setupAllMonitors();
+    try {
+      assert.strictEqual(lagwatch.current(), real);
+      assert.throws(() => lagwatch.setupAllMonitors(), /lagwatch\.current\(\)/);
+      simulated.stop();
+      assert.strictEqual(lagwatch.current(), real);
+    } finally {
+      real.stop();
+    }
+    assert.strictEqual(lagwatch.current(), undefined);
+  });
 });
 
 describe('setupAllMonitors with a bad option changes nothing (SPEC §11)', () => {

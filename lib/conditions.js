@@ -6,6 +6,7 @@ const diagnosticsChannel = require('diagnostics_channel');
 const native = require('./native');
 const { simHandle } = require('./simulation');
 const { Metrics } = require('./metrics');
+const { defaultLogger } = require('./otel');
 const { typeError, checkOptions, checkFunction, makeLog, otelLogger, describe } = require('./util');
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
@@ -80,13 +81,15 @@ class Conditions extends EventEmitter {
         throw typeError('The "options.clock" argument must be a clock made by lagwatch.createSimulation()');
       }
     }
-    this._log = makeLog(o.logger);
+    // The global OpenTelemetry logger unless one is given (SPEC §7).
+    const logger = o.logger === undefined ? defaultLogger() : o.logger;
+    this._log = makeLog(logger);
     this._reader = null;
     this._records = new Map(); // hold token -> record
     this._h = native.condCreate(this, sim, o.stallThresholdMs, o.holdMs, o.episodeDelayMs,
       o.retentionMs);
     this._submit = native.submitFn(this._h);
-    this._metrics = new Metrics(o.meter, this, otelLogger(o.logger));
+    this._metrics = new Metrics(o.meter, this, otelLogger(logger));
     this._guard('metrics', () => this._metrics.prime());
     this._set = null; // the setupAllMonitors set that runs on these conditions, if any
     this.clock = o.clock;

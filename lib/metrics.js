@@ -6,6 +6,7 @@
 const api = require('@opentelemetry/api');
 const native = require('./native');
 const { typeError } = require('./util');
+const { defaultMeter, isNoopMeter } = require('./otel');
 
 // Bucket boundaries, given through each histogram's `advice` (OpenTelemetry's default buckets stop
 // at 10 000, and a stall can last hours).
@@ -26,8 +27,6 @@ const MONITOR_HISTOGRAMS = {
   idleAvailability: ['lag_idle_availability', 'Idle share of the event loop per period (recorded samples)', '1', RATIO_BUCKETS],
 };
 
-const NOOP_METER = api.createNoopMeter();
-
 // "    at fn (url:line:column)" lines, as in Error.stack, at most `max` of them.
 function formatStack(frames, max) {
   return frames.slice(0, max).map((f) =>
@@ -46,7 +45,7 @@ function createNoopMeter() {
 }
 
 function checkMeter(meter) {
-  if (meter === undefined) return NOOP_METER;
+  if (meter === undefined) return defaultMeter();
   if (meter === null || typeof meter !== 'object' || typeof meter.createCounter !== 'function' ||
       typeof meter.createHistogram !== 'function' || typeof meter.createObservableCounter !== 'function') {
     throw typeError('The "options.meter" argument must be an OpenTelemetry Meter');
@@ -61,7 +60,7 @@ class Metrics {
   // `otelLogger`: an OpenTelemetry Logger (@opentelemetry/api-logs) for lag.stall records, or null.
   constructor(meter, conditions, otelLogger) {
     this.meter = checkMeter(meter);
-    this.noop = this.meter === NOOP_METER;
+    this.noop = isNoopMeter(this.meter);
     this.otelLogger = otelLogger;
     if (this.noop) return;
     const m = this.meter;

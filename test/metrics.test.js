@@ -204,7 +204,47 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     m.stop();
   });
 
-  it('createNoopMeter() is the default and a valid meter; a bad meter is a TypeError', () => {
+  it('by default, the global API\'s meter and logger: an app\'s registered SDK gets lagwatch\'s metrics and lag.stall records with no code', async () => {
+    const api = require('@opentelemetry/api');
+    const { logs } = require('@opentelemetry/api-logs');
+    const reader = new ManualReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    const exporter = new InMemoryLogRecordExporter();
+    const lp = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter })] });
+    assert.ok(api.metrics.setGlobalMeterProvider(provider));
+    assert.ok(logs.setGlobalLoggerProvider(lp));
+    try {
+      const sim = lagwatch.createSimulation();
+      const m = lagwatch.setupAllMonitors({ clock: sim });
+      sim.advance(10000);
+      sim.block(6000);
+      sim.advance(10000);
+      m.stop();
+      const { resourceMetrics } = await reader.collect();
+      const scope = resourceMetrics.scopeMetrics.find((sm) => sm.scope.name === 'lagwatch');
+      assert.ok(scope, 'a lagwatch scope');
+      assert.strictEqual(scope.scope.version, require('../package.json').version);
+      const stalls = scope.metrics.find((md) => md.descriptor.name === 'lag_stalls');
+      assert.strictEqual(stalls.dataPoints.find((p) => p.attributes.kind === 'hang').value, 1);
+      const records = exporter.getFinishedLogRecords().filter((r) => r.body === 'lag.stall');
+      assert.strictEqual(records.length, 1);
+      assert.strictEqual(records[0].instrumentationScope.name, 'lagwatch');
+    } finally {
+      api.metrics.disable();
+      logs.disable();
+    }
+  });
+
+  it('with no SDK registered, the default meter is the API\'s no-op: nothing is recorded', () => {
+    const api = require('@opentelemetry/api');
+    const sim = lagwatch.createSimulation();
+    const m = lagwatch.setupAllMonitors({ clock: sim });
+    assert.strictEqual(m.conditions._metrics.noop, true);
+    assert.strictEqual(m.conditions._metrics.meter, api.createNoopMeter());
+    m.stop();
+  });
+
+  it('createNoopMeter() is a valid meter; a bad meter is a TypeError', () => {
     const meter = lagwatch.createNoopMeter();
     assert.strictEqual(typeof meter.createHistogram, 'function');
     const c = lagwatch.createConditions({ meter, clock: lagwatch.createSimulation() });

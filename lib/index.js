@@ -7,17 +7,29 @@ const { setupAllMonitors, currentSet, pauseWhileHidden } = require('./monitors')
 const { createNoopMeter } = require('./metrics');
 const { attachElectron, attachDocument } = require('./electron');
 
-module.exports = {
-  // Monotonic ms of this thread, on the origin of its performance.now() (SPEC §1).
-  now: native.now,
-  createConditions,
-  createSimulation,
-  setupAllMonitors,
-  current: currentSet,
-  pauseWhileHidden,
-  createNoopMeter,
-  attachElectron,
-  attachDocument,
-  Conditions,
-  Simulation,
-};
+// One `exports.name = ...` line per export, never `module.exports = { ... }`: Node's ESM loader
+// finds a CommonJS module's names with cjs-module-lexer, which reads these assignments from the
+// source text (an object literal of non-shorthand properties stops it), so that
+// `import { setupAllMonitors } from 'lagwatch'` works on every Node. There is no separate ESM
+// entry: ESM and CommonJS get this one module, so one instance of its per-thread state
+// (current()). attw's NamedExports check and test/esm.test.js fail if a name goes undetected.
+
+// Monotonic ms of this thread, on the origin of its performance.now() (SPEC §1).
+exports.now = native.now;
+exports.createConditions = createConditions;
+exports.createSimulation = createSimulation;
+exports.setupAllMonitors = setupAllMonitors;
+// The running real-clock set of this thread, or undefined (an app under -r lagwatch/register).
+exports.current = currentSet;
+exports.pauseWhileHidden = pauseWhileHidden;
+exports.createNoopMeter = createNoopMeter;
+exports.attachElectron = attachElectron;
+exports.attachDocument = attachDocument;
+exports.Conditions = Conditions;
+exports.Simulation = Simulation;
+
+// The default export is this module object, the same everywhere: Node's ESM `import lagwatch
+// from 'lagwatch'` and bundlers give module.exports, and TypeScript's CommonJS output without
+// esModuleInterop reads `.default`, so `.default` is set to the module itself (non-enumerable,
+// so that Object.keys() and spreads show the API only). lib/index.d.ts declares it.
+Object.defineProperty(exports, 'default', { value: exports, enumerable: false, writable: false });

@@ -47,7 +47,8 @@ function createNoopMeter() {
 function checkMeter(meter) {
   if (meter === undefined) return defaultMeter();
   if (meter === null || typeof meter !== 'object' || typeof meter.createCounter !== 'function' ||
-      typeof meter.createHistogram !== 'function' || typeof meter.createObservableCounter !== 'function') {
+      typeof meter.createHistogram !== 'function' || typeof meter.createObservableCounter !== 'function' ||
+      typeof meter.createObservableGauge !== 'function' || typeof meter.addBatchObservableCallback !== 'function') {
     throw typeError('The "options.meter" argument must be an OpenTelemetry Meter');
   }
   return meter;
@@ -55,6 +56,66 @@ function checkMeter(meter) {
 
 const histogram = (meter, name, description, unit, buckets) =>
   meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: buckets } });
+
+// OpenTelemetry's semantic-convention Node.js event-loop metrics (SPEC §10), from recorded samples
+// only: the delay statistics are those of driftLag's recorded lateness (a timer's, as
+// monitorEventLoopDelay measures), over the samples since the previous collection, as
+// @opentelemetry/instrumentation-runtime-node resets its histogram at each; utilization and time
+// come from idleAvailability's recorded periods (the C monitors add up each one's idle and active
+// time over its window). Percentiles are
+// exact up to RESERVOIR samples per collection window, then from a uniform sample of them
+// (Algorithm R); min, max, mean and stddev are always exact.
+const RESERVOIR = 65536;
+const DELAY_STATS = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'];
+
+class EventLoopWindow {
+  constructor() {
+    this.reset();
+  }
+
+  reset() {
+    this.n = 0;
+    this.sum = 0;
+    this.sumSq = 0;
+    this.min = Infinity;
+    this.max = -Infinity;
+    this.kept = [];
+  }
+
+  addDelays(values) {
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      this.n++;
+      this.sum += v;
+      this.sumSq += v * v;
+      if (v < this.min) this.min = v;
+      if (v > this.max) this.max = v;
+      if (this.kept.length < RESERVOIR) {
+        this.kept.push(v);
+      } else {
+        const j = Math.floor(Math.random() * this.n);
+        if (j < RESERVOIR) this.kept[j] = v;
+      }
+    }
+  }
+
+  // The window's delay statistics in seconds ({} when no sample was recorded), then a new window.
+  take() {
+    const delay = {};
+    if (this.n > 0) {
+      const mean = this.sum / this.n;
+      const sorted = Float64Array.from(this.kept).sort();
+      // The nearest-rank percentile.
+      const pct = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+      const ms = { min: this.min, max: this.max, mean,
+        stddev: Math.sqrt(Math.max(0, this.sumSq / this.n - mean * mean)),
+        p50: pct(0.5), p90: pct(0.9), p99: pct(0.99) };
+      for (const k of DELAY_STATS) delay[k] = ms[k] / 1000;
+    }
+    this.reset();
+    return delay;
+  }
+}
 
 class Metrics {
   // `otelLogger`: an OpenTelemetry Logger (@opentelemetry/api-logs) for lag.stall records, or null.
@@ -106,6 +167,7 @@ class Metrics {
       unit: '{episode}',
     });
     this.mainThreadTime = null;
+    this.eventLoop = null;
     this.processGone = m.createCounter('lag_process_gone', {
       description: 'Electron renderers and child processes that went away, by type and reason',
       unit: '{process}',
@@ -184,6 +246,43 @@ class Metrics {
     });
   }
 
+  // The semantic-convention event-loop metrics, from the recorded samples of driftLag and
+  // idleAvailability. `readTime` returns the loop's { activeMs, idleMs } over idleAvailability's
+  // recorded periods since start.
+  observeEventLoop(readTime) {
+    if (this.noop || this.eventLoop !== null) return;
+    const win = new EventLoopWindow();
+    let last = { activeMs: 0, idleMs: 0 }; // at the previous collection
+    this.eventLoop = win;
+    const m = this.meter;
+    const gauges = {};
+    for (const k of DELAY_STATS) {
+      gauges[k] = m.createObservableGauge(`nodejs.eventloop.delay.${k}`, {
+        description: `Event loop ${k === 'stddev' ? 'standard deviation of the' : k} delay ` +
+          '(recorded driftLag samples since the last collection)',
+        unit: 's',
+      });
+    }
+    const utilization = m.createObservableGauge('nodejs.eventloop.utilization', {
+      description: 'Event loop utilization (recorded idleAvailability periods since the last collection)',
+      unit: '1',
+    });
+    const time = m.createObservableCounter('nodejs.eventloop.time', {
+      description: 'Cumulative duration of time the event loop has been in each state (recorded periods)',
+      unit: 's',
+    });
+    m.addBatchObservableCallback((result) => {
+      const delay = win.take();
+      for (const k of Object.keys(delay)) result.observe(gauges[k], delay[k]);
+      const t = readTime();
+      const span = (t.activeMs - last.activeMs) + (t.idleMs - last.idleMs);
+      if (span > 0) result.observe(utilization, (t.activeMs - last.activeMs) / span);
+      last = t;
+      result.observe(time, t.activeMs / 1000, { 'nodejs.eventloop.state': 'active' });
+      result.observe(time, t.idleMs / 1000, { 'nodejs.eventloop.state': 'idle' });
+    }, [...Object.values(gauges), utilization, time]);
+  }
+
   onJump(jump) {
     if (!this.noop) this.jumps.add(1, { kind: jump.kind });
   }
@@ -214,6 +313,7 @@ class Metrics {
       const values = batches[name];
       for (let i = 0; i < values.length; i++) hist.record(values[i]);
     }
+    if (this.eventLoop !== null && batches.driftLag !== undefined) this.eventLoop.addDelays(batches.driftLag);
     if (selfLag !== undefined) for (let i = 0; i < selfLag.length; i++) this.selfLag.record(selfLag[i]);
   }
 

@@ -149,6 +149,9 @@ class MonitorSet {
     const clockMs = flat['clockDrift.intervalMs'] === undefined ? 1000 : flat['clockDrift.intervalMs'];
     this.conditions._guard('metrics', () => this.conditions._metrics.observeMainThread(
       () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
+    // SPEC §10: nodejs.eventloop.* from the recorded samples (after stop(), the final sums).
+    this.conditions._guard('metrics', () => this.conditions._metrics.observeEventLoop(
+      () => native.monLoopTime(this._h)));
     // SPEC §12: V8's GC pauses of this thread, for the gcMs of a hang's cause (real clock only:
     // the simulation has its own). perf_hooks hands them over a loop iteration or two late.
     this._gcObserver = null;

@@ -177,6 +177,73 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     m.stop();
   });
 
+  it('nodejs.eventloop.*: delay statistics of the recorded driftLag samples since the last collection (s), utilization and time from the recorded idle periods', async () => {
+    const { reader, sim, m } = setup();
+    // The recorded driftLag values, as the flushes hand them to the metrics.
+    let drift = [];
+    const onBatch = m.conditions._metrics.onBatch.bind(m.conditions._metrics);
+    m.conditions._metrics.onBatch = (batches, selfLag) => {
+      if (batches.driftLag) drift.push(...batches.driftLag);
+      onBatch(batches, selfLag);
+    };
+    const expected = (values) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const rank = (q) => sorted[Math.ceil(q * sorted.length) - 1];
+      const mean = values.reduce((a, b) => a + b, 0) / values.length;
+      const variance = values.reduce((a, v) => a + v * v, 0) / values.length - mean * mean;
+      return { min: sorted[0] / 1000, max: sorted[sorted.length - 1] / 1000, mean: mean / 1000,
+        stddev: Math.sqrt(variance) / 1000, p50: rank(0.5) / 1000, p90: rank(0.9) / 1000, p99: rank(0.99) / 1000 };
+    };
+    const delay = (got) => Object.fromEntries(['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']
+      .map((k) => [k, point(got, `nodejs.eventloop.delay.${k}`)]));
+    const near = (a, b) => Object.keys(b).every((k) => Math.abs(a[k] - b[k]) < 1e-12);
+
+    // 10 idle seconds, then a second with 400 ms of work; lateness of 30..300 ms on 10 firings.
+    sim.advance(10000);
+    sim.block(400);
+    sim.advance(600);
+    for (let i = 1; i <= 10; i++) {
+      sim.block(30 * i);
+      sim.advance(1000 - 30 * i);
+    }
+    m._flush();
+    let got = await collect(reader);
+    assert.strictEqual(got['nodejs.eventloop.delay.p99'].unit, 's');
+    assert.ok(drift.length > 500, `${drift.length} driftLag samples`);
+    assert.ok(drift.some((v) => v >= 250), 'a late firing among them');
+    const first = expected(drift);
+    assert.ok(near(delay(got), first), `${JSON.stringify(delay(got))} != ${JSON.stringify(first)}`);
+    assert.ok(first.p99 > first.p50, JSON.stringify(first));
+    // Time over the recorded idleAvailability periods: 21 s, 0.4 + 1.65 s of them busy.
+    assert.strictEqual(got['nodejs.eventloop.time'].unit, 's');
+    const active = point(got, 'nodejs.eventloop.time', { 'nodejs.eventloop.state': 'active' });
+    const idle = point(got, 'nodejs.eventloop.time', { 'nodejs.eventloop.state': 'idle' });
+    assert.ok(Math.abs(active - 2.05) < 1e-9 && Math.abs(idle - 18.95) < 1e-9, `active ${active}, idle ${idle}`);
+    assert.ok(Math.abs(point(got, 'nodejs.eventloop.utilization') - 2.05 / 21) < 1e-9);
+
+    // The next collection covers only what came after the first: 5 quiet seconds.
+    drift = [];
+    sim.advance(5000);
+    m.stop();
+    got = await collect(reader);
+    assert.ok(near(delay(got), expected(drift)), `${JSON.stringify(delay(got))} != ${JSON.stringify(expected(drift))}`);
+    assert.strictEqual(point(got, 'nodejs.eventloop.delay.max'), 0);
+    assert.strictEqual(point(got, 'nodejs.eventloop.utilization'), 0);
+    assert.ok(Math.abs(point(got, 'nodejs.eventloop.time', { 'nodejs.eventloop.state': 'idle' }) - 23.95) < 1e-9);
+  });
+
+  it('nodejs.eventloop.*: samples that were not the app\'s fault (a stopped process) are not in them', async () => {
+    const { reader, sim, m } = setup();
+    sim.advance(5000);
+    sim.pause(900); // SIGSTOP for 900 ms: every sample across it is discarded (SPEC §2)
+    sim.advance(5000);
+    m.stop();
+    const got = await collect(reader);
+    assert.ok(m.conditions.stats().discarded.pause > 0, JSON.stringify(m.conditions.stats().discarded));
+    assert.strictEqual(point(got, 'nodejs.eventloop.delay.max'), 0);
+    assert.strictEqual(point(got, 'nodejs.eventloop.time', { 'nodejs.eventloop.state': 'active' }), 0);
+  });
+
   it('an OpenTelemetry logger gets one lag.stall record per episode, with kind, duration_ms and a hang\'s cause', () => {
     const exporter = new InMemoryLogRecordExporter();
     const lp = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter })] });
@@ -259,7 +326,8 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     const logs = [];
     const boom = () => { throw new Error('meter down'); };
     const meter = { createCounter: () => ({ add: boom }), createHistogram: () => ({ record: boom }),
-      createObservableCounter: () => ({ addCallback() {} }) };
+      createObservableCounter: () => ({ addCallback() {} }), createObservableGauge: () => ({ addCallback() {} }),
+      addBatchObservableCallback() {} };
     const sim = lagwatch.createSimulation();
     const m = lagwatch.setupAllMonitors({ clock: sim, meter, logger: { log: (l, msg) => logs.push(msg) } });
     const stalls = [];

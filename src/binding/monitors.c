@@ -372,6 +372,20 @@ static napi_value b_mon_times(napi_env env, napi_callback_info info) {
   return o;
 }
 
+/* monLoopTime(m) -> { activeMs, idleMs }: the loop's time over idleAvailability's recorded periods
+ * since start (SPEC §10's nodejs.eventloop.time). */
+static napi_value b_mon_loop_time(napi_env env, napi_callback_info info) {
+  napi_value argv[1], o;
+  lwb_mon_t *m;
+  double active, idle;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  lw_monset_loop_time(&m->set, &active, &idle);
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  if (lwb_set_stat(env, o, "activeMs", active) || lwb_set_stat(env, o, "idleMs", idle)) return NULL;
+  return o;
+}
+
 /* monPausedWhileHidden(name, browserProcess) -> whether setupAllMonitors pauses it while hidden
  * (SPEC §6). */
 static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info info) {
@@ -465,7 +479,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monStop", b_mon_stop}, {"monFinish", b_mon_finish}, {"monRunning", b_mon_running},
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monPausedWhileHidden", b_mon_paused_while_hidden},
-      {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monStacksId", b_mon_stacks_id},
+      {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time}, {"monStacksId", b_mon_stacks_id},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

@@ -117,8 +117,8 @@ typedef struct lw_name_stats_s {
   lw_histogram_t recorded_hist;
 } lw_name_stats_t;
 
-/* Called for each recorded value of a validator that has a sink (a C monitor). */
-typedef void (*lw_record_cb)(void *data, double value);
+/* Called for each recorded value of a validator that has a sink (a C monitor), with its window. */
+typedef void (*lw_record_cb)(void *data, double value, double window_ms);
 
 typedef struct lw_validator_s {
   uint32_t name_id;

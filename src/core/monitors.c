@@ -124,9 +124,15 @@ static void batch_push(lw_monitors_t *m, lw_batch_t *b, double value) {
   b->values[b->len++] = value;
 }
 
-static void batch_record(void *data, double value) {
+static void batch_record(void *data, double value, double window_ms) {
   struct lw_sink_s *s = data;
   batch_push(s->m, &s->m->batch[s->mon], value);
+  /* The loop's idle and active time over idleAvailability's recorded periods (SPEC §10's
+   * nodejs.eventloop.time): its value is the idle share of its window. */
+  if (s->mon == LW_MON_IDLE) {
+    s->m->loop_idle_ms += value * window_ms;
+    s->m->loop_active_ms += (1 - value) * window_ms;
+  }
 }
 
 /* Evidence that cannot be stored is counted as lost. */

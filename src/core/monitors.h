@@ -152,6 +152,8 @@ typedef struct lw_monitors_s {
   uint32_t vid[LW_MON_COUNT]; /* validators of the validated monitors */
   lw_batch_t batch[LW_MON_COUNT];
   lw_batch_t self_lag_batch; /* every heartbeat's self-lag, for its histogram */
+  double loop_idle_ms;       /* idle and active time over idleAvailability's recorded periods */
+  double loop_active_ms;
   struct lw_sink_s {
     struct lw_monitors_s *m;
     lw_mon_t mon;

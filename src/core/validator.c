@@ -67,12 +67,12 @@ void lw_validator_set_sink(lw_conditions_t *c, uint32_t id, lw_record_cb cb, voi
   v->record_data = data;
 }
 
-static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value) {
+static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value, double window_ms) {
   lw_name_stats_t *ns = c->names[v->name_id];
   c->recorded++;
   ns->recorded++;
   lw_histogram_record(&ns->recorded_hist, value);
-  if (v->record_cb != NULL) v->record_cb(v->record_data, value);
+  if (v->record_cb != NULL) v->record_cb(v->record_data, value, window_ms);
 }
 
 static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reason) {
@@ -141,7 +141,7 @@ int lw_validator_submit(lw_conditions_t *c, uint32_t id, double value, double wi
   if (value < v->stall_threshold_ms) {
     c->submitted++;
     c->names[v->name_id]->submitted++;
-    count_recorded(c, v, value);
+    count_recorded(c, v, value, we - ws);
     return LW_VERDICT_RECORDED;
   }
   /* Step 4: hold. Compact the queue when its dead head is more than half of it. */
@@ -205,7 +205,7 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
       ev->reason = iv.reason;
     }
   } else {
-    count_recorded(c, v, h.value);
+    count_recorded(c, v, h.value, h.we - h.ws);
     lw_conditions_stall(c, h.ws, h.we, h.value, LW_KIND_HANG, v->name_id, at);
     if (ev) ev->verdict = LW_VERDICT_RECORDED;
   }

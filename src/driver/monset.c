@@ -485,6 +485,11 @@ void lw_monset_finish(lw_monset_t *s) {
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return &s->core.batch[mon]; }
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return &s->core.self_lag_batch; }
 
+void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms) {
+  *active_ms = s->core.loop_active_ms;
+  *idle_ms = s->core.loop_idle_ms;
+}
+
 size_t lw_monset_memory(const lw_monset_t *s) {
   size_t n = sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + lw_spans_memory(&s->gc) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
   int i;

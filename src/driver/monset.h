@@ -124,6 +124,8 @@ const char *lw_monset_sleep_clock(const lw_monset_t *s);
 /* The batches of recorded values, per monitor, and the worker's self-lag batch. */
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon);
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s);
+/* The loop's active and idle time over idleAvailability's recorded periods, since start. */
+void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms);
 /* Native memory the set holds, for the owner to report to its garbage collector. */
 size_t lw_monset_memory(const lw_monset_t *s);
 

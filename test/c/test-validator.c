@@ -21,18 +21,22 @@ static uint32_t make_validator(lw_conditions_t *c, const char *name, double thre
 
 typedef struct {
   double values[8];
+  double windows[8];
   int n;
 } sink_t;
 
-static void sink_cb(void *data, double value) {
+static void sink_cb(void *data, double value, double window_ms) {
   sink_t *s = data;
-  if (s->n < 8) s->values[s->n] = value;
+  if (s->n < 8) {
+    s->values[s->n] = value;
+    s->windows[s->n] = window_ms;
+  }
   s->n++;
 }
 
 TEST_IMPL(validator_small_recorded_at_once) {
   lw_conditions_t c;
-  sink_t sink = {{0}, 0};
+  sink_t sink = {{0}, {0}, 0};
   uint64_t detail = 99;
   uint32_t v;
   init_default(&c);
@@ -42,6 +46,7 @@ TEST_IMPL(validator_small_recorded_at_once) {
   /* record(value) happened before submit returned. */
   ASSERT_EQ(sink.n, 1);
   ASSERT_DBL_EQ(sink.values[0], 12.5);
+  ASSERT_DBL_EQ(sink.windows[0], 20);
   ASSERT_EQ(c.submitted, 1);
   ASSERT_EQ(c.recorded, 1);
   ASSERT_EQ(c.held_count, 0);
@@ -175,7 +180,7 @@ TEST_IMPL(validator_window_touching_end_recorded) {
 
 TEST_IMPL(validator_hold_resolves_exactly) {
   lw_conditions_t c;
-  sink_t sink = {{0}, 0};
+  sink_t sink = {{0}, {0}, 0};
   uint64_t token = 0;
   uint32_t v;
   const lw_event_t *ev;
@@ -211,6 +216,7 @@ TEST_IMPL(validator_hold_resolves_exactly) {
   ASSERT_EQ(c.names[0]->recorded, 1);
   ASSERT_EQ(sink.n, 1);
   ASSERT_DBL_EQ(sink.values[0], 6000);
+  ASSERT_DBL_EQ(sink.windows[0], 6000); /* a held sample keeps its window */
   ASSERT_CONSERVATION(&c);
   /* And it is a hang stall sample: one episode, reported episode_delay_ms later. */
   ASSERT_EQ(c.nepisodes, 1);
@@ -411,7 +417,7 @@ TEST_IMPL(validator_invalid_input) {
 
 TEST_IMPL(validator_dispose_cancels_held) {
   lw_conditions_t c;
-  sink_t sink = {{0}, 0};
+  sink_t sink = {{0}, {0}, 0};
   uint64_t t1, t2, t3, detail;
   uint32_t v, w;
   double now = 10000;

@@ -1,7 +1,12 @@
-// Type declarations of lagwatch's public API (SPEC §2–§5, §7, §8).
+// Type declarations of lagwatch's public API (SPEC §2–§5, §7, §8), for every way in: require(),
+// ESM import (named or default) and TypeScript under node10/node16/nodenext/bundler resolution.
+// lib/index.js is CommonJS; these declarations describe its exports one by one (what Node's ESM
+// loader detects), plus `default`: lib/index.js sets module.exports.default to the module itself,
+// so a default import gives the module object under every loader, with or without esModuleInterop.
 import { EventEmitter } from 'events';
 import type { Meter } from '@opentelemetry/api';
-import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
+declare const lagwatch: typeof import('./index.js');
+export default lagwatch;
 
 /** Monotonic ms of this thread, on the origin of its `performance.now()`. */
 export function now(): number;
@@ -122,13 +127,31 @@ export interface Logger {
   log(level: 'error' | 'warn' | 'info' | 'debug', message: string): void;
 }
 
+/** A log record as lagwatch emits it (`lag.stall`, and its own messages when there is no log()). */
+export interface OtelLogRecord {
+  eventName?: string;
+  severityNumber?: number;
+  severityText?: string;
+  body?: unknown;
+  attributes?: Record<string, unknown>;
+}
+
+/** An OpenTelemetry Logger (`@opentelemetry/api-logs`'s `Logger`, e.g. `logs.getLogger('app')`),
+ * described by the one method lagwatch calls, so that these types need no `@opentelemetry/api-logs`
+ * (an optional peer dependency) where it is not installed. */
+export interface OtelLogger {
+  emit(logRecord: OtelLogRecord): void;
+}
+
 export interface ConditionsOptions {
   /** A clock from createSimulation(); default: the real clock. */
   clock?: Simulation;
   /** { log(level, message) } for lagwatch's own messages, and/or an OpenTelemetry Logger, which
-   * also receives one `lag.stall` record per episode. */
+   * also receives one `lag.stall` record per episode. Default: the global API's
+   * `logs.getLogger('lagwatch', version)` when @opentelemetry/api-logs is installed. */
   logger?: Logger | OtelLogger;
-  /** An OpenTelemetry Meter; default: createNoopMeter(). */
+  /** An OpenTelemetry Meter; default: the global API's `metrics.getMeter('lagwatch', version)`,
+   * read when the conditions are made (a no-op until the app registers an SDK). */
   meter?: Meter;
   /** Default 5000; > 0, Infinity allowed. */
   stallThresholdMs?: number;
@@ -243,21 +266,33 @@ export interface WorkerStats {
   sleepClock: string | null;
 }
 
-export interface MonitorSet {
+/** What setupAllMonitors() returns (and current(), and require('lagwatch/register')). Declared as
+ * the class it is at run time (lib/monitors.js), made only by setupAllMonitors() and not exported
+ * as a value: so TypeScript does not offer its members as named ESM exports of
+ * 'lagwatch/register', whose module.exports is one. */
+declare class MonitorSet {
+  private constructor();
   readonly conditions: Conditions;
   readonly monitors: Readonly<Record<MonitorName, Monitor>>;
   /** Stops every monitor, then disposes the conditions (waiting episodes are reported). Idempotent. */
   stop(): void;
   workerStats(): WorkerStats;
 }
+export type { MonitorSet };
 
 /** One per JS thread on the real clock; any number on simulated clocks. */
 export function setupAllMonitors(options?: SetupOptions): MonitorSet;
+
+/** The running real-clock set of this thread (its `setupAllMonitors()`, or the one
+ * `node -r lagwatch/register` started), or `undefined`. */
+export function current(): MonitorSet | undefined;
 
 /** Stops `monitor` while the lifecycle state is not visible; returns the function that removes this. */
 export function pauseWhileHidden(monitor: { start(): void; stop(): void }, conditions: Conditions): () => void;
 
 export function createConditions(options?: ConditionsOptions): Conditions;
+/** The class of createConditions()'s objects (`c instanceof lagwatch.Conditions`). */
+export const Conditions: { new (options?: ConditionsOptions): Conditions; readonly prototype: Conditions };
 
 export type Platform = 'linux' | 'darwin' | 'win32';
 
@@ -294,6 +329,8 @@ export interface Simulation {
 }
 
 export function createSimulation(options?: SimulationOptions): Simulation;
+/** The class of createSimulation()'s objects. */
+export const Simulation: { new (options?: SimulationOptions): Simulation; readonly prototype: Simulation };
 
 /** Electron's objects as the adapter uses them (the app passes its own modules in). */
 export interface ElectronEmitter {

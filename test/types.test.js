@@ -1,0 +1,136 @@
+'use strict';
+// lagwatch's types as a TypeScript user gets them: `npm pack`'s tarball is unpacked into a
+// temporary node_modules/lagwatch beside @opentelemetry/api and @types/node (no `paths`, nothing
+// from this checkout's lib/), and the consumer projects of test/types/consumers/ (node10 and
+// node16 CommonJS, nodenext ESM, bundler) are compiled there with `tsc --strict`; two of them are
+// also emitted and run. @arethetypeswrong/cli checks the same tarball under node10, node16 (from
+// CommonJS and from ESM) and bundler resolution. The declarations must name every export of
+// lib/index.js.
+const assert = require('assert');
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const ROOT = path.resolve(__dirname, '..');
+const CONSUMERS = path.join(__dirname, 'types', 'consumers');
+const TSC = require.resolve('typescript/bin/tsc');
+const ATTW = path.join(path.dirname(require.resolve('@arethetypeswrong/cli/package.json')), 'dist', 'index.js');
+// The directory of a package installed in this checkout's node_modules (a devDependency).
+function pkgDir(name) {
+  const dir = path.join(ROOT, 'node_modules', ...name.split('/'));
+  assert.ok(fs.existsSync(path.join(dir, 'package.json')), `${name} is not installed (npm install)`);
+  return dir;
+}
+
+function run(cmd, args, options = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 120000, ...options });
+  if (r.error) throw r.error;
+  return r;
+}
+const output = (r) => `${r.stdout}${r.stderr}`.trim();
+
+function link(target, at) {
+  fs.mkdirSync(path.dirname(at), { recursive: true });
+  fs.symlinkSync(target, at, 'dir');
+}
+
+describe('types: the packed tarball under tsc --strict and attw', function () {
+  this.timeout(120000);
+  let tmp;
+  let tarball;
+  let installed;
+  let failures = 0;
+
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-types-'));
+    const pack = run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT });
+    assert.strictEqual(pack.status, 0, `npm pack: ${pack.stderr}`);
+    tarball = path.join(tmp, JSON.parse(pack.stdout)[0].filename);
+    installed = path.join(tmp, 'node_modules', 'lagwatch');
+    fs.mkdirSync(installed, { recursive: true });
+    const tar = run('tar', ['xzf', tarball, '-C', installed, '--strip-components=1']);
+    assert.strictEqual(tar.status, 0, `tar: ${tar.stderr}`);
+    // What a consumer has installed beside it: the peer dependency, Node's types, and (to run)
+    // lagwatch's dependency.
+    for (const name of ['@opentelemetry/api', '@types/node', 'node-gyp-build']) {
+      link(pkgDir(name), path.join(tmp, 'node_modules', ...name.split('/')));
+    }
+    for (const name of fs.readdirSync(CONSUMERS)) {
+      if (fs.statSync(path.join(CONSUMERS, name)).isDirectory()) {
+        fs.cpSync(path.join(CONSUMERS, name), path.join(tmp, name), { recursive: true });
+      }
+    }
+    // One consumer also has the optional @opentelemetry/api-logs, to pass its Logger.
+    link(pkgDir('@opentelemetry/api-logs'), path.join(tmp, 'node16-cjs', 'node_modules', '@opentelemetry', 'api-logs'));
+  });
+
+  afterEach(function () {
+    if (this.currentTest.state === 'failed') failures++;
+  });
+
+  after(() => {
+    if (!tmp) return;
+    if (failures) console.log(`    (kept for a look: ${tmp})`);
+    else fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('@arethetypeswrong/cli: no problem under node10, node16 (CJS and ESM) and bundler', () => {
+    const r = run(process.execPath, [ATTW, tarball, '--profile', 'strict', '--format', 'ascii', '--no-color', '--no-emoji'], { cwd: tmp });
+    assert.strictEqual(r.status, 0, `attw found problems:\n${output(r)}`);
+    // Every entry point was resolved under every mode (a table row per entry point and mode).
+    for (const mode of ['node10', 'node16 (from CJS)', 'node16 (from ESM)', 'bundler']) {
+      assert.ok(output(r).includes(mode), `attw checked ${mode}:\n${output(r)}`);
+    }
+    for (const entry of ['"lagwatch"', '"lagwatch/register"']) {
+      assert.ok(output(r).includes(entry), `attw checked ${entry}:\n${output(r)}`);
+    }
+  });
+
+  for (const consumer of ['node10-cjs', 'node16-cjs', 'nodenext-esm', 'bundler']) {
+    it(`tsc --strict: ${consumer} (lagwatch and lagwatch/register from the installed tarball)`, () => {
+      const dir = path.join(tmp, consumer);
+      const r = run(process.execPath, [TSC, '-p', dir, '--listFiles'], { cwd: dir });
+      const files = r.stdout.split('\n').map((l) => l.trim());
+      assert.strictEqual(r.status, 0, `tsc -p ${consumer}:\n${r.stdout.split('\n').filter((l) => !l.startsWith('/')).join('\n')}${r.stderr}`);
+      const fromInstall = (f) => files.includes(path.join(fs.realpathSync(installed), 'lib', f));
+      assert.ok(fromInstall('index.d.ts'), `lagwatch's types came from the installed copy:\n${files.join('\n')}`);
+      assert.ok(fromInstall('register.d.ts'), `lagwatch/register's types came from the installed copy:\n${files.join('\n')}`);
+      assert.ok(!files.some((f) => f.startsWith(path.join(ROOT, 'lib'))), 'nothing from the checkout\'s lib/');
+    });
+  }
+
+  // The types' runtime claims: a default import compiled without esModuleInterop reads `.default`;
+  // ESM gets module.exports; current() is the set register started.
+  for (const [consumer, main] of [['node16-cjs', 'index.js'], ['nodenext-esm', 'index.mjs']]) {
+    it(`${consumer}, emitted and run: the imports hold what the types say`, () => {
+      const dir = path.join(tmp, consumer);
+      const out = path.join(dir, 'out');
+      const c = run(process.execPath, [TSC, '-p', dir, '--noEmit', 'false', '--outDir', out], { cwd: dir });
+      assert.strictEqual(c.status, 0, `tsc: ${output(c)}`);
+      const env = { ...process.env };
+      for (const k of Object.keys(env)) if ((k.startsWith('LAGWATCH_') && k !== 'LAGWATCH_ADDON') || k.startsWith('OTEL_')) delete env[k];
+      delete env.NODE_OPTIONS;
+      // The addon this checkout loads (npm pack carries prebuilds/ only once they are made).
+      if (!env.LAGWATCH_ADDON) env.LAGWATCH_ADDON = require('node-gyp-build').resolve(ROOT);
+      const r = run(process.execPath, [path.join(out, main)], { cwd: dir, env, timeout: 60000 });
+      assert.strictEqual(r.status, 0, `node ${consumer}/out/${main}:\n${output(r)}`);
+      assert.strictEqual(r.stdout.trim(), 'ok');
+    });
+  }
+
+  it('the declarations name every export of lib/index.js as a value, and `default`', () => {
+    const ts = require('typescript');
+    const file = path.join(installed, 'lib', 'index.d.ts');
+    const program = ts.createProgram([file], { strict: true, noEmit: true, module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 });
+    const checker = program.getTypeChecker();
+    const symbol = checker.getSymbolAtLocation(program.getSourceFile(file));
+    const values = checker.getExportsOfModule(symbol)
+      .filter((s) => {
+        const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+        return (target.flags & ts.SymbolFlags.Value) !== 0 && !checker.getTypeOnlyAliasDeclaration?.(s);
+      })
+      .map((s) => s.name).sort();
+    assert.deepStrictEqual(values, [...Object.keys(require(ROOT)), 'default'].sort());
+  });
+});

@@ -169,4 +169,27 @@ describe('stopping loses nothing (SPEC §4, §12)', () => {
     assert.strictEqual(ev.stall.length, 1);
     assert.deepStrictEqual(ev.stall[0].cause, wh.cause);
   });
+
+  it('hidden right after a hang (the worker monitor pauses while hidden): its workerHang and the episode keep the cause', () => {
+    const sim = lagwatch.createSimulation();
+    const m = lagwatch.setupAllMonitors({ clock: sim });
+    const ev = { stall: [], workerHang: [] };
+    for (const name of Object.keys(ev)) m.conditions.on(name, (e) => ev[name].push(e));
+    sim.advance(10000);
+    sim.block(6000); // flagged at 15000; the main thread runs at 16000
+    sim.advance(1);
+    m.conditions.setLifecycleState('hidden'); // stops the worker before its next check (16100)
+    sim.advance(3000);
+    m.conditions.setLifecycleState('active');
+    sim.advance(10000);
+    assert.strictEqual(ev.workerHang.length, 1, 'the hang in progress is reported when its worker pauses');
+    const wh = ev.workerHang[0];
+    assert.deepStrictEqual([wh.start, wh.detectedAt, wh.end], [10000, 15000, 16000]); // ended when the main thread ran again
+    assert.strictEqual(wh.cause.dominant, 'busy');
+    assert.strictEqual(ev.stall.length, 1);
+    assert.strictEqual(ev.stall[0].kind, 'hang');
+    assert.deepStrictEqual(ev.stall[0].cause, wh.cause);
+    m.stop();
+    assert.strictEqual(ev.workerHang.length, 1);
+  });
 });

@@ -425,11 +425,32 @@ int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
 
 int lw_monset_worker_error(const lw_monset_t *s) { return s->worker_error; }
 
+/* The worker thread has stopped (nothing more comes from it): its messages that arrived are
+ * received, and a hang it flagged and had not yet seen end ends now, since the main thread runs. */
+static void worker_wind_down(lw_monset_t *s, double now) {
+  lw_msg_t out[1];
+  size_t n;
+  receive_arrived(s, now);
+  n = lw_worker_finish(&s->core.worker, now, &s->core.rd, out);
+  if (n == 0) return;
+  if (s->sim != NULL) {
+    /* After the simulation's messages still in flight. */
+    sim_queue_push(s, out, n, now);
+    receive_arrived(s, now);
+  } else {
+    lw_monitors_receive(&s->core, out, n, now);
+  }
+}
+
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   double now;
   if ((unsigned)mon >= LW_MON_COUNT || !s->core.running[mon]) return;
   now = lw_monset_now(s);
-  if (is_worker(mon) && s->uw != NULL) lw_uvworker_stop(s->uw);
+  if (is_worker(mon)) {
+    /* Paused while hidden, or stopped: the hang in progress is not lost (SPEC §4). */
+    if (s->uw != NULL) lw_uvworker_stop(s->uw);
+    worker_wind_down(s, now);
+  }
   lw_monitors_stop(&s->core, mon, now);
   if (s->uv_ready) uv_sync(s);
   /* The last stop flushes at once. */
@@ -447,19 +468,7 @@ void lw_monset_finish(lw_monset_t *s) {
    * comes), then one clock reading. */
   if (s->uw != NULL) lw_uvworker_stop(s->uw);
   now = lw_monset_now(s);
-  receive_arrived(s, now);
-  {
-    /* A hang the worker flagged and had not yet seen end: the main thread runs now. */
-    lw_msg_t out[1];
-    size_t n = lw_worker_finish(&s->core.worker, now, &s->core.rd, out);
-    if (s->sim != NULL && n > 0) {
-      /* After the simulation's messages still in flight. */
-      sim_queue_push(s, out, n, now);
-      receive_arrived(s, now);
-    } else if (n > 0) {
-      lw_monitors_receive(&s->core, out, n, now);
-    }
-  }
+  worker_wind_down(s, now);
   lw_monitors_evidence(&s->core, now, 1);
   lw_conditions_dispose(s->c, now);
   for (i = 0; i < LW_MON_COUNT; i++) lw_monitors_stop(&s->core, (lw_mon_t)i, now);

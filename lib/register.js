@@ -1,37 +1,115 @@
 'use strict';
 // Zero-code set-up: `node -r lagwatch/register app.js` runs every monitor of SPEC §6 on the app's
-// threads with no change to the app. One line on stderr per stall episode. With
-// LAGWATCH_PROMETHEUS_PORT set, /metrics is served through @opentelemetry/exporter-prometheus on
-// LAGWATCH_PROMETHEUS_HOST (default 127.0.0.1). Bad settings print one clear line and the app
-// still runs. The server is unref'd: it never keeps the app alive. require('lagwatch/register')
-// returns the monitor set (or null if it could not start).
+// threads with no change to the app, and prints one line on stderr per stall episode. Metrics go
+// where OpenTelemetry's environment variables say (the SDK's own names, so that a fleet configured
+// for OpenTelemetry needs nothing more):
+//   OTEL_METRICS_EXPORTER            prometheus, otlp, console, none (a comma-separated list). Unset:
+//                                    prometheus if a Prometheus port is set, otlp if an OTLP
+//                                    endpoint is set, else none (nothing served, nothing pushed).
+//   OTEL_EXPORTER_PROMETHEUS_HOST/_PORT  where /metrics is served (127.0.0.1, 9464);
+//                                    LAGWATCH_PROMETHEUS_HOST/_PORT are aliases.
+//   OTEL_EXPORTER_OTLP_*             read by the OTLP exporter itself (endpoint, headers, protocol);
+//                                    OTEL_METRIC_EXPORT_INTERVAL/_TIMEOUT by the periodic reader.
+//   OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES  the resource (target_info in Prometheus).
+//   OTEL_SDK_DISABLED=true           no metrics exported (the monitors and stderr lines go on).
+// The SDK and exporters are optional peer dependencies: when one is missing, one line says what to
+// install and the monitors run without those metrics. A bad setting prints one clear line and the
+// app still runs. Nothing register starts keeps the app alive. require('lagwatch/register')
+// returns the monitor set (or null if it could not start); the app reaches it with
+// lagwatch.current().
 const http = require('http');
 const lagwatch = require('./index');
 const { formatStack } = require('./metrics');
+const { version } = require('./otel');
 
 const say = (line) => process.stderr.write(`lagwatch: ${line}\n`);
 
-// A port from the environment, or null (unset), or undefined (bad: already reported).
+const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
+// The OTLP exporter package of each OTEL_EXPORTER_OTLP_(METRICS_)PROTOCOL.
+const OTLP_PACKAGES = {
+  'http/protobuf': '@opentelemetry/exporter-metrics-otlp-proto',
+  'http/json': '@opentelemetry/exporter-metrics-otlp-http',
+  grpc: '@opentelemetry/exporter-metrics-otlp-grpc',
+};
+
+// The first variable of `names` that is set (not empty): [name, value], or null.
+function first(env, names) {
+  for (const name of names) if (env[name] !== undefined && env[name] !== '') return [name, env[name]];
+  return null;
+}
+
+// A port from the environment: a number, or null (unset), or undefined (bad: already reported).
 function portFrom(env) {
-  const raw = env.LAGWATCH_PROMETHEUS_PORT;
-  if (raw === undefined || raw === '') return null;
+  const set = first(env, ['OTEL_EXPORTER_PROMETHEUS_PORT', 'LAGWATCH_PROMETHEUS_PORT']);
+  if (set === null) return null;
+  const [name, raw] = set;
   const port = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || port > 65535) {
-    say(`LAGWATCH_PROMETHEUS_PORT must be a port number from 0 to 65535, not ${JSON.stringify(raw)}: ` +
+    say(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(raw)}: ` +
       'metrics are not served (monitoring goes on)');
     return undefined;
   }
   return port;
 }
 
-function serve(port, host) {
-  const { PrometheusExporter } = require('@opentelemetry/exporter-prometheus');
-  const { MeterProvider } = require('@opentelemetry/sdk-metrics');
-  const exporter = new PrometheusExporter({ preventServerStart: true });
-  const provider = new MeterProvider({ readers: [exporter] });
+// A positive number of milliseconds from `name`, or `fallback`.
+function msFrom(env, name, fallback) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const ms = Number(raw);
+  if (!(ms > 0) || !Number.isFinite(ms)) {
+    say(`${name} must be a positive number of milliseconds, not ${JSON.stringify(raw)}: ${fallback} is used`);
+    return fallback;
+  }
+  return ms;
+}
+
+// Which exporters the environment asks for.
+function exportersFrom(env, port) {
+  if (String(env.OTEL_SDK_DISABLED).trim().toLowerCase() === 'true') return [];
+  const raw = env.OTEL_METRICS_EXPORTER;
+  if (raw !== undefined && raw.trim() !== '') {
+    const out = [];
+    for (const name of raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+      if (!EXPORTERS.includes(name)) {
+        say(`OTEL_METRICS_EXPORTER: ${JSON.stringify(name)} is not one of ${EXPORTERS.join(', ')}: ignored`);
+      } else if (name !== 'none' && !out.includes(name)) {
+        out.push(name);
+      }
+    }
+    return out;
+  }
+  const out = [];
+  if (port !== null) out.push('prometheus'); // set, even if bad (then reported, not served)
+  if (first(env, ['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'])) out.push('otlp');
+  return out;
+}
+
+// `require` of optional peer dependencies: the modules, or null after one line saying what to
+// install.
+function load(what, packages) {
+  const missing = [];
+  const mods = packages.map((name) => {
+    try {
+      return require(name);
+    } catch (err) {
+      if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes(name)) {
+        missing.push(name);
+        return null;
+      }
+      throw err;
+    }
+  });
+  if (missing.length === 0) return mods;
+  say(`${what} needs ${missing.join(' and ')}: npm install ${missing.join(' ')} ` +
+    '(monitoring goes on without these metrics)');
+  return null;
+}
+
+function serve(endpoint, port, host) {
   const server = http.createServer((req, res) => {
     if (req.url === '/metrics' || req.url.startsWith('/metrics?')) {
-      exporter.getMetricsRequestHandler(req, res);
+      endpoint.handle(req, res);
     } else {
       res.statusCode = 404;
       res.end('lagwatch: metrics are at /metrics\n');
@@ -44,7 +122,78 @@ function serve(port, host) {
     say(`metrics at http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics`);
   });
   server.unref();
-  return provider.getMeter('lagwatch');
+}
+
+// The readers of each exporter asked for (those whose packages are there).
+function readersFor(env, exporters, port) {
+  const readers = [];
+  const periodic = (sdk, exporter) => new sdk.PeriodicExportingMetricReader({
+    exporter,
+    exportIntervalMillis: msFrom(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60000),
+    exportTimeoutMillis: msFrom(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30000),
+  });
+  for (const name of exporters) {
+    if (name === 'prometheus') {
+      if (typeof port !== 'number') continue; // a bad port: already reported
+      const mods = load('OTEL_METRICS_EXPORTER=prometheus', ['@opentelemetry/sdk-metrics',
+        '@opentelemetry/exporter-prometheus']);
+      if (mods === null) continue;
+      const { PrometheusEndpoint } = require('./prometheus');
+      let protobuf = null;
+      try {
+        protobuf = require('protobufjs');
+      } catch {
+        // Text only; said when a scraper first asks for native histograms.
+      }
+      const endpoint = new PrometheusEndpoint(protobuf, () => say('a scraper asked for native histograms ' +
+        '(protobuf), which need protobufjs: npm install protobufjs (the text format is served)'));
+      const host = first(env, ['OTEL_EXPORTER_PROMETHEUS_HOST', 'LAGWATCH_PROMETHEUS_HOST']);
+      serve(endpoint, port, host === null ? '127.0.0.1' : host[1]);
+      readers.push(...endpoint.readers());
+    } else if (name === 'otlp') {
+      const set = first(env, ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']);
+      const protocol = set === null ? 'http/protobuf' : set[1].trim();
+      const pkg = OTLP_PACKAGES[protocol];
+      if (pkg === undefined) {
+        say(`${set[0]} must be one of ${Object.keys(OTLP_PACKAGES).join(', ')}, not ${JSON.stringify(set[1])}: ` +
+          'metrics are not pushed (monitoring goes on)');
+        continue;
+      }
+      const mods = load(`OTLP metrics over ${protocol}`, ['@opentelemetry/sdk-metrics', pkg]);
+      if (mods === null) continue;
+      // The exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, temporality) itself.
+      readers.push(periodic(mods[0], new mods[1].OTLPMetricExporter()));
+    } else if (name === 'console') {
+      const mods = load('OTEL_METRICS_EXPORTER=console', ['@opentelemetry/sdk-metrics']);
+      if (mods !== null) readers.push(periodic(mods[0], new mods[0].ConsoleMetricExporter()));
+    }
+  }
+  return readers;
+}
+
+// A MeterProvider of its own for lagwatch's metrics (never the global one: the app may register
+// its own SDK), with the resource of OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. Pushed
+// metrics are flushed once when the app's loop runs dry, so that a short script's last values
+// reach the collector. Returns a meter, or undefined (then the global API's, SPEC §7).
+function meterFrom(env) {
+  const port = portFrom(env);
+  const exporters = exportersFrom(env, port);
+  if (exporters.length === 0) return undefined;
+  const readers = readersFor(env, exporters, port);
+  if (readers.length === 0) return undefined;
+  const { MeterProvider } = require('@opentelemetry/sdk-metrics');
+  const { defaultResource, detectResources, envDetector } = require('@opentelemetry/resources');
+  const resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
+  const provider = new MeterProvider({ resource, readers });
+  if (exporters.includes('otlp') || exporters.includes('console')) {
+    let flushed = false;
+    process.on('beforeExit', () => {
+      if (flushed) return;
+      flushed = true;
+      provider.forceFlush().catch((err) => say(`cannot push the last metrics: ${err && err.message}`));
+    });
+  }
+  return provider.getMeter('lagwatch', version);
 }
 
 // ", cause: starved (run queue 5200 ms, cpu 600 ms of 5800 ms)": the dominant part first, then
@@ -70,10 +219,12 @@ function register(env = process.env) {
   // lagwatch's own stack thread is no app thread to monitor.
   const { workerData } = require('worker_threads');
   if (workerData && workerData.lagwatchStackThread === true) return null;
-  const port = portFrom(env);
-  const host = env.LAGWATCH_PROMETHEUS_HOST || '127.0.0.1';
   let meter;
-  if (typeof port === 'number') meter = serve(port, host);
+  try {
+    meter = meterFrom(env);
+  } catch (err) {
+    say(`cannot export metrics: ${err && err.message} (monitoring goes on)`);
+  }
   try {
     const m = lagwatch.setupAllMonitors({
       meter,

@@ -1,13 +1,17 @@
 'use strict';
-// SPEC §10 against a real Prometheus: "With a Prometheus exporter, the seed's queries work as
-// written". The test starts examples/http-server.js (PORT=0) and `prometheus` (127.0.0.1, a free
-// port, a temporary config and data directory, scrape and evaluation every 1 s), blocks the app's
-// loop for 6 s (/block?ms=6000: one hang episode), hides it for 3 s (/hide?ms=3000: discards with
-// reason "hidden"), waits until the episode is reported and scraped, then asks /api/v1/query.
-// Names as this exporter writes them (checked on the app's /metrics below): counters carry
-// `_total` (lag_samples_discarded_total, lag_stalls_total); the histogram's buckets are
-// lag_stall_duration_histogram_bucket{le}. Prometheus and the app are stopped and the temporary
-// directory removed in after(), whatever happened. A missing `prometheus` is a failure, not a skip.
+// SPEC §10 against a real Prometheus (Debian's 2.42, started with
+// --enable-feature=native-histograms, as the seed's third query needs): the seed's three queries
+// run exactly as the seed writes them, and every panel of dashboards/grafana.json returns its
+// series. The app is test/fixtures/prometheus-app.js under `node -r lagwatch/register` with
+// OTEL_EXPORTER_PROMETHEUS_PORT=0 (register serves /metrics; the app reaches its monitor set with
+// lagwatch.current()). Prometheus (127.0.0.1, a free port, a temporary config and data directory,
+// scrape and evaluation every 1 s) asks for the protobuf exposition: histograms arrive as native
+// histograms and counters as named (lag_stalls, no _total). The app's loop is blocked for 6 s
+// (/block?ms=6000: one hang episode) and it is hidden for 3 s (/hide?ms=3000: its probe's samples
+// are discarded with reason "hidden"); once the episode is reported and scraped, /api/v1/query is
+// asked. A scraper that does not ask for protobuf gets the text format's classic series (checked on
+// the app's /metrics). Prometheus and the app are stopped and the temporary directory removed in
+// after(), whatever happened. A missing `prometheus` is a failure, not a skip.
 const assert = require('assert');
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -17,8 +21,15 @@ const os = require('os');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..');
-const SERVER = path.join(ROOT, 'examples', 'http-server.js');
+const APP = path.join(__dirname, 'fixtures', 'prometheus-app.js');
+const DASHBOARD = path.join(ROOT, 'dashboards', 'grafana.json');
 const { STALL_BUCKETS } = require('../lib/metrics');
+const { SCHEMA, PROTOBUF_TYPE } = require('../lib/prometheus');
+const protobuf = require('protobufjs');
+
+// What Prometheus 2.42 sends with native histograms on.
+const PROMETHEUS_ACCEPT = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;' +
+  'encoding=delimited;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,13 +59,15 @@ function freePort() {
   });
 }
 
-function get(port, urlPath, timeoutMs = 10000) {
+function get(port, urlPath, timeoutMs = 10000, headers = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent: false, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode, body }));
+    const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent: false, timeout: timeoutMs, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        resolve({ status: res.statusCode, headers: res.headers, raw, body: raw.toString('utf8') });
+      });
     });
     req.on('timeout', () => req.destroy(new Error(`GET 127.0.0.1:${port}${urlPath} timed out`)));
     req.on('error', reject);
@@ -107,7 +120,7 @@ async function until(what, fn, timeoutMs, everyMs = 250, describe = () => '') {
 describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', function () {
   this.timeout(180000);
 
-  const ctx = { tmp: null, app: null, prom: null, appPort: 0, promPort: 0, appMetrics: '' };
+  const ctx = { tmp: null, app: null, prom: null, appPort: 0, metricsPort: 0, promPort: 0, appMetrics: '' };
   const describeAll = () =>
     `--- app (${JSON.stringify(ctx.app && ctx.app.exit)}) ---\n${ctx.app ? ctx.app.out.slice(-3000) : ''}` +
     `\n--- prometheus (${JSON.stringify(ctx.prom && ctx.prom.exit)}) ---\n${ctx.prom ? ctx.prom.out.slice(-3000) : ''}`;
@@ -129,12 +142,18 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
       'this test needs a real Prometheus (Debian/Ubuntu: apt-get install prometheus)');
     ctx.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-prometheus-'));
 
-    // The app, on a free port.
-    ctx.app = start(process.execPath, [SERVER], { ...process.env, PORT: '0', HOST: '127.0.0.1' });
-    const listening = await until('the app\'s "listening on" line',
-      () => ctx.app.exit ? Promise.reject(new Error('the app exited')) :
-        ctx.app.out.match(/^listening on http:\/\/127\.0\.0\.1:(\d+)$/m), 15000, 50, describeAll);
-    ctx.appPort = Number(listening[1]);
+    // The app, under register, on free ports.
+    const env = { ...process.env, OTEL_EXPORTER_PROMETHEUS_PORT: '0', OTEL_SERVICE_NAME: 'lagwatch-test' };
+    for (const k of Object.keys(env)) if (k.startsWith('LAGWATCH_') || k === 'NODE_OPTIONS') delete env[k];
+    ctx.app = start(process.execPath, ['-r', 'lagwatch/register', APP], env);
+    const listening = await until('the app\'s "listening on" and "metrics at" lines', () => {
+      if (ctx.app.exit) return Promise.reject(new Error('the app exited'));
+      const a = ctx.app.out.match(/^listening on http:\/\/127\.0\.0\.1:(\d+)$/m);
+      const b = ctx.app.out.match(/^lagwatch: metrics at http:\/\/127\.0\.0\.1:(\d+)\/metrics$/m);
+      return a && b && [a, b];
+    }, 15000, 50, describeAll);
+    ctx.appPort = Number(listening[0][1]);
+    ctx.metricsPort = Number(listening[1][1]);
 
     // Prometheus, on a free port (a port taken between freePort() and its bind: try another).
     const config = path.join(ctx.tmp, 'prometheus.yml');
@@ -146,7 +165,7 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
       'scrape_configs:',
       '  - job_name: lagwatch',
       '    static_configs:',
-      `      - targets: ['127.0.0.1:${ctx.appPort}']`,
+      `      - targets: ['127.0.0.1:${ctx.metricsPort}']`,
       '',
     ].join('\n'));
     for (let attempt = 1; ; attempt++) {
@@ -155,6 +174,7 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
         `--config.file=${config}`,
         `--storage.tsdb.path=${path.join(ctx.tmp, `data${attempt}`)}`,
         `--web.listen-address=127.0.0.1:${ctx.promPort}`,
+        '--enable-feature=native-histograms',
         '--log.level=warn',
       ], { ...process.env });
       const ready = await until('Prometheus /-/ready', async () => {
@@ -170,7 +190,7 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
     // The target is up: Prometheus has scraped the app at least once.
     await until('the target up in /api/v1/targets', async () => {
       const body = JSON.parse((await get(ctx.promPort, '/api/v1/targets')).body);
-      const t = body.data.activeTargets.find((a) => a.scrapeUrl === `http://127.0.0.1:${ctx.appPort}/metrics`);
+      const t = body.data.activeTargets.find((a) => a.scrapeUrl === `http://127.0.0.1:${ctx.metricsPort}/metrics`);
       return t && t.health === 'up';
     }, 30000, 250, describeAll);
     const up = await query('up{job="lagwatch"}');
@@ -185,16 +205,17 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
 
     // The episode is reported ~4 s after the block ended (2 s hold + 2 s episode delay).
     await until('lag_stalls_total{kind="hang"} 1 on the app\'s /metrics', async () => {
-      ctx.appMetrics = (await get(ctx.appPort, '/metrics')).body;
+      ctx.appMetrics = (await get(ctx.metricsPort, '/metrics')).body;
       return /^lag_stalls_total\{kind="hang"[^}]*\} 1$/m.test(ctx.appMetrics);
     }, 20000, 250, describeAll);
     // ...and scraped: Prometheus holds 3 samples of it at 1 (3 scrapes after the episode; every
     // series is exported from the start at 0, so that the rise is seen), and the hidden period
     // is over (3 s after /hide).
-    await until('3 scrapes of lag_stalls_total{kind="hang"} at 1', async () =>
-      (await query('count_over_time((lag_stalls_total{kind="hang"} == 1)[1m:1s])')).some((r) => r.value >= 3),
+    await until('3 scrapes of lag_stalls{kind="hang"} at 1', async () =>
+      (await query('count_over_time((lag_stalls{kind="hang"} == 1)[1m:1s])')).some((r) => r.value >= 3),
     20000, 250, describeAll);
-    ctx.appMetrics = (await get(ctx.appPort, '/metrics')).body;
+    ctx.appMetrics = (await get(ctx.metricsPort, '/metrics')).body;
+    ctx.proto = await get(ctx.metricsPort, '/metrics', 10000, { accept: PROMETHEUS_ACCEPT });
   });
 
   after(async function () {
@@ -203,66 +224,156 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
     if (ctx.tmp) fs.rmSync(ctx.tmp, { recursive: true, force: true });
   });
 
-  it('the app\'s /metrics names the series as queried (counters with _total, classic histogram buckets)', function () {
+  // The families of a delimited protobuf exposition, by name.
+  function decode(raw) {
+    const MetricFamily = protobuf.parse(SCHEMA).root.lookupType('io.prometheus.client.MetricFamily');
+    const reader = protobuf.Reader.create(raw);
+    const out = {};
+    while (reader.pos < reader.len) {
+      const f = MetricFamily.toObject(MetricFamily.decodeDelimited(reader), { longs: Number, enums: String, defaults: true });
+      out[f.name] = f;
+    }
+    return out;
+  }
+  const labelsOf = (metric) => Object.fromEntries(metric.label.map((l) => [l.name, l.value]));
+  // The duration of the hang episode, from the text format's histogram (its only observation).
+  const hangMs = () => Number(/^lag_stall_duration_histogram_sum\{kind="hang"[^}]*\} (\S+)$/m.exec(ctx.appMetrics)[1]);
+
+  it('a scraper that does not ask for protobuf gets the text format: counters with _total, classic buckets', function () {
     const text = ctx.appMetrics;
     assert.match(text, /^# TYPE lag_samples_discarded_total counter$/m, text);
     assert.match(text, /^# TYPE lag_stalls_total counter$/m, text);
     assert.match(text, /^# TYPE lag_stall_duration_histogram histogram$/m, text);
-    // The bucket boundaries are lib/metrics.js STALL_BUCKETS; the 6 s block lies in (6000, 7500].
-    assert.deepStrictEqual(STALL_BUCKETS.slice(0, 3), [5000, 6000, 7500]);
+    // The bucket boundaries are lib/metrics.js STALL_BUCKETS.
     const les = [...text.matchAll(/^lag_stall_duration_histogram_bucket\{kind="hang",[^}]*le="([^"]+)"\} (\S+)$/gm)]
       .map((m) => [m[1], Number(m[2])]);
     assert.deepStrictEqual(les.map(([le]) => le), [...STALL_BUCKETS.map(String), '+Inf'], text);
-    assert.deepStrictEqual(les.slice(0, 3), [['5000', 0], ['6000', 0], ['7500', 1]], 'one episode in (6000, 7500]');
+    const ms = hangMs();
+    assert.ok(ms >= 5800 && ms <= 6600, `one hang of ${ms} ms`);
+    for (const [le, n] of les) assert.strictEqual(n, (le === '+Inf' ? Infinity : Number(le)) >= ms ? 1 : 0, `le=${le}`);
+    assert.match(text, /^target_info\{[^}]*service_name="lagwatch-test"/m, 'OTEL_SERVICE_NAME in target_info');
   });
 
-  it('lag_stalls_total in Prometheus: kind="hang" exactly 1, the other kinds there at 0', async function () {
-    const r = await query('lag_stalls_total');
-    const byKind = Object.fromEntries(r.map((x) => [x.metric.kind, x.value]));
-    assert.deepStrictEqual(byKind, { hang: 1, suspend: 0, pause: 0 }, JSON.stringify(r));
-    // Before the episode the hang series was already there at 0: its rise is a sample.
-    const before = await query('min_over_time(lag_stalls_total{kind="hang"}[1m])');
-    assert.deepStrictEqual(before.map((x) => x.value), [0], JSON.stringify(before));
+  it('Prometheus\'s Accept gets the protobuf exposition: native histograms, counters without _total', function () {
+    assert.strictEqual(ctx.proto.status, 200);
+    assert.strictEqual(ctx.proto.headers['content-type'], PROTOBUF_TYPE);
+    const fam = decode(ctx.proto.raw);
+    assert.strictEqual(fam.lag_stalls.type, 'COUNTER');
+    assert.strictEqual(fam.lag_samples_discarded.type, 'COUNTER');
+    assert.ok(!fam.lag_stalls_total, 'no _total family');
+    const hang = fam.lag_stall_duration_histogram.metric.find((m) => labelsOf(m).kind === 'hang');
+    const h = hang.histogram;
+    assert.strictEqual(h.sampleCount, 1);
+    assert.strictEqual(h.bucket.length, 0, 'no classic buckets');
+    assert.ok(h.schema >= -4 && h.schema <= 8, `schema ${h.schema}`);
+    assert.ok(h.zeroThreshold > 0);
+    // One bucket, the one that holds the episode's duration: (2^((j-1)/2^schema), 2^(j/2^schema)].
+    assert.strictEqual(h.positiveSpan.length, 1);
+    assert.strictEqual(h.positiveSpan[0].length, 1);
+    assert.deepStrictEqual(h.positiveDelta, [1]);
+    const j = h.positiveSpan[0].offset;
+    const base = 2 ** (2 ** -h.schema);
+    const ms = hangMs();
+    assert.ok(base ** (j - 1) < ms && ms <= base ** j, `${ms} ms in bucket ${j} of schema ${h.schema}`);
+    const target = fam.target_info.metric.map(labelsOf);
+    assert.strictEqual(target[0].service_name, 'lagwatch-test');
   });
 
-  it('sum by (reason) (rate(lag_samples_discarded_total[5m])) has reason="hidden" > 0', async function () {
-    const r = await query('sum by (reason) (rate(lag_samples_discarded_total[5m]))');
-    const hidden = r.filter((s) => s.metric.reason === 'hidden');
-    assert.strictEqual(hidden.length, 1, JSON.stringify(r));
-    assert.ok(hidden[0].value > 0, `rate of hidden discards ${hidden[0].value}: ${JSON.stringify(r)}`);
-    // Prometheus holds the very count the app exports (the hidden period is over, it no longer grows).
+  it('Prometheus stored what it scraped as native histograms and counters named as the seed\'s queries', async function () {
+    assert.deepStrictEqual(await query('lag_stalls_total'), [], 'no _total series');
+    assert.deepStrictEqual(await query('lag_stall_duration_histogram_bucket'), [], 'no classic buckets');
+    const hang = await query('lag_stalls{kind="hang"}');
+    assert.strictEqual(hang.length, 1);
+    assert.strictEqual(hang[0].value, 1);
+    assert.strictEqual(hang[0].metric.job, 'lagwatch');
+  });
+
+  it('seed query 1, verbatim: sum by (reason) (rate(lag_samples_discarded[5m])) has reason="hidden" > 0', async function () {
+    const r = await query('sum by (reason) (rate(lag_samples_discarded[5m]))');
+    const hidden = r.find((x) => x.metric.reason === 'hidden');
+    assert.ok(hidden && hidden.value > 0, JSON.stringify(r));
+    // ...and what Prometheus stored equals the app's own count.
     const inApp = [...ctx.appMetrics.matchAll(/^lag_samples_discarded_total\{reason="hidden",[^}]*\} (\S+)$/gm)]
       .reduce((a, m) => a + Number(m[1]), 0);
-    assert.ok(inApp > 0, `hidden discards on the app's /metrics: ${inApp}`);
-    const stored = await query('sum(lag_samples_discarded_total{reason="hidden"})');
-    assert.deepStrictEqual(stored.map((s) => s.value), [inApp]);
+    assert.ok(inApp > 0, 'the app counted hidden discards');
+    const stored = await query('sum(lag_samples_discarded{reason="hidden"})');
+    assert.strictEqual(stored[0].value, inApp);
   });
 
-  it('sum by (kind) (increase(lag_stalls_total[1h])) has kind="hang" > 0', async function () {
-    // increase() extrapolates to the range's edges, so the value need not be exactly 1.
-    const r = await query('sum by (kind) (increase(lag_stalls_total[1h]))');
-    const hang = r.filter((s) => s.metric.kind === 'hang');
-    assert.strictEqual(hang.length, 1, JSON.stringify(r));
-    const samples = await query('lag_stalls_total[1h]', 'matrix');
-    assert.ok(hang[0].value > 0, `increase of the hang count over 1h is ${hang[0].raw} after one hang episode; ` +
-      `the samples Prometheus holds: ${JSON.stringify(samples)}`);
+  it('seed query 2, verbatim: sum by (kind) (increase(lag_stalls[1h])) has kind="hang" > 0, the other kinds 0', async function () {
+    const r = await query('sum by (kind) (increase(lag_stalls[1h]))');
+    const byKind = Object.fromEntries(r.map((x) => [x.metric.kind, x.value]));
+    assert.ok(byKind.hang > 0, JSON.stringify(r));
+    assert.strictEqual(byKind.suspend, 0, JSON.stringify(r));
+    assert.strictEqual(byKind.pause, 0, JSON.stringify(r));
   });
 
-  it('histogram_quantile(0.95, sum by (le, kind) (rate(lag_stall_duration_histogram_bucket[1h]))) ' +
-    'for kind="hang" is 7425 (the (6000, 7500] bucket)', async function () {
-    // One episode of ~6000 ms (> 6000) is in the bucket (6000, 7500]: every bucket rate with
-    // le <= 6000 is 0 and every one with le >= 7500 is the same r > 0. histogram_quantile finds the
-    // rank 0.95·r in the le="7500" bucket and interpolates linearly inside it:
-    // 6000 + (7500 − 6000) · (0.95·r − 0) / (r − 0) = 7425, whatever r is. So the value must be
-    // 7425 (to rounding), which lies in (6000, 7500].
-    const r = await query('histogram_quantile(0.95, sum by (le, kind) (rate(lag_stall_duration_histogram_bucket[1h])))');
-    const hang = r.filter((s) => s.metric.kind === 'hang');
+  it('seed query 3, verbatim, on a native histogram: histogram_quantile(0.95, sum by (kind) (rate(lag_stall_duration_histogram[1h]))) ' +
+    'for kind="hang" lies in the native bucket of the episode\'s duration', async function () {
+    const r = await query('histogram_quantile(0.95, sum by (kind) (rate(lag_stall_duration_histogram[1h])))');
+    const hang = r.filter((x) => x.metric.kind === 'hang');
     assert.strictEqual(hang.length, 1, JSON.stringify(r));
+    const h = decode(ctx.proto.raw).lag_stall_duration_histogram.metric.find((m) => labelsOf(m).kind === 'hang').histogram;
+    const base = 2 ** (2 ** -h.schema);
+    const j = h.positiveSpan[0].offset;
     const v = hang[0].value;
-    const buckets = await query('sum by (le, kind) (rate(lag_stall_duration_histogram_bucket[1h]))');
-    assert.ok(v > 6000 && v <= 7500, `p95 of the hang durations is ${hang[0].raw}, not in (6000, 7500]; ` +
-      `bucket rates: ${JSON.stringify(buckets.filter((b) => b.metric.kind === 'hang').map((b) => [b.metric.le, b.raw]))}; ` +
-      `bucket samples: ${JSON.stringify(await query('lag_stall_duration_histogram_bucket{le=~"6000|7500"}[1h]', 'matrix'))}`);
-    assert.ok(Math.abs(v - 7425) < 1e-6, `p95 ${v}, expected 7425`);
+    assert.ok(v > base ** (j - 1) && v <= base ** j, `p95 ${hang[0].raw} in (${base ** (j - 1)}, ${base ** j}]`);
+    assert.ok(Math.abs(v - hangMs()) / hangMs() < 0.01, `p95 ${v} within 1 % of the episode's ${hangMs()} ms`);
+  });
+
+  it('OpenTelemetry\'s semantic-convention Node.js metrics are there, from recorded samples', async function () {
+    for (const k of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']) {
+      const r = await query(`nodejs_eventloop_delay_${k}`);
+      assert.strictEqual(r.length, 1, `nodejs_eventloop_delay_${k}: ${JSON.stringify(r)}`);
+      assert.ok(r[0].value >= 0 && r[0].value < 5, `${k} ${r[0].raw} s: the 6 s hang is not an everyday delay`);
+    }
+    const u = await query('nodejs_eventloop_utilization');
+    assert.ok(u.length === 1 && u[0].value >= 0 && u[0].value <= 1, JSON.stringify(u));
+    const t = await query('sum by (nodejs_eventloop_state) (nodejs_eventloop_time)');
+    assert.deepStrictEqual(t.map((x) => x.metric.nodejs_eventloop_state).sort(), ['active', 'idle']);
+  });
+
+  describe('dashboards/grafana.json: every panel\'s query returns its series', function () {
+    const dashboard = JSON.parse(fs.readFileSync(DASHBOARD, 'utf8'));
+    // What each panel must show after a 6 s busy hang and 3 s hidden (by its first query's title).
+    const EXPECT = {
+      'Samples discarded, by reason (not the app\'s fault)': (r) => r.some((x) => x.metric.reason === 'hidden' && x.value > 0),
+      'Stall episodes, by kind (last hour)': (r) => r.some((x) => x.metric.kind === 'hang' && x.value > 0) &&
+        ['suspend', 'pause'].every((k) => r.some((x) => x.metric.kind === k && x.value === 0)),
+      'p95 stall duration, by kind': (r) => r.some((x) => x.metric.kind === 'hang' && x.value > 5800 && x.value < 6700),
+      'Everyday lag: driftLag p50 / p99 (recorded samples)': (r) => r.length === 1 && r[0].value >= 0 && r[0].value < 5000,
+      'Hangs by cause (last hour)': (r) => r.some((x) => x.metric.cause === 'busy' && x.value > 0),
+      'Main thread time by scheduler state': (r) => r.some((x) => x.metric.state === 'cpu' && x.value > 0),
+      'Clock jumps, by kind (last hour)': (r) => ['suspend', 'step'].every((k) => r.some((x) => x.metric.kind === k && x.value === 0)),
+      'Event-loop utilization (recorded periods)': (r) => r.length === 1 && r[0].value >= 0 && r[0].value <= 1,
+    };
+
+    it('is an importable Grafana dashboard on a Prometheus data source, with the panels the README describes', function () {
+      assert.strictEqual(dashboard.__inputs[0].pluginId, 'prometheus');
+      assert.deepStrictEqual(dashboard.panels.map((p) => p.title).sort(), Object.keys(EXPECT).sort());
+      const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      for (const p of dashboard.panels) {
+        assert.strictEqual(p.datasource.uid, '${DS_PROMETHEUS}');
+        assert.ok(readme.includes(p.title), `the README describes the panel "${p.title}"`);
+        for (const t of p.targets) assert.ok(!t.expr.includes('$'), `no variable to fill: ${t.expr}`);
+      }
+      // The seed's three queries, as written.
+      const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+      for (const q of ['sum by (reason) (rate(lag_samples_discarded[5m]))', 'sum by (kind) (increase(lag_stalls[1h]))',
+        'histogram_quantile(0.95, sum by (kind) (rate(lag_stall_duration_histogram[1h])))']) {
+        assert.ok(exprs.includes(q), q);
+      }
+    });
+
+    for (const panel of dashboard.panels) {
+      it(panel.title, async function () {
+        for (const target of panel.targets) {
+          const r = await query(target.expr);
+          assert.ok(r.length > 0, `${target.expr}: no series`);
+          if (target.refId === 'A') assert.ok(EXPECT[panel.title](r), `${target.expr}: ${JSON.stringify(r)}`);
+          else assert.ok(r.every((x) => Number.isFinite(x.value)), `${target.expr}: ${JSON.stringify(r)}`);
+        }
+      });
+    }
   });
 });

@@ -32,19 +32,20 @@ const QUICK = { REGISTER_APP_BLOCK_MS: '0', REGISTER_APP_START_MS: '100', REGIST
 
 const live = new Set();
 
-// Every LAGWATCH_ variable of the environment running mocha is removed: each test sets its own.
+// Every LAGWATCH_ and OTEL_ variable of the environment running mocha is removed: each test sets
+// its own.
 function baseEnv(extra) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LAGWATCH_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('LAGWATCH_') && !k.startsWith('OTEL_')) env[k] = v;
   delete env.NODE_OPTIONS;
   return { ...env, ...extra };
 }
 
 // `node <nodeArgs> <script>` in ROOT; it is SIGKILLed after `killAfterMs` whatever happens.
-function run(script, { env = {}, nodeArgs = ['-r', 'lagwatch/register'], killAfterMs = 30000 } = {}) {
+function run(script, { env = {}, nodeArgs = ['-r', 'lagwatch/register'], killAfterMs = 30000, cwd = ROOT } = {}) {
   const startedAt = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, script], {
-    cwd: ROOT,
+    cwd,
     env: baseEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -280,3 +281,159 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
       ['driftLag', 'idleAvailability', 'loopBlock', 'macrotaskLag', 'worker']);
   });
 });
+
+// A collector stand-in: an HTTP server that keeps every OTLP request (POST /v1/metrics). No
+// OpenTelemetry Collector is packaged for Debian 12; the exporters under test are OpenTelemetry's
+// own, so what is checked here is lagwatch's wiring: which exporter, where, with what resource.
+function fakeCollector() {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (d) => chunks.push(d));
+    req.on('end', () => {
+      requests.push({ method: req.method, url: req.url, type: req.headers['content-type'], body: Buffer.concat(chunks) });
+      res.statusCode = 200;
+      res.setHeader('Content-Type', req.headers['content-type'] || 'application/json');
+      res.end(req.headers['content-type'] === 'application/json' ? '{}' : '');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, requests,
+    url: `http://127.0.0.1:${server.address().port}` })));
+}
+
+describe('lagwatch/register follows OpenTelemetry\'s environment variables', function () {
+  this.timeout(60000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  it('OTEL_EXPORTER_PROMETHEUS_PORT/_HOST serve /metrics; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES make target_info', async function () {
+    const p = run(PLAIN, { env: { OTEL_EXPORTER_PROMETHEUS_PORT: '0', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+      OTEL_SERVICE_NAME: 'checkout', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test,team=payments' },
+    nodeArgs: ['-r', 'lagwatch/register', '-e', 'setTimeout(() => {}, 3000)'] });
+    const [, host, port] = await p.waitStderr(METRICS_LINE, 10000);
+    const res = await get(host, Number(port), '/metrics');
+    assert.strictEqual(res.status, 200);
+    const target = /^target_info\{([^}]*)\} 1$/m.exec(res.body);
+    assert.ok(target, res.body.slice(0, 500));
+    assert.match(target[1], /(^|,)service_name="checkout"(,|$)/);
+    assert.match(target[1], /(^|,)deployment_environment="test"(,|$)/);
+    assert.match(target[1], /(^|,)team="payments"(,|$)/);
+    assert.match(res.body, /^lag_stalls_total\{kind="hang"/m);
+  });
+
+  it('OTEL_METRICS_EXPORTER=otlp over http/json: the last values reach the collector when the app ends, with the resource', async function () {
+    const collector = await fakeCollector();
+    try {
+      const p = run(APP, { env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'fleet-member', LAGWATCH_STACKS: '0' } });
+      const exit = await p.waitExit(40000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+      assert.deepStrictEqual(p.stderrLines().filter((l) => !STALL_LINE.test(l)), [], p.describe());
+      const posts = collector.requests.filter((r) => r.method === 'POST' && r.url === '/v1/metrics');
+      assert.ok(posts.length >= 1, JSON.stringify(collector.requests.map((r) => [r.method, r.url])));
+      const last = JSON.parse(posts[posts.length - 1].body.toString('utf8'));
+      const rm = last.resourceMetrics[0];
+      const service = rm.resource.attributes.find((a) => a.key === 'service.name');
+      assert.strictEqual(service.value.stringValue, 'fleet-member');
+      const scope = rm.scopeMetrics.find((sm) => sm.scope.name === 'lagwatch');
+      const stalls = scope.metrics.find((md) => md.name === 'lag_stalls');
+      const hang = stalls.sum.dataPoints.find((d) => d.attributes.some((a) => a.key === 'kind' && a.value.stringValue === 'hang'));
+      assert.strictEqual(Number(hang.asInt !== undefined ? hang.asInt : hang.asDouble), 1, JSON.stringify(hang));
+      assert.ok(scope.metrics.some((md) => md.name === 'nodejs.eventloop.delay.p99'));
+    } finally {
+      await new Promise((resolve) => collector.server.close(resolve));
+    }
+  });
+
+  it('OTEL_EXPORTER_OTLP_ENDPOINT alone pushes OTLP (http/protobuf by default) to OTEL_EXPORTER_OTLP_ENDPOINT/v1/metrics', async function () {
+    const collector = await fakeCollector();
+    try {
+      const p = run(APP, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ...QUICK } });
+      const exit = await p.waitExit(30000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+      assert.deepStrictEqual(p.stderrLines(), [], p.describe());
+      const posts = collector.requests.filter((r) => r.method === 'POST' && r.url === '/v1/metrics');
+      assert.ok(posts.length >= 1, JSON.stringify(collector.requests.map((r) => [r.method, r.url])));
+      assert.strictEqual(posts[0].type, 'application/x-protobuf');
+      // Protobuf keeps strings as they are: the instrument names are in the bytes.
+      for (const name of ['lag_stalls', 'lag_samples_discarded', 'nodejs.eventloop.utilization']) {
+        assert.ok(posts[0].body.includes(Buffer.from(name)), name);
+      }
+    } finally {
+      await new Promise((resolve) => collector.server.close(resolve));
+    }
+  });
+
+  it('OTEL_METRICS_EXPORTER=console prints the metrics on stdout when the app ends', async function () {
+    const p = run(APP, { env: { OTEL_METRICS_EXPORTER: 'console', ...QUICK } });
+    const exit = await p.waitExit(30000);
+    assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+    assert.ok(p.stdout.startsWith(APP_STDOUT_QUICK), p.describe());
+    assert.match(p.stdout, /name: 'lag_stalls'/);
+    assert.deepStrictEqual(p.stderrLines(), [], p.describe());
+  });
+
+  it('OTEL_METRICS_EXPORTER=none, OTEL_SDK_DISABLED=true: nothing served or pushed, the monitors run', async function () {
+    for (const env of [{ OTEL_METRICS_EXPORTER: 'none', OTEL_EXPORTER_PROMETHEUS_PORT: '0' },
+      { OTEL_SDK_DISABLED: 'true', LAGWATCH_PROMETHEUS_PORT: '0' }]) {
+      const p = run(REQUIRE, { nodeArgs: [], env, killAfterMs: 15000 });
+      const exit = await p.waitExit(15000);
+      assert.strictEqual(exit.code, 0, p.describe());
+      assert.strictEqual(p.stderr, '', `${JSON.stringify(env)}: ${p.describe()}`);
+      assert.strictEqual(JSON.parse(p.stdout).isObject, true);
+    }
+  });
+
+  it('a bad OTEL_METRICS_EXPORTER or OTLP protocol: one line naming the variable and the value; the app runs', async function () {
+    for (const [env, variable, value] of [
+      [{ OTEL_METRICS_EXPORTER: 'zipkin' }, 'OTEL_METRICS_EXPORTER', 'zipkin'],
+      [{ OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'carrier-pigeon' },
+        'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'carrier-pigeon'],
+      [{ OTEL_EXPORTER_PROMETHEUS_PORT: 'x' }, 'OTEL_EXPORTER_PROMETHEUS_PORT', 'x'],
+    ]) {
+      const p = run(APP, { env: { ...env, ...QUICK } });
+      const exit = await p.waitExit(30000);
+      assert.strictEqual(exit.code, 0, p.describe());
+      assert.strictEqual(p.stdout, APP_STDOUT_QUICK);
+      const lines = p.stderrLines();
+      assert.strictEqual(lines.length, 1, p.describe());
+      assert.ok(lines[0].includes(variable) && lines[0].includes(`"${value}"`), lines[0]);
+    }
+  });
+
+  it('without the optional SDK packages: one line says what to install; the monitors run and the app exits 0', async function () {
+    // A project with a copy of lagwatch (its lib/, package.json and built addon) and only its
+    // required dependencies, so that nothing resolves from this checkout's node_modules.
+    const fs = require('fs');
+    const os = require('os');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-no-sdk-'));
+    try {
+      const nm = path.join(dir, 'node_modules');
+      fs.mkdirSync(path.join(nm, '@opentelemetry'), { recursive: true });
+      const copy = path.join(nm, 'lagwatch');
+      for (const part of ['lib', 'package.json', path.join('build', 'Release', 'lagwatch.node')]) {
+        fs.cpSync(path.join(ROOT, part), path.join(copy, part), { recursive: true });
+      }
+      fs.symlinkSync(path.join(ROOT, 'node_modules', '@opentelemetry', 'api'), path.join(nm, '@opentelemetry', 'api'));
+      fs.symlinkSync(path.join(ROOT, 'node_modules', 'node-gyp-build'), path.join(nm, 'node-gyp-build'));
+      fs.writeFileSync(path.join(dir, 'app.js'), "const m = require('lagwatch').current();\n" +
+        "console.log(m !== undefined && m.monitors.driftLag.running);\n");
+      const p = run(path.join(dir, 'app.js'), { cwd: dir, env: { OTEL_EXPORTER_PROMETHEUS_PORT: '0' },
+        nodeArgs: ['-r', 'lagwatch/register'], killAfterMs: 15000 });
+      const exit = await p.waitExit(15000);
+      assert.strictEqual(exit.code, 0, p.describe());
+      assert.strictEqual(p.stdout, 'true\n', p.describe());
+      assert.deepStrictEqual(p.stderrLines(), ['lagwatch: OTEL_METRICS_EXPORTER=prometheus needs ' +
+        '@opentelemetry/sdk-metrics and @opentelemetry/exporter-prometheus: npm install ' +
+        '@opentelemetry/sdk-metrics @opentelemetry/exporter-prometheus (monitoring goes on without these metrics)'],
+      p.describe());
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+

@@ -1,0 +1,327 @@
+'use strict';
+// /metrics for `lagwatch/register` (SPEC §10): two exposition formats of one MeterProvider, chosen
+// by content negotiation.
+//  - A scraper that asks for Prometheus's protobuf exposition (Prometheus started with
+//    --enable-feature=native-histograms does) gets every histogram as a *native* histogram, made
+//    from an OpenTelemetry base-2 exponential histogram (the same buckets: an OpenTelemetry scale is
+//    a Prometheus schema), and counters named as the instruments are (`lag_stalls`, no `_total`),
+//    so that the seed's queries run as written.
+//  - Any other scraper gets @opentelemetry/exporter-prometheus's text format: the classic series
+//    (`_total` counters, `_bucket{le}` histograms on the instruments' advised boundaries).
+// The two are two readers of the provider, each with its own aggregation; the same attributes,
+// `otel_scope_name`/`otel_scope_version` labels and `target_info` in both.
+//
+// Nothing in the ecosystem writes the protobuf exposition from OpenTelemetry data (the OpenTelemetry
+// exporter and prom-client write text only), so the mapping is ours; the encoding is protobufjs's,
+// from the field numbers of Prometheus's io.prometheus.client schema (metrics.proto).
+const {
+  MetricReader, AggregationType, AggregationTemporality, InstrumentType, DataPointType,
+} = require('@opentelemetry/sdk-metrics');
+
+// The part of io.prometheus.client's metrics.proto that lagwatch writes (field numbers as there).
+const SCHEMA = `
+syntax = "proto3";
+package io.prometheus.client;
+message LabelPair { string name = 1; string value = 2; }
+enum MetricType { COUNTER = 0; GAUGE = 1; SUMMARY = 2; UNTYPED = 3; HISTOGRAM = 4; GAUGE_HISTOGRAM = 5; }
+message Gauge { double value = 1; }
+message Counter { double value = 1; }
+message Bucket { uint64 cumulative_count = 1; double upper_bound = 2; }
+message BucketSpan { sint32 offset = 1; uint32 length = 2; }
+message Histogram {
+  uint64 sample_count = 1;
+  double sample_sum = 2;
+  repeated Bucket bucket = 3;
+  sint32 schema = 5;
+  double zero_threshold = 6;
+  uint64 zero_count = 7;
+  repeated BucketSpan negative_span = 9;
+  repeated sint64 negative_delta = 10;
+  repeated BucketSpan positive_span = 12;
+  repeated sint64 positive_delta = 13;
+}
+message Metric {
+  repeated LabelPair label = 1;
+  Gauge gauge = 2;
+  Counter counter = 3;
+  Histogram histogram = 7;
+}
+message MetricFamily { string name = 1; string help = 2; MetricType type = 3; repeated Metric metric = 4; }
+`;
+
+const PROTOBUF_TYPE = 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
+const MAX_SCHEMA = 8; // Prometheus's finest native-histogram schema
+const MIN_SCHEMA = -4;
+// The zero bucket's width, as Prometheus's Go client sets it by default (2^-128): only values that
+// are in effect zero (a lag of 0 ms, an idle share of 0) fall in it.
+const ZERO_THRESHOLD = 2 ** -128;
+// Runs of at most this many empty buckets stay inside a span (a new span costs more).
+const MAX_GAP = 2;
+const MAX_BUCKETS = 160;
+
+// The histograms of this reader are base-2 exponential, collected as deltas: the endpoint adds
+// them up itself (NativeSeries), because the SDK's cumulative sum of exponential histograms takes
+// the scale of an empty collection as 0 (@opentelemetry/sdk-metrics 2.12: an accumulation with
+// no observation reports scale 0, and a merge keeps the smaller scale), which would leave every
+// histogram scraped once before its first observation at schema 0 (buckets of x2) for good.
+// Everything else stays cumulative.
+class NativeHistogramReader extends MetricReader {
+  constructor() {
+    super({
+      aggregationSelector: (type) => (type === InstrumentType.HISTOGRAM
+        ? { type: AggregationType.EXPONENTIAL_HISTOGRAM }
+        : { type: AggregationType.DEFAULT }),
+      aggregationTemporalitySelector: (type) => (type === InstrumentType.HISTOGRAM
+        ? AggregationTemporality.DELTA : AggregationTemporality.CUMULATIVE),
+    });
+  }
+
+  async onForceFlush() {}
+
+  async onShutdown() {}
+}
+
+// One native histogram series, the sum of every delta collected: bucket counts by Prometheus
+// index (bucket j is (base^(j-1), base^j] at `schema`, base = 2^(2^-schema)).
+class NativeSeries {
+  constructor() {
+    this.schema = MAX_SCHEMA; // the finest, until observations need a coarser one
+    this.count = 0;
+    this.sum = 0;
+    this.zeroCount = 0;
+    this.positive = new Map();
+    this.negative = new Map();
+  }
+
+  // Brings the buckets to the coarser `schema`: bucket j becomes ((j - 1) >> d) + 1.
+  downscale(schema) {
+    const d = this.schema - schema;
+    if (d <= 0) return;
+    for (const side of ['positive', 'negative']) {
+      const out = new Map();
+      for (const [j, n] of this[side]) {
+        const k = ((j - 1) >> d) + 1;
+        out.set(k, (out.get(k) || 0) + n);
+      }
+      this[side] = out;
+    }
+    this.schema = schema;
+  }
+
+  // Adds one OpenTelemetry exponential-histogram delta. OpenTelemetry's bucket i at `scale` is
+  // (base^i, base^(i+1)]: Prometheus's bucket i + 1 (an OpenTelemetry scale is a Prometheus
+  // schema), after i >> (scale - schema) to a coarser schema, as OpenTelemetry itself downscales.
+  add(v) {
+    this.count += v.count;
+    this.sum += v.sum;
+    this.zeroCount += v.zeroCount;
+    if (v.positive.bucketCounts.length === 0 && v.negative.bucketCounts.length === 0) return;
+    this.downscale(Math.max(MIN_SCHEMA, Math.min(this.schema, v.scale)));
+    const shift = v.scale - this.schema;
+    for (const side of ['positive', 'negative']) {
+      const { offset, bucketCounts } = v[side];
+      for (let k = 0; k < bucketCounts.length; k++) {
+        if (bucketCounts[k] === 0) continue;
+        const j = ((offset + k) >> shift) + 1;
+        this[side].set(j, (this[side].get(j) || 0) + bucketCounts[k]);
+      }
+    }
+    // As many buckets as OpenTelemetry keeps (160 a side), no more.
+    const width = (m) => (m.size ? Math.max(...m.keys()) - Math.min(...m.keys()) + 1 : 0);
+    while (this.schema > MIN_SCHEMA && Math.max(width(this.positive), width(this.negative)) > MAX_BUCKETS) {
+      this.downscale(this.schema - 1);
+    }
+  }
+
+  toProto() {
+    const pos = spansOf(this.positive);
+    const neg = spansOf(this.negative);
+    return {
+      sampleCount: this.count,
+      sampleSum: this.sum,
+      schema: this.schema,
+      zeroThreshold: ZERO_THRESHOLD,
+      zeroCount: this.zeroCount,
+      // A histogram with no observations yet keeps a no-op span, as Prometheus asks, so that it
+      // is never read as a classic one.
+      positiveSpan: pos.spans.length || neg.spans.length ? pos.spans : [{ offset: 0, length: 0 }],
+      positiveDelta: pos.deltas,
+      negativeSpan: neg.spans,
+      negativeDelta: neg.deltas,
+    };
+  }
+}
+
+// Bucket counts by index as Prometheus's spans and deltas (each count minus the previous one).
+function spansOf(counts) {
+  const indices = [...counts.keys()].sort((a, b) => a - b);
+  const spans = [];
+  const deltas = [];
+  let prevIndex = null;
+  let prevCount = 0;
+  for (const j of indices) {
+    if (prevIndex !== null && j - prevIndex - 1 <= MAX_GAP) {
+      // Inside the current span: the empty buckets between, then this one.
+      for (let e = prevIndex + 1; e < j; e++) {
+        deltas.push(-prevCount);
+        prevCount = 0;
+      }
+      spans[spans.length - 1].length += j - prevIndex;
+    } else {
+      spans.push({ offset: prevIndex === null ? j : j - prevIndex - 1, length: 1 });
+    }
+    const n = counts.get(j);
+    deltas.push(n - prevCount);
+    prevCount = n;
+    prevIndex = j;
+  }
+  return { spans, deltas };
+}
+
+// Does the Accept header prefer the protobuf exposition to everything else it accepts? (q-values;
+// a tie goes to text, which every scraper reads.)
+function wantsProtobuf(accept) {
+  if (typeof accept !== 'string') return false;
+  let proto = 0;
+  let other = 0;
+  for (const part of accept.split(',')) {
+    const [type, ...params] = part.split(';').map((s) => s.trim());
+    const p = Object.fromEntries(params.map((kv) => {
+      const i = kv.indexOf('=');
+      return [kv.slice(0, i).trim().toLowerCase(), kv.slice(i + 1).trim()];
+    }));
+    const q = p.q === undefined ? 1 : Number(p.q);
+    if (!(q >= 0)) continue;
+    if (type.toLowerCase() === 'application/vnd.google.protobuf') {
+      if (p.proto === 'io.prometheus.client.MetricFamily' && p.encoding === 'delimited') proto = Math.max(proto, q);
+    } else if (type !== '') {
+      other = Math.max(other, q);
+    }
+  }
+  return proto > 0 && proto > other;
+}
+
+// As @opentelemetry/exporter-prometheus names metrics and labels: every character Prometheus does
+// not allow becomes "_".
+const sanitize = (name) => name.replace(/[^a-zA-Z0-9_:]/g, '_').replace(/^([0-9])/, '_$1');
+
+function labels(attributes, scope) {
+  const out = Object.entries(attributes).map(([name, value]) => ({ name: sanitize(name), value: String(value) }));
+  out.push({ name: 'otel_scope_name', value: scope.name });
+  if (scope.version) out.push({ name: 'otel_scope_version', value: scope.version });
+  return out;
+}
+
+function classicHistogram(v) {
+  let cumulative = 0;
+  const bucket = v.buckets.boundaries.map((upperBound, i) => {
+    cumulative += v.buckets.counts[i];
+    return { cumulativeCount: cumulative, upperBound };
+  });
+  bucket.push({ cumulativeCount: v.count, upperBound: Infinity });
+  return { sampleCount: v.count, sampleSum: v.sum, bucket };
+}
+
+// OpenTelemetry's collected ResourceMetrics as io.prometheus.client MetricFamily objects; each
+// exponential histogram's delta is added to its series in `natives` (name -> key -> series), and
+// every series seen so far is written.
+function toFamilies(resourceMetrics, natives) {
+  const families = [];
+  const resourceLabels = Object.entries(resourceMetrics.resource.attributes)
+    .map(([name, value]) => ({ name: sanitize(name), value: String(value) }));
+  families.push({ name: 'target_info', help: 'Target metadata', type: 'GAUGE',
+    metric: [{ label: resourceLabels, gauge: { value: 1 } }] });
+  for (const { scope, metrics } of resourceMetrics.scopeMetrics) {
+    for (const md of metrics) {
+      const name = sanitize(md.descriptor.name);
+      const help = md.descriptor.description || 'description missing';
+      const points = md.dataPoints;
+      let family;
+      switch (md.dataPointType) {
+        case DataPointType.SUM:
+          family = { type: md.isMonotonic ? 'COUNTER' : 'GAUGE',
+            metric: points.map((p) => ({ label: labels(p.attributes, scope),
+              [md.isMonotonic ? 'counter' : 'gauge']: { value: p.value } })) };
+          break;
+        case DataPointType.GAUGE:
+          family = { type: 'GAUGE',
+            metric: points.map((p) => ({ label: labels(p.attributes, scope), gauge: { value: p.value } })) };
+          break;
+        case DataPointType.EXPONENTIAL_HISTOGRAM: {
+          const key = `${scope.name}\0${scope.version}\0${md.descriptor.name}`;
+          if (!natives.has(key)) natives.set(key, { name, help, series: new Map() });
+          const { series } = natives.get(key);
+          for (const p of points) {
+            const label = labels(p.attributes, scope);
+            const id = JSON.stringify(label);
+            if (!series.has(id)) series.set(id, { label, h: new NativeSeries() });
+            series.get(id).h.add(p.value);
+          }
+          continue; // written below, with the series that had no new observation
+        }
+        case DataPointType.HISTOGRAM:
+          family = { type: 'HISTOGRAM',
+            metric: points.map((p) => ({ label: labels(p.attributes, scope), histogram: classicHistogram(p.value) })) };
+          break;
+        default:
+          continue;
+      }
+      if (family.metric.length) families.push({ name, help, ...family });
+    }
+  }
+  // Every native histogram series seen so far (a delta collection leaves out those with no new
+  // observation).
+  for (const { name, help, series } of natives.values()) {
+    families.push({ name, help, type: 'HISTOGRAM',
+      metric: [...series.values()].map(({ label, h }) => ({ label, histogram: h.toProto() })) });
+  }
+  return families;
+}
+
+class PrometheusEndpoint {
+  // `protobuf`: the protobufjs module, or null (then text only, and `onNoProtobuf` is called the
+  // first time a scraper asks for the protobuf exposition).
+  constructor(protobuf, onNoProtobuf = () => {}) {
+    this.onNoProtobuf = onNoProtobuf;
+    const { PrometheusExporter } = require('@opentelemetry/exporter-prometheus');
+    this.text = new PrometheusExporter({ preventServerStart: true });
+    this.native = protobuf ? new NativeHistogramReader() : null;
+    this.natives = new Map();
+    this.MetricFamily = protobuf ? protobuf.parse(SCHEMA, { keepCase: false }).root
+      .lookupType('io.prometheus.client.MetricFamily') : null;
+  }
+
+  readers() {
+    return this.native ? [this.text, this.native] : [this.text];
+  }
+
+  // The delimited protobuf exposition of everything the native reader collects.
+  async encode() {
+    const { resourceMetrics } = await this.native.collect();
+    const chunks = toFamilies(resourceMetrics, this.natives).map((f) => this.MetricFamily.encodeDelimited(
+      this.MetricFamily.fromObject(f)).finish());
+    return Buffer.concat(chunks);
+  }
+
+  handle(req, res) {
+    const proto = wantsProtobuf(req.headers.accept);
+    if (proto && this.native === null && this.onNoProtobuf !== null) {
+      this.onNoProtobuf();
+      this.onNoProtobuf = null;
+    }
+    if (this.native === null || !proto) {
+      this.text.getMetricsRequestHandler(req, res);
+      return;
+    }
+    this.encode().then((body) => {
+      res.statusCode = 200;
+      res.setHeader('Content-Type', PROTOBUF_TYPE);
+      res.end(body);
+    }, (err) => {
+      res.statusCode = 500;
+      res.end(`# failed to collect metrics: ${err && err.message}\n`);
+    });
+  }
+}
+
+module.exports = { PrometheusEndpoint, NativeHistogramReader, NativeSeries, wantsProtobuf, toFamilies, PROTOBUF_TYPE, SCHEMA };

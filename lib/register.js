@@ -25,6 +25,8 @@ const { version } = require('./otel');
 const say = (line) => process.stderr.write(`lagwatch: ${line}\n`);
 
 const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
+// What every exporter needs: the SDK's MeterProvider and the resource of OTEL_SERVICE_NAME.
+const SDK = ['@opentelemetry/sdk-metrics', '@opentelemetry/resources'];
 // The OTLP exporter package of each OTEL_EXPORTER_OTLP_(METRICS_)PROTOCOL.
 const OTLP_PACKAGES = {
   'http/protobuf': '@opentelemetry/exporter-metrics-otlp-proto',
@@ -101,7 +103,8 @@ function load(what, packages) {
     }
   });
   if (missing.length === 0) return mods;
-  say(`${what} needs ${missing.join(' and ')}: npm install ${missing.join(' ')} ` +
+  const names = missing.length > 1 ? `${missing.slice(0, -1).join(', ')} and ${missing[missing.length - 1]}` : missing[0];
+  say(`${what} needs ${names}: npm install ${missing.join(' ')} ` +
     '(monitoring goes on without these metrics)');
   return null;
 }
@@ -135,8 +138,7 @@ function readersFor(env, exporters, port) {
   for (const name of exporters) {
     if (name === 'prometheus') {
       if (typeof port !== 'number') continue; // a bad port: already reported
-      const mods = load('OTEL_METRICS_EXPORTER=prometheus', ['@opentelemetry/sdk-metrics',
-        '@opentelemetry/exporter-prometheus']);
+      const mods = load('OTEL_METRICS_EXPORTER=prometheus', [...SDK, '@opentelemetry/exporter-prometheus']);
       if (mods === null) continue;
       const { PrometheusEndpoint } = require('./prometheus');
       let protobuf = null;
@@ -159,12 +161,12 @@ function readersFor(env, exporters, port) {
           'metrics are not pushed (monitoring goes on)');
         continue;
       }
-      const mods = load(`OTLP metrics over ${protocol}`, ['@opentelemetry/sdk-metrics', pkg]);
+      const mods = load(`OTLP metrics over ${protocol}`, [...SDK, pkg]);
       if (mods === null) continue;
       // The exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, temporality) itself.
-      readers.push(periodic(mods[0], new mods[1].OTLPMetricExporter()));
+      readers.push(periodic(mods[0], new mods[2].OTLPMetricExporter()));
     } else if (name === 'console') {
-      const mods = load('OTEL_METRICS_EXPORTER=console', ['@opentelemetry/sdk-metrics']);
+      const mods = load('OTEL_METRICS_EXPORTER=console', SDK);
       if (mods !== null) readers.push(periodic(mods[0], new mods[0].ConsoleMetricExporter()));
     }
   }

@@ -428,8 +428,9 @@ describe('lagwatch/register follows OpenTelemetry\'s environment variables', fun
       assert.strictEqual(exit.code, 0, p.describe());
       assert.strictEqual(p.stdout, 'true\n', p.describe());
       assert.deepStrictEqual(p.stderrLines(), ['lagwatch: OTEL_METRICS_EXPORTER=prometheus needs ' +
-        '@opentelemetry/sdk-metrics and @opentelemetry/exporter-prometheus: npm install ' +
-        '@opentelemetry/sdk-metrics @opentelemetry/exporter-prometheus (monitoring goes on without these metrics)'],
+        '@opentelemetry/sdk-metrics, @opentelemetry/resources and @opentelemetry/exporter-prometheus: npm install ' +
+        '@opentelemetry/sdk-metrics @opentelemetry/resources @opentelemetry/exporter-prometheus ' +
+        '(monitoring goes on without these metrics)'],
       p.describe());
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

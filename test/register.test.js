@@ -415,7 +415,9 @@ describe('lagwatch/register follows OpenTelemetry\'s environment variables', fun
       const nm = path.join(dir, 'node_modules');
       fs.mkdirSync(path.join(nm, '@opentelemetry'), { recursive: true });
       const copy = path.join(nm, 'lagwatch');
-      for (const part of ['lib', 'package.json', path.join('build', 'Release', 'lagwatch.node')]) {
+      // The addon this checkout loads: built from source (build/Release) or a prebuild.
+      const addon = path.relative(ROOT, require('node-gyp-build').path(ROOT));
+      for (const part of ['lib', 'package.json', addon]) {
         fs.cpSync(path.join(ROOT, part), path.join(copy, part), { recursive: true });
       }
       fs.symlinkSync(path.join(ROOT, 'node_modules', '@opentelemetry', 'api'), path.join(nm, '@opentelemetry', 'api'));

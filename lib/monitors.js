@@ -135,6 +135,14 @@ class MonitorSet {
       throw err;
     }
     this.conditions._set = this;
+    // The recorded values reach JS only when something reads them: a meter that records them,
+    // or a 'samples' listener (from when it is added). Otherwise nothing is copied per sample:
+    // loopBlock's values would take memory in proportion to the loop's iteration rate.
+    const c = this.conditions;
+    const keep = (more) => native.monKeepBatches(this._h, !c._metrics.noop || c.listenerCount('samples') + more > 0);
+    keep(0);
+    c.on('newListener', (name) => { if (name === 'samples') keep(1); });
+    c.on('removeListener', (name) => { if (name === 'samples') keep(0); });
     this._unpause = [];
     this._stopped = false;
     this.monitors = {};

@@ -659,3 +659,38 @@ describe('setupAllMonitors with a bad option changes nothing (SPEC §11)', () =>
     m.stop();
   });
 });
+
+describe("the recorded values reach JS only when something reads them (issue 14)", () => {
+  it("without a meter that records nor a 'samples' listener, nothing is copied; a listener added later gets exactly what is recorded from then on", () => {
+    const sim = lagwatch.createSimulation();
+    const m = lagwatch.setupAllMonitors({ clock: sim }); // the global API's meter: a no-op here
+    assert.strictEqual(m.conditions._metrics.noop, true);
+    sim.advance(3000);
+    sim.block(300);
+    sim.advance(3000);
+    const before = m.conditions.stats().monitors;
+    const got = {};
+    const listener = (b) => { for (const [k, v] of Object.entries(b)) got[k] = (got[k] || 0) + v.length; };
+    m.conditions.on('samples', listener);
+    sim.advance(3000);
+    sim.block(300);
+    sim.advance(3000);
+    m._flush(); // hands over what the batches hold now
+    const mid = m.conditions.stats().monitors;
+    for (const name of ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker']) {
+      assert.strictEqual(got[name] || 0, mid[name].recorded - before[name].recorded, name);
+    }
+    // Removed: what is recorded while nobody listens is not kept (a listener added then gets
+    // nothing of it).
+    m.conditions.removeListener('samples', listener);
+    sim.advance(3000);
+    const after = {};
+    m.conditions.on('samples', (b) => { for (const [k, v] of Object.entries(b)) after[k] = (after[k] || 0) + v.length; });
+    m._flush();
+    assert.ok(Object.values(after).every((n) => n === 0), JSON.stringify(after));
+    assert.ok(m.conditions.stats().monitors.driftLag.recorded > mid.driftLag.recorded);
+    m.stop();
+    assert.ok(got.driftLag > 200, JSON.stringify(got));
+  });
+});
+

@@ -213,4 +213,22 @@ describe('real clock (SPEC §1, uv driver)', () => {
     assert.strictEqual(c.stats().cancelled, 1);
     c.dispose();
   });
+
+  it("Node's own loop stays 'node' when its immediates are long (8 ms each: the loop's cached time moves, the clock says it was inside libuv)", async function () {
+    this.timeout(10000);
+    const m = lw.setupAllMonitors({ monitors: { worker: false, liveness: false } });
+    try {
+      for (let i = 0; i < 12; i++) {
+        await new Promise((resolve) => setImmediate(() => {
+          const end = performance.now() + 8;
+          while (performance.now() < end);
+          resolve();
+        }));
+      }
+      assert.strictEqual(m.workerStats().loop, 'node');
+    } finally {
+      m.stop();
+    }
+  });
 });
+

@@ -372,6 +372,19 @@ static napi_value b_mon_times(napi_env env, napi_callback_info info) {
   return o;
 }
 
+/* monKeepBatches(m, keep): whether the recorded values reach JS at each flush (a meter that
+ * records them, a 'samples' listener), or are not copied at all. */
+static napi_value b_mon_keep_batches(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  lwb_mon_t *m;
+  bool keep;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &keep));
+  lw_monset_keep_batches(&m->set, keep);
+  return NULL;
+}
+
 /* monLoopTime(m) -> { activeMs, idleMs }: the loop's time over idleAvailability's recorded periods
  * since start (SPEC §10's nodejs.eventloop.time). */
 static napi_value b_mon_loop_time(napi_env env, napi_callback_info info) {
@@ -479,7 +492,8 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monStop", b_mon_stop}, {"monFinish", b_mon_finish}, {"monRunning", b_mon_running},
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monPausedWhileHidden", b_mon_paused_while_hidden},
-      {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time}, {"monStacksId", b_mon_stacks_id},
+      {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
+      {"monKeepBatches", b_mon_keep_batches}, {"monStacksId", b_mon_stacks_id},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

@@ -126,7 +126,7 @@ static void batch_push(lw_monitors_t *m, lw_batch_t *b, double value) {
 
 static void batch_record(void *data, double value, double window_ms) {
   struct lw_sink_s *s = data;
-  batch_push(s->m, &s->m->batch[s->mon], value);
+  if (s->m->keep_batches) batch_push(s->m, &s->m->batch[s->mon], value);
   /* The loop's idle and active time over idleAvailability's recorded periods (SPEC §10's
    * nodejs.eventloop.time): its value is the idle share of its window. */
   if (s->mon == LW_MON_IDLE) {
@@ -229,6 +229,7 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
   m->c = c;
   m->cfg = *cfg;
   m->rd = *rd;
+  m->keep_batches = 1;
   m->worker.cfg = &m->cfg;
   m->flush_due = LW_NEVER;
   m->macro_posted = INFINITY;
@@ -289,13 +290,16 @@ static int any_running(const lw_monitors_t *m) {
   return 0;
 }
 
-static void submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, double now) {
+/* Returns the verdict (LW_VERDICT_*), or LW_ENOMEM. */
+static int submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, double now) {
   uint64_t detail;
+  int rc;
   if (value < 0) value = 0;
   if (window < 0) window = 0;
   /* The only failure left after the checks is a hold that cannot be queued. */
-  if (lw_validator_submit(m->c, m->vid[mon], value, window, now, &detail) == LW_ENOMEM)
-    m->c->lost++;
+  rc = lw_validator_submit(m->c, m->vid[mon], value, window, now, &detail);
+  if (rc == LW_ENOMEM) m->c->lost++;
+  return rc;
 }
 
 static double cpu_now(const lw_monitors_t *m) { return m->rd.cpu ? m->rd.cpu(m->rd.data) : 0; }
@@ -608,18 +612,22 @@ static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
   m->embedded = 1;
 }
 
-void lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
+void lw_monitors_keep_batches(lw_monitors_t *m, int keep) { m->keep_batches = keep != 0; }
+
+int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
   double idle, busy;
+  int embedded = m->embedded;
   activity(m, now);
   loop_model(m, now, outside_ms);
-  if (!m->running[LW_MON_LOOPBLOCK]) return;
+  if (!m->running[LW_MON_LOOPBLOCK]) return m->embedded != embedded;
   idle = idle_now(m, now);
   busy = (now - m->loop_prev_t) - (idle - m->loop_prev_idle);
   if (busy < 0) busy = 0;
   m->busy_total += busy;
   m->loop_prev_t = now;
   m->loop_prev_idle = idle;
-  submit(m, LW_MON_LOOPBLOCK, busy, busy, now);
+  /* A sample recorded at once changes no due time; a held or discarded one may. */
+  return submit(m, LW_MON_LOOPBLOCK, busy, busy, now) != LW_VERDICT_RECORDED || m->embedded != embedded;
 }
 
 /* The end of a stop the worker saw. The worker notices a stop only when it runs again, a little
@@ -643,7 +651,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
   switch (msg->type) {
     case LW_MSG_HEARTBEAT:
       lw_histogram_record(&m->self_lag_hist, msg->self_lag);
-      batch_push(m, &m->self_lag_batch, msg->self_lag);
+      if (m->keep_batches) batch_push(m, &m->self_lag_batch, msg->self_lag);
       m->self_lag_last = msg->self_lag;
       m->self_lag_count++;
       if (m->running[LW_MON_WORKER])

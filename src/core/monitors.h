@@ -152,6 +152,8 @@ typedef struct lw_monitors_s {
   uint32_t vid[LW_MON_COUNT]; /* validators of the validated monitors */
   lw_batch_t batch[LW_MON_COUNT];
   lw_batch_t self_lag_batch; /* every heartbeat's self-lag, for its histogram */
+  /* Whether recorded values are kept for JS at all (lw_monitors_keep_batches); 1 at init. */
+  int keep_batches;
   double loop_idle_ms;       /* idle and active time over idleAvailability's recorded periods */
   double loop_active_ms;
   struct lw_sink_s {
@@ -275,8 +277,14 @@ int lw_monitors_run(lw_monitors_t *m, double now);
 void lw_monitors_flushed(lw_monitors_t *m, double now);
 /* The loop-iteration hook (uv_prepare): loopBlock's sample. `outside_ms` is how long before
  * this iteration began the previous one had ended (the thread was outside libuv): about 0 in
- * Node's own loop, the message loop's time in an embedded one. */
-void lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
+ * Node's own loop, the message loop's time in an embedded one. Returns 1 if a due time may have
+ * changed (the sample was held or discarded, or the loop model switched), else 0: the driver
+ * need not re-arm its timer. */
+int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
+/* Whether the recorded values go into the batches for JS (a meter that records them, a listener
+ * of the raw samples). Off, nothing is copied per sample and the batches stay empty: memory that
+ * would grow with the loop's iteration rate between flushes (loopBlock) is not taken. */
+void lw_monitors_keep_batches(lw_monitors_t *m, int keep);
 /* 1 once the loop is recognised as run from outside (Electron's). */
 int lw_monitors_embedded(const lw_monitors_t *m);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all

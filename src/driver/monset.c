@@ -41,7 +41,12 @@ static int rt_pair(void *d, double *a, double *b) {
 }
 static double rt_idle(void *d) {
   lw_monset_t *s = d;
-  return (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+  /* No poll since the last reading could have waited (prepare_cb, check_cb): libuv counted no
+   * idle time, and the reading is the last one. */
+  if (s->idle_valid && uv_is_active((uv_handle_t *)&s->prepare)) return s->idle_last;
+  s->idle_last = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+  s->idle_valid = 1;
+  return s->idle_last;
 }
 static double rt_cpu(void *d) {
   (void)d;
@@ -153,7 +158,7 @@ static int main_evidence_cb(lw_client_t *c, double now) {
   return lw_monset_evidence(LW_MONSET_OF(c, main_client), now);
 }
 static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
-  lw_monitors_iteration(&LW_MONSET_OF(c, main_client)->core, now, outside_ms);
+  (void)lw_monitors_iteration(&LW_MONSET_OF(c, main_client)->core, now, outside_ms);
 }
 
 static double async_next_due(lw_client_t *c) {
@@ -187,25 +192,62 @@ static void async_cb(uv_async_t *a) {
   lw_uv_rearm(s->uv);
 }
 
-/* The end of each iteration (uv_check): if the next one starts long after, the thread was
- * outside libuv in between (an embedder's message loop). */
-static void check_cb(uv_check_t *h) {
-  lw_monset_t *s = h->data;
-  s->check_at = lw_uv_now(s->uv);
+/* The loop's time (libuv's cached uv_now(), updated at the start of each iteration and after
+ * each poll), in ms on this thread's origin, to within a few ms (libuv's fast clock): no clock
+ * read. */
+static double loop_time(const lw_monset_t *s) {
+  return (double)uv_now(s->uv->timer.loop) - (double)s->uv->origin_ns / 1e6;
 }
 
+/* The check phase of each iteration. libuv runs check handles newest first, so this one runs
+ * before Node's immediates; then come the close callbacks and (libuv >= 1.45) the timers. If
+ * the next iteration's prepare comes long after, the thread was either running the app's
+ * immediates and timers (on a CPU) or outside libuv (an embedder's message loop, waiting). The
+ * loop's cached time (the poll's end) raises the suspicion in prepare_cb at no cost; while one
+ * stands, the wall clock and the thread's CPU time are read here, and prepare_cb counts as
+ * outside only the part of the gap the thread spent off a CPU. */
+static void check_cb(uv_check_t *h) {
+  lw_monset_t *s = h->data;
+  double t = loop_time(s);
+  s->check_loop_at = t;
+  s->check_at = -INFINITY;
+  if (s->suspect_outside > 0) {
+    s->check_at = lw_uv_now(s->uv);
+    s->check_cpu = lw_clock_thread_cpu_ms();
+  }
+  /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
+   * may have given it a timeout). */
+  if (t != s->prepare_at) s->idle_valid = 0;
+}
+
+/* Once per loop iteration, right before the poll: one clock read, libuv's idle time only when
+ * the previous poll could have waited (rt_idle), the timer re-armed only when a due time may
+ * have changed. */
 static void prepare_cb(uv_prepare_t *p) {
   lw_monset_t *s = p->data;
   uv_loop_t *loop = s->uv->timer.loop;
   double now = lw_uv_now(s->uv);
-  /* The iteration began at the loop's time (its first update, before the timers), in whole ms
-   * of uv_hrtime(): on this thread's origin, to within a millisecond or two. */
-  double began = (double)uv_now(loop) - (double)s->uv->origin_ns / 1e6;
-  double outside = s->check_at > -INFINITY && began > s->check_at ? began - s->check_at : 0;
+  double began = loop_time(s);
+  double outside = 0;
   if (s->uw == NULL) return; /* finished */
+  if (s->check_at > -INFINITY) {
+    /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,
+     * close callbacks and timers): the time it waited outside libuv. */
+    outside = (now - s->check_at) - (lw_clock_thread_cpu_ms() - s->check_cpu);
+    if (outside < 0) outside = 0;
+  }
+  /* A suspicion: LW_OUTSIDE_MIN_MS or more since the last check's poll ended. It stands for the
+   * next few iterations, whose gaps are then measured (check_cb). */
+  if (s->suspect_outside > 0) s->suspect_outside--;
+  if (s->check_loop_at > -INFINITY && now - s->check_loop_at >= LW_OUTSIDE_MIN_MS)
+    s->suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
   lw_uvworker_progress(s->uw, now);
-  lw_monitors_iteration(&s->core, now, outside);
-  lw_uv_rearm(s->uv);
+  if (lw_monitors_iteration(&s->core, now, outside)) lw_uv_rearm(s->uv);
+  /* The poll that follows waits only with a timeout: without one (an immediate, an idle handle,
+   * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
+   * one (uv_metrics_idle_time() takes a mutex). */
+  if (uv_backend_timeout(loop) != 0) s->idle_valid = 0;
+  s->prepare_at = began;
 }
 
 static void handle_closed(uv_handle_t *h) {
@@ -246,6 +288,7 @@ static int uv_setup(lw_monset_t *s) {
   uv_check_init(loop, &s->check);
   s->prepare.data = s->async.data = s->check.data = s;
   s->check_at = -INFINITY;
+  s->check_loop_at = -INFINITY;
   uv_unref((uv_handle_t *)&s->prepare);
   uv_unref((uv_handle_t *)&s->async);
   uv_unref((uv_handle_t *)&s->check);
@@ -493,6 +536,8 @@ void lw_monset_finish(lw_monset_t *s) {
 
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return &s->core.batch[mon]; }
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return &s->core.self_lag_batch; }
+
+void lw_monset_keep_batches(lw_monset_t *s, int keep) { lw_monitors_keep_batches(&s->core, keep); }
 
 void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms) {
   *active_ms = s->core.loop_active_ms;

@@ -63,7 +63,14 @@ struct lw_monset_s {
   unsigned open_handles;
   uv_prepare_t prepare;
   uv_check_t check;
-  double check_at; /* the end of the last iteration, -INFINITY before the first */
+  double check_at; /* the last check, -INFINITY when not read */
+  double check_cpu; /* the thread's CPU time then */
+  double check_loop_at;  /* the loop's time at the end of the last iteration */
+  int suspect_outside;   /* iterations whose end is still read from the clock */
+  /* libuv's idle time at the last reading, and whether no poll since could have waited. */
+  double idle_last;
+  int idle_valid;
+  double prepare_at; /* the loop's time at the last prepare */
   uv_async_t async;
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
   lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */
@@ -124,6 +131,8 @@ const char *lw_monset_sleep_clock(const lw_monset_t *s);
 /* The batches of recorded values, per monitor, and the worker's self-lag batch. */
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon);
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s);
+/* Whether recorded values are kept in the batches for JS (lw_monitors_keep_batches). */
+void lw_monset_keep_batches(lw_monset_t *s, int keep);
 /* The loop's active and idle time over idleAvailability's recorded periods, since start. */
 void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms);
 /* Native memory the set holds, for the owner to report to its garbage collector. */

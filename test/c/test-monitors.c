@@ -273,9 +273,9 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   ASSERT_EQ(x.c.submitted, 0);
   x.f.idle = 5;
   lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 20);
-  /* busy = Δt - Δidle = 80 - 50. */
+  /* busy = Δt - Δidle = 80 - 50; recorded at once: no due time changed (0). */
   x.f.idle = 55;
-  lw_monitors_iteration(&x.m, 100, 0);
+  ASSERT_EQ(lw_monitors_iteration(&x.m, 100, 0), 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30);
   ASSERT_DBL_EQ(x.m.busy_total, 30);
   /* More idle than time passed: clamped to 0. */
@@ -288,7 +288,7 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   ASSERT_DBL_EQ(x.m.busy_total, 130.5);
   /* A long block is held: value and window are the busy time, the window ends now. */
   x.f.idle = 105 + 10;
-  lw_monitors_iteration(&x.m, 6250.5, 0);
+  ASSERT_EQ(lw_monitors_iteration(&x.m, 6250.5, 0), 1); /* held: the conditions have a due time */
   ASSERT_EQ(x.c.held_count, 1);
   ASSERT_DBL_EQ(last_held(&x)->value, 6000);
   ASSERT_DBL_EQ(last_held(&x)->ws, 250.5);
@@ -298,6 +298,16 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0, 100.5, 6000);
   ASSERT_EQ(ns->submitted, 4);
   ASSERT_EQ(ns->recorded, 4);
+  /* Batches off (nothing in JS reads them): recorded and counted as before, nothing copied. */
+  lw_monitors_keep_batches(&x.m, 0);
+  x.f.idle = 115 + 4;
+  ASSERT_EQ(lw_monitors_iteration(&x.m, 6260.5, 0), 0);
+  ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 4);
+  ASSERT_EQ(ns->recorded, 5);
+  ASSERT_DBL_EQ(x.m.busy_total, 6130.5 + 6);
+  lw_monitors_keep_batches(&x.m, 1);
+  lw_monitors_iteration(&x.m, 6270.5, 0);
+  ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 5);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
   return 0;

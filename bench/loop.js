@@ -1,0 +1,166 @@
+'use strict';
+// What a monitor costs a busy event loop, measured inside one process: the workload runs all
+// along, and the variants are switched on and off in slices, each variant's slice between two
+// slices of nothing (fresh-process runs vary by ±10 % on this machine, which hides a cost of a
+// few per cent). A variant's figure is its slice's throughput ÷ the mean of the two nothing slices
+// around it; the median of the rounds is reported, with min–max, and the cost per iteration in ns.
+//   immediate  a setImmediate chain (one loop iteration per callback)
+//   pingpong   1-byte TCP ping-pong over 127.0.0.1 in the same process (one round trip = one
+//              write and one read on each side)
+// Variants (bench/lib/peers.js sets each up as its documentation shows, and stops it):
+//   monitorEventLoopDelay, @datadog/native-metrics, lagwatch (defaults), lagwatch-meter (defaults
+//   and an OpenTelemetry SDK MeterProvider, collected every second).
+// Usage: node bench/loop.js [--workloads immediate,pingpong] [--variants a,b] [--rounds N]
+//        [--slice-ms MS] [--json]
+const net = require('net');
+const { setup, root } = require('./lib/peers');
+const { opt, flag, summary } = require('./lib/stats');
+
+const args = process.argv.slice(2);
+const workloads = opt(args, '--workloads', 'immediate,pingpong').split(',');
+const variants = opt(args, '--variants', 'monitorEventLoopDelay,@datadog/native-metrics,lagwatch,lagwatch-meter').split(',');
+const rounds = opt(args, '--rounds', 12);
+const sliceMs = opt(args, '--slice-ms', 500);
+const asJson = flag(args, '--json');
+const log = (s) => console.error(s);
+
+// An OpenTelemetry SDK that collects every second, as an app's would (the exporter drops what it
+// gets): made once, its meter given to each lagwatch-meter slice.
+let meterProvider = null;
+function meter() {
+  if (meterProvider === null) {
+    const { MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } = require('@opentelemetry/sdk-metrics');
+    const exporter = {
+      export: (metrics, done) => done({ code: 0 }),
+      forceFlush: async () => {},
+      shutdown: async () => {},
+      selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
+    };
+    meterProvider = new MeterProvider({
+      readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 1000 })],
+    });
+  }
+  return meterProvider.getMeter('lagwatch');
+}
+
+function start(variant) {
+  if (variant === 'nothing') return { stop() {} };
+  if (variant === 'lagwatch-meter') {
+    const m = require(root).setupAllMonitors({ meter: meter() });
+    return { stop: () => m.stop() };
+  }
+  return setup(variant);
+}
+
+// Counts iterations of `step` (which calls back once per iteration) for `ms`.
+function immediateSlice(ms) {
+  return new Promise((resolve) => {
+    let n = 0;
+    const end = performance.now() + ms;
+    const tick = () => {
+      n++;
+      if ((n & 255) === 0 && performance.now() >= end) resolve(n);
+      else setImmediate(tick);
+    };
+    setImmediate(tick);
+  });
+}
+
+// A TCP pair over 127.0.0.1: the client writes one byte, the server echoes it, the client writes
+// again on each echo.
+async function pingPongPair() {
+  const server = net.createServer((sock) => {
+    sock.setNoDelay(true);
+    sock.on('data', (d) => sock.write(d));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = net.connect(server.address().port, '127.0.0.1');
+  client.setNoDelay(true);
+  await new Promise((resolve) => client.once('connect', resolve));
+  const one = Buffer.from([1]);
+  return {
+    slice(ms) {
+      return new Promise((resolve) => {
+        let n = 0;
+        const end = performance.now() + ms;
+        const onData = () => {
+          n++;
+          if ((n & 63) === 0 && performance.now() >= end) {
+            client.removeListener('data', onData);
+            resolve(n);
+          } else {
+            client.write(one);
+          }
+        };
+        client.on('data', onData);
+        client.write(one);
+      });
+    },
+    close() {
+      client.destroy();
+      server.close();
+    },
+  };
+}
+
+async function measure(workload) {
+  let pair = null;
+  let slice = immediateSlice;
+  if (workload === 'pingpong') {
+    pair = await pingPongPair();
+    slice = (ms) => pair.slice(ms);
+  }
+  // Warm-up: the workload and every variant once.
+  await slice(sliceMs);
+  for (const v of variants) {
+    const h = start(v);
+    await slice(sliceMs / 2);
+    h.stop();
+  }
+  const ratios = Object.fromEntries(variants.map((v) => [v, []]));
+  const nsPerIteration = Object.fromEntries(variants.map((v) => [v, []]));
+  const base = [];
+  for (let r = 0; r < rounds; r++) {
+    const order = variants.map((_, k) => variants[(k + r) % variants.length]);
+    let before = await slice(sliceMs);
+    base.push(before);
+    for (const v of order) {
+      const h = start(v);
+      const got = await slice(sliceMs);
+      h.stop();
+      const after = await slice(sliceMs);
+      base.push(after);
+      const ref = (before + after) / 2;
+      ratios[v].push(got / ref);
+      nsPerIteration[v].push((sliceMs * 1e6) / got - (sliceMs * 1e6) / ref);
+      before = after;
+    }
+    log(`${workload} round ${r + 1}/${rounds}: ` + variants.map((v) => `${v} ${ratios[v][r].toFixed(3)}`).join(', '));
+  }
+  if (pair) pair.close();
+  return {
+    nothingPerSecond: summary(base.map((n) => n / (sliceMs / 1000))),
+    variants: Object.fromEntries(variants.map((v) => [v, {
+      ratio: summary(ratios[v]),
+      nsPerIteration: summary(nsPerIteration[v]),
+    }])),
+  };
+}
+
+(async () => {
+  const result = { node: process.version, rounds, sliceMs, workloads: {} };
+  for (const w of workloads) result.workloads[w] = await measure(w);
+  if (meterProvider) await meterProvider.shutdown();
+  if (asJson) {
+    console.log(JSON.stringify(result, null, 2));
+    return;
+  }
+  for (const [w, res] of Object.entries(result.workloads)) {
+    console.log(`${w}: nothing ${res.nothingPerSecond.median.toFixed(0)}/s (median of slices); ` +
+      'throughput ÷ nothing (median [min-max] of rounds), cost per iteration:');
+    for (const [v, x] of Object.entries(res.variants)) {
+      console.log(`  ${v.padEnd(26)} ${x.ratio.median.toFixed(3)} [${x.ratio.min.toFixed(3)}-${x.ratio.max.toFixed(3)}]` +
+        `  ${x.nsPerIteration.median.toFixed(0)} ns`);
+    }
+  }
+})();

@@ -57,7 +57,7 @@ class Validator {
     // disposed one must change nothing.
     if (c._reader !== null && native.submitCheck(c._h, this._id, value, windowMs)) c._readLifecycle();
     const verdict = c._submit(this._id, value, windowMs);
-    if (verdict === 0) {
+    if (verdict === undefined) { // recorded (the native call makes no value for it)
       c._callRecord(record, value);
       return 'recorded';
     }

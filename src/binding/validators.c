@@ -65,8 +65,8 @@ static int submit_range_error(napi_env env, int rc, const char *field) {
   return -1;
 }
 
-/* The submit function of one conditions: submit(id, value, windowMs) -> the verdict code
- * (LW_VERDICT_*). It is made per conditions with the conditions as its data, so the hot path
+/* The submit function of one conditions: submit(id, value, windowMs) -> undefined when recorded,
+ * else the verdict code (LW_VERDICT_*). It is made per conditions with the conditions as its data, so the hot path
  * unwraps nothing; the function holds a reference on the conditions' memory, dropped by its
  * finalizer. Evidence comes first (SPEC §4): the worker's messages that have arrived are
  * received before the sample is judged. */
@@ -86,13 +86,16 @@ static napi_value b_submit(napi_env env, napi_callback_info info) {
     submit_range_error(env, rc, field);
     return NULL;
   }
+  if (rc == LW_EDISPOSED) return lwb_make_number(env, (double)LW_VERDICT_DISPOSED);
   now = lwb_cond_now(c);
-  if (c->set != NULL && rc == LW_OK && lw_monset_evidence(c->set, now)) lwb_cond_rearm(c);
-  rc = lw_validator_submit(&c->core, id, value, window, now, &detail);
+  if (c->set != NULL && lw_monset_evidence(c->set, now)) lwb_cond_rearm(c);
+  rc = lw_validator_submit_checked(&c->core, id, value, window, now, &detail);
   if (rc < 0) {
     submit_range_error(env, rc, field);
     return NULL;
   }
+  /* The common verdict makes no value: undefined is RECORDED. */
+  if (rc == LW_VERDICT_RECORDED) return NULL;
   if (rc == LW_VERDICT_DISCARDED || rc == LW_VERDICT_HELD) lwb_cond_rearm(c);
   return lwb_make_number(env, (double)rc);
 }

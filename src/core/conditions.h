@@ -308,6 +308,10 @@ uint64_t lw_validator_last_token(const lw_conditions_t *c);
  * HELD the token that its RESOLVED event will carry. */
 int lw_validator_submit(lw_conditions_t *c, uint32_t id, double value, double window_ms,
                         double now, uint64_t *detail);
+/* lw_validator_submit() of a sample lw_validator_check() has just passed (LW_OK): the binding's
+ * hot path, which checks first to throw before the evidence is read. */
+int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, double window_ms,
+                                double now, uint64_t *detail);
 
 /* Reports a stall sample (SPEC §5): joins the episode whose window overlaps [ws, we] or starts
  * one. Monitors whose detector finds stalls outside a validator use it too. */

@@ -120,15 +120,20 @@ uint64_t lw_validator_last_token(const lw_conditions_t *c) { return c->next_toke
 
 int lw_validator_submit(lw_conditions_t *c, uint32_t id, double value, double window_ms,
                         double now, uint64_t *detail) {
-  lw_validator_t *v = lw_validator_get(c, id);
-  lw_interval_t iv;
-  lw__held_t *h;
-  double ws = now - window_ms, we = now;
   const char *field;
   int rc = lw_validator_check(c, id, value, window_ms, &field);
   (void)field;
   if (rc == LW_EDISPOSED) return LW_VERDICT_DISPOSED;
   if (rc != LW_OK) return rc;
+  return lw_validator_submit_checked(c, id, value, window_ms, now, detail);
+}
+
+int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, double window_ms,
+                                double now, uint64_t *detail) {
+  lw_validator_t *v = c->validators[id];
+  lw_interval_t iv;
+  lw__held_t *h;
+  double ws = now - window_ms, we = now;
   *detail = 0;
   if (lw_tracker_find_priority(&c->tracker, ws, we, now, &iv)) {
     c->submitted++;

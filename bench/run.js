@@ -6,6 +6,8 @@
 //   4. hang detection         node bench/hang.js --json
 //   5. core costs             node bench/submit.js --json
 //   6. scale                  node --expose-gc bench/scale.js --json    (+ a perf profile)
+//   7. busy loops             node bench/loop.js --json                 (variants toggled in one process)
+//   8. idle from start-up     node bench/idle-start.js --json           (every thread's schedstat)
 // Each section runs as its own command (printed in RESULTS.md, so that any figure can be
 // reproduced alone); progress goes to stderr. --quick runs every section small (a smoke test of
 // this script, not results). The raw figures go to bench/RESULTS.json beside the report;
@@ -35,6 +37,8 @@ const COMMANDS = {
   hang: ['bench/hang.js', '--runs', quick ? '1' : '5', '--ms', '7000', '--json'],
   core: ['bench/submit.js', ...(quick ? ['--rounds', '3'] : []), '--json'],
   scale: ['--expose-gc', 'bench/scale.js', ...(quick ? ['--checkpoints', '3', '--submits', '200000'] : []), '--json'],
+  loop: ['bench/loop.js', '--rounds', quick ? '1' : '10', '--slice-ms', quick ? '200' : '500', '--json'],
+  idleStart: ['bench/idle-start.js', '--rounds', quick ? '1' : '5', '--seconds', quick ? '5' : '15', '--json'],
 };
 const show = (a) => `node ${a.join(' ')}`;
 
@@ -386,6 +390,60 @@ function write(S, M, P, totalSeconds) {
       '(`lw_tracker_expire`) stay exact.', '');
   }
 
+  // 7. Busy loops (issue 14) ----------------------------------------------------------------
+  push('## 7. Busy loops: variants toggled inside one process', '');
+  const B = S.loop;
+  if (!B) {
+    push('(not run)', '');
+  } else if (B.error) {
+    push(`\`${B.command}\` failed: ${B.error}`, '');
+    misses.push('busy loops: the section failed');
+  } else {
+    const b = B.result;
+    push(`Command: \`${B.command}\` (${f(B.seconds, 0)} s). One process runs the workload all along; each variant is switched on ` +
+      `for a ${b.sliceMs} ms slice between two slices of nothing, and its figure is its throughput ÷ the mean of those two ` +
+      `(${b.rounds} rounds, the variants' order rotated each round; fresh-process runs vary by ±10 % here). \`immediate\`: a ` +
+      '`setImmediate` chain, one loop iteration per callback; `pingpong`: 1-byte TCP ping-pong over 127.0.0.1 in the same process. ' +
+      '`lagwatch-meter`: lagwatch with an OpenTelemetry SDK MeterProvider collected every second.', '');
+    for (const [w, res] of Object.entries(b.workloads)) {
+      push(`**${w}** (nothing: ${f(res.nothingPerSecond.median, 0)} iterations/s):`, '');
+      push(table(['variant', 'throughput ÷ nothing: median (min–max)', 'cost per iteration, ns'],
+        Object.entries(res.variants).map(([v, x]) => [v, range(x.ratio, 3), f(x.nsPerIteration.median, 0)])));
+      push('');
+      for (const v of ['lagwatch', 'lagwatch-meter']) {
+        const x = res.variants[v];
+        if (!x) continue;
+        const met = x.ratio.median >= 0.97;
+        summaryRows.push([`${w}: ${v} ÷ nothing`, '≥ 0.97', range(x.ratio, 3), verdict(met), `\`${B.command}\``]);
+        if (!met) misses.push(`busy loops: ${w} with ${v} at ${f(x.ratio.median, 3)} × nothing (target ≥ 0.97)`);
+      }
+    }
+  }
+
+  // 8. Idle from start-up (issue 14) ----------------------------------------------------------
+  push('## 8. Idle from start-up: every thread\'s CPU', '');
+  const D = S.idleStart;
+  if (!D) {
+    push('(not run)', '');
+  } else if (D.error) {
+    push(`\`${D.command}\` failed: ${D.error}`, '');
+    misses.push('idle from start-up: the section failed');
+  } else {
+    const d = D.result;
+    push(`Command: \`${D.command}\` (${f(D.seconds, 0)} s). Each run is a fresh process that sets its configuration up at once and ` +
+      `idles; ${d.seconds} s after the spawn every thread's time on a CPU is read from \`/proc/<pid>/task/*/schedstat\` (start-up, ` +
+      `module loading and the first GCs included). A configuration's cost is its time less \`nothing\`'s in the same round.`, '');
+    push(table(['configuration', 'CPU ms: median (min–max)', 'cost ms', 'cost ÷ monitorEventLoopDelay\'s'],
+      Object.entries(d.configs).map(([n, c]) => [n, range(c.cpuMs, 1), c.costMs ? f(c.costMs.median, 1) : '–', range(c.ratio)])));
+    const lw = d.configs.lagwatch;
+    if (lw && lw.ratio) {
+      const met = lw.ratio.median <= 0.25;
+      summaryRows.push(['idle from start-up, lagwatch cost ÷ monitorEventLoopDelay\'s', '≤ 0.25', range(lw.ratio), verdict(met), `\`${D.command}\``]);
+      if (!met) misses.push(`idle from start-up: lagwatch costs ${f(lw.ratio.median)} × monitorEventLoopDelay (target ≤ 0.25)`);
+    }
+    push('');
+  }
+
   // Peers -----------------------------------------------------------------------------------
   push('## Peers: what each could and could not measure', '');
   push('- **monitorEventLoopDelay** (Node\'s own, `perf_hooks`): loads everywhere; a 10 ms timer whose histogram records the time between firings: max over-reads a block by up to its resolution; reads nothing while a block lasts.');
@@ -436,6 +494,8 @@ async function main() {
   S.hang = runSection('hang');
   S.core = runSection('core');
   S.scale = runSection('scale');
+  S.loop = runSection('loop');
+  S.idleStart = runSection('idleStart');
   const tp = Date.now();
   log('profiles: lagwatch idle, lagwatch server under load, tracker expiry');
   P.idle = await profileIdle('lagwatch', quick ? 2 : 4);

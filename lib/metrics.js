@@ -3,10 +3,9 @@
 // one JS call per flush brings every recorded sample, never one call per sample. Discards are
 // counted in C and read at collection time (an observable counter), so the metric equals
 // stats() exactly and costs nothing per sample.
-const api = require('@opentelemetry/api');
 const native = require('./native');
 const { typeError } = require('./util');
-const { defaultMeter, isNoopMeter } = require('./otel');
+const { defaultMeter, isNoopMeter, createNoopMeter } = require('./otel');
 
 // Bucket boundaries, given through each histogram's `advice` (OpenTelemetry's default buckets stop
 // at 10 000, and a stall can last hours).
@@ -39,10 +38,6 @@ const CAUSES = native.causeNames();
 const MAIN_THREAD_STATES = [['cpuMs', 'cpu'], ['runQueueMs', 'run_queue'], ['throttledMs', 'throttled']];
 const CAUSE_ATTRIBUTES = [['cpuMs', 'cause.cpu_ms'], ['runQueueMs', 'cause.run_queue_ms'],
   ['throttledMs', 'cause.throttled_ms'], ['blockedMs', 'cause.blocked_ms'], ['gcMs', 'cause.gc_ms']];
-
-function createNoopMeter() {
-  return api.createNoopMeter();
-}
 
 function checkMeter(meter) {
   if (meter === undefined) return defaultMeter();

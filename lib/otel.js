@@ -2,26 +2,45 @@
 // What OpenTelemetry asks of a library: instruments and log records from the global API, which stay
 // no-ops until the app registers an SDK. lagwatch depends on @opentelemetry/api (a peer
 // dependency); @opentelemetry/api-logs is optional (without it there is no default logger).
-const api = require('@opentelemetry/api');
+//
+// The API is loaded only when something can record: while no SDK has registered a provider (the
+// API keeps them on globalThis under its own keys, read here without loading it), the default
+// meter and logger are no-ops without it. Loading @opentelemetry/api costs an app about 15 ms of
+// CPU at start-up (bench/idle-start.js), for nothing when it runs no SDK.
 const { version } = require('../package.json');
 
-const NOOP_METER = api.createNoopMeter();
+// The keys of @opentelemetry/api 1.x and @opentelemetry/api-logs (their internal/global-utils).
+const METRICS_API_KEY = Symbol.for('opentelemetry.js.api.1');
+const LOGS_API_KEY = Symbol.for('io.opentelemetry.js.api.logs');
 
-// The global API's meter for lagwatch. Read once, when the conditions are made: an SDK registered
-// later is not seen (set the SDK up first, or pass `meter`).
+let NoopMeterClass = null;
+function apiModule() {
+  const api = require('@opentelemetry/api');
+  if (NoopMeterClass === null) NoopMeterClass = api.createNoopMeter().constructor;
+  return api;
+}
+
+// The global API's meter for lagwatch, or null when no MeterProvider is registered (the API would
+// give its no-op meter). Read once, when the conditions are made: an SDK registered later is not
+// seen (set the SDK up first, or pass `meter`).
 function defaultMeter() {
-  return api.metrics.getMeter('lagwatch', version);
+  const g = globalThis[METRICS_API_KEY];
+  if (!g || !g.metrics) return null;
+  return apiModule().metrics.getMeter('lagwatch', version);
 }
 
 // The API's own no-op meter (any copy of the API): nothing to record into.
 function isNoopMeter(meter) {
-  return meter === NOOP_METER || (meter !== null && typeof meter === 'object' &&
-    meter.constructor === NOOP_METER.constructor);
+  if (meter === null) return true;
+  if (typeof meter !== 'object') return false;
+  apiModule();
+  return meter.constructor === NoopMeterClass || meter.constructor.name === 'NoopMeter';
 }
 
-// The global API's logger for lagwatch (a proxy: it follows a LoggerProvider registered later),
-// or undefined when @opentelemetry/api-logs is not installed.
+// The global API's logger for lagwatch, or undefined when no LoggerProvider is registered or
+// @opentelemetry/api-logs is not installed. Read once, as the meter.
 function defaultLogger() {
+  if (!globalThis[LOGS_API_KEY]) return undefined;
   let logs;
   try {
     ({ logs } = require('@opentelemetry/api-logs'));
@@ -31,4 +50,8 @@ function defaultLogger() {
   return logs.getLogger('lagwatch', version);
 }
 
-module.exports = { defaultMeter, defaultLogger, isNoopMeter, NOOP_METER, version };
+function createNoopMeter() {
+  return apiModule().createNoopMeter();
+}
+
+module.exports = { defaultMeter, defaultLogger, isNoopMeter, createNoopMeter, version };

@@ -302,13 +302,19 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     }
   });
 
-  it('with no SDK registered, the default meter is the API\'s no-op: nothing is recorded', () => {
-    const api = require('@opentelemetry/api');
+  it('with no SDK registered, nothing is recorded, and @opentelemetry/api is not even loaded (a child process)', () => {
     const sim = lagwatch.createSimulation();
     const m = lagwatch.setupAllMonitors({ clock: sim });
     assert.strictEqual(m.conditions._metrics.noop, true);
-    assert.strictEqual(m.conditions._metrics.meter, api.createNoopMeter());
     m.stop();
+    const code = "const lw = require('lagwatch'); const m = lw.setupAllMonitors(); m.stop();" +
+      "console.log(JSON.stringify(Object.keys(require.cache).filter((k) => k.includes('@opentelemetry'))));" +
+      "const api = require('@opentelemetry/api');" +
+      "console.log(lw.createNoopMeter() === api.createNoopMeter());";
+    const r = require('child_process').spawnSync(process.execPath, ['-e', code],
+      { cwd: require('path').join(__dirname, '..'), encoding: 'utf8' });
+    assert.strictEqual(r.status, 0, r.stderr);
+    assert.deepStrictEqual(r.stdout.trim().split('\n'), ['[]', 'true']);
   });
 
   it('createNoopMeter() is a valid meter; a bad meter is a TypeError', () => {

@@ -148,7 +148,8 @@ export interface ConditionsOptions {
   clock?: Simulation;
   /** { log(level, message) } for lagwatch's own messages, and/or an OpenTelemetry Logger, which
    * also receives one `lag.stall` record per episode. Default: the global API's
-   * `logs.getLogger('lagwatch', version)` when @opentelemetry/api-logs is installed. */
+   * `logs.getLogger('lagwatch', version)` when @opentelemetry/api-logs is installed, read when the
+   * conditions are made (none until the app registers a LoggerProvider). */
   logger?: Logger | OtelLogger;
   /** An OpenTelemetry Meter; default: the global API's `metrics.getMeter('lagwatch', version)`,
    * read when the conditions are made (a no-op until the app registers an SDK). */

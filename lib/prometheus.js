@@ -212,16 +212,6 @@ function labels(attributes, scope) {
   return out;
 }
 
-function classicHistogram(v) {
-  let cumulative = 0;
-  const bucket = v.buckets.boundaries.map((upperBound, i) => {
-    cumulative += v.buckets.counts[i];
-    return { cumulativeCount: cumulative, upperBound };
-  });
-  bucket.push({ cumulativeCount: v.count, upperBound: Infinity });
-  return { sampleCount: v.count, sampleSum: v.sum, bucket };
-}
-
 // OpenTelemetry's collected ResourceMetrics as io.prometheus.client MetricFamily objects; each
 // exponential histogram's delta is added to its series in `natives` (name -> key -> series), and
 // every series seen so far is written.
@@ -259,11 +249,7 @@ function toFamilies(resourceMetrics, natives) {
           }
           continue; // written below, with the series that had no new observation
         }
-        case DataPointType.HISTOGRAM:
-          family = { type: 'HISTOGRAM',
-            metric: points.map((p) => ({ label: labels(p.attributes, scope), histogram: classicHistogram(p.value) })) };
-          break;
-        default:
+        default: // no explicit-bucket histogram: this reader's are all exponential
           continue;
       }
       if (family.metric.length) families.push({ name, help, ...family });

@@ -22,16 +22,17 @@ void lw_histogram_freeze(lw_histogram_t *h) {
   lw_histogram_free(h);
 }
 
+/* The bucket of v: its binary exponent and the top LW_HIST_SUB_BITS bits of its significand,
+ * read from the IEEE 754 bits (a record per loop iteration cannot afford frexp). */
 static size_t bucket_of(double v) {
+  uint64_t bits;
   int e;
-  double m;
-  long k;
-  if (!(v >= ldexp(1.0, LW_HIST_EMIN))) return 0;
-  m = frexp(v, &e); /* v = m * 2^e, m in [0.5, 1) */
-  e -= 1;           /* v = (2m) * 2^e, 2m in [1, 2) */
+  _Static_assert(LW_HIST_EMIN == -20, "the threshold below is 2^LW_HIST_EMIN");
+  if (!(v >= 0x1p-20)) return 0; /* NaN too */
+  memcpy(&bits, &v, sizeof(bits));
+  e = (int)((bits >> 52) & 0x7ff) - 1023;
   if (e >= LW_HIST_EMAX) return LW_HIST_BUCKETS - 1;
-  k = (long)(e - LW_HIST_EMIN) * LW_HIST_SUB + (long)((2.0 * m - 1.0) * LW_HIST_SUB);
-  return (size_t)k;
+  return (size_t)(e - LW_HIST_EMIN) * LW_HIST_SUB + (size_t)((bits >> (52 - LW_HIST_SUB_BITS)) & (LW_HIST_SUB - 1));
 }
 
 /* The middle of bucket k. */

@@ -12,7 +12,8 @@
 
 #include "common.h"
 
-#define LW_HIST_SUB 64
+#define LW_HIST_SUB_BITS 6
+#define LW_HIST_SUB (1 << LW_HIST_SUB_BITS)
 #define LW_HIST_EMIN (-20)
 #define LW_HIST_EMAX 44
 #define LW_HIST_BUCKETS ((LW_HIST_EMAX - LW_HIST_EMIN) * LW_HIST_SUB + 1)

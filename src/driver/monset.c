@@ -194,10 +194,8 @@ static void async_cb(uv_async_t *a) {
 
 /* The loop's time (libuv's cached uv_now(), updated at the start of each iteration and after
  * each poll), in ms on this thread's origin, to within a few ms (libuv's fast clock): no clock
- * read. */
-static double loop_time(const lw_monset_t *s) {
-  return (double)uv_now(s->uv->timer.loop) - (double)s->uv->origin_ns / 1e6;
-}
+ * read. The hooks keep it raw (an integer compare) and convert it only when they use it. */
+static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->origin_ms; }
 
 /* The check phase of each iteration. libuv runs check handles newest first, so this one runs
  * before Node's immediates; then come the close callbacks and (libuv >= 1.45) the timers. If
@@ -208,8 +206,8 @@ static double loop_time(const lw_monset_t *s) {
  * outside only the part of the gap the thread spent off a CPU. */
 static void check_cb(uv_check_t *h) {
   lw_monset_t *s = h->data;
-  double t = loop_time(s);
-  s->check_loop_at = t;
+  uint64_t t = uv_now(h->loop);
+  s->check_loop_raw = t;
   s->check_at = -INFINITY;
   if (s->suspect_outside > 0) {
     s->check_at = lw_uv_now(s->uv);
@@ -217,7 +215,7 @@ static void check_cb(uv_check_t *h) {
   }
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
-  if (t != s->prepare_at) s->idle_valid = 0;
+  if (t != s->prepare_raw) s->idle_valid = 0;
 }
 
 /* Once per loop iteration, right before the poll: one clock read, libuv's idle time only when
@@ -227,7 +225,7 @@ static void prepare_cb(uv_prepare_t *p) {
   lw_monset_t *s = p->data;
   uv_loop_t *loop = s->uv->timer.loop;
   double now = lw_uv_now(s->uv);
-  double began = loop_time(s);
+  uint64_t began = uv_now(loop);
   double outside = 0;
   if (s->uw == NULL) return; /* finished */
   if (s->check_at > -INFINITY) {
@@ -239,7 +237,7 @@ static void prepare_cb(uv_prepare_t *p) {
   /* A suspicion: LW_OUTSIDE_MIN_MS or more since the last check's poll ended. It stands for the
    * next few iterations, whose gaps are then measured (check_cb). */
   if (s->suspect_outside > 0) s->suspect_outside--;
-  if (s->check_loop_at > -INFINITY && now - s->check_loop_at >= LW_OUTSIDE_MIN_MS)
+  if (s->check_loop_raw != 0 && now - loop_time(s, s->check_loop_raw) >= LW_OUTSIDE_MIN_MS)
     s->suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
   lw_uvworker_progress(s->uw, now);
   if (lw_monitors_iteration(&s->core, now, outside)) lw_uv_rearm(s->uv);
@@ -247,7 +245,7 @@ static void prepare_cb(uv_prepare_t *p) {
    * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
    * one (uv_metrics_idle_time() takes a mutex). */
   if (uv_backend_timeout(loop) != 0) s->idle_valid = 0;
-  s->prepare_at = began;
+  s->prepare_raw = began;
 }
 
 static void handle_closed(uv_handle_t *h) {
@@ -288,7 +286,8 @@ static int uv_setup(lw_monset_t *s) {
   uv_check_init(loop, &s->check);
   s->prepare.data = s->async.data = s->check.data = s;
   s->check_at = -INFINITY;
-  s->check_loop_at = -INFINITY;
+  s->check_loop_raw = 0;
+  s->origin_ms = (double)s->uv->origin_ns / 1e6;
   uv_unref((uv_handle_t *)&s->prepare);
   uv_unref((uv_handle_t *)&s->async);
   uv_unref((uv_handle_t *)&s->check);

@@ -65,12 +65,13 @@ struct lw_monset_s {
   uv_check_t check;
   double check_at; /* the last check, -INFINITY when not read */
   double check_cpu; /* the thread's CPU time then */
-  double check_loop_at;  /* the loop's time at the end of the last iteration */
+  uint64_t check_loop_raw; /* uv_now() at the end of the last iteration; 0: none seen yet */
   int suspect_outside;   /* iterations whose end is still read from the clock */
   /* libuv's idle time at the last reading, and whether no poll since could have waited. */
   double idle_last;
   int idle_valid;
-  double prepare_at; /* the loop's time at the last prepare */
+  uint64_t prepare_raw; /* uv_now() at the last prepare */
+  double origin_ms;     /* the loop's time origin: uv_now() - origin_ms is on the set's clock */
   uv_async_t async;
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
   lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */

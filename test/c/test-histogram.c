@@ -139,3 +139,45 @@ TEST_IMPL(histogram_quantiles_random) {
     }
   return 0;
 }
+
+/* The bucket a value lands in, as frexp() gives it: the reference for the bit-level bucket_of(). */
+static size_t ref_bucket(double v) {
+  int e;
+  double m;
+  if (!(v >= ldexp(1.0, LW_HIST_EMIN))) return 0;
+  if (isinf(v)) return LW_HIST_BUCKETS - 1; /* frexp leaves the exponent unspecified */
+  m = frexp(v, &e);
+  e -= 1;
+  if (e >= LW_HIST_EMAX) return LW_HIST_BUCKETS - 1;
+  return (size_t)((long)(e - LW_HIST_EMIN) * LW_HIST_SUB + (long)((2.0 * m - 1.0) * LW_HIST_SUB));
+}
+
+/* Which bucket one recorded value went to. */
+static size_t landed(double v) {
+  lw_histogram_t h;
+  size_t k, at = (size_t)-1;
+  if (lw_histogram_init(&h) != LW_OK) return (size_t)-2;
+  lw_histogram_record(&h, v);
+  for (k = 0; k < LW_HIST_BUCKETS; k++)
+    if (h.buckets[k]) at = k;
+  lw_histogram_free(&h);
+  return at;
+}
+
+/* Every bucket's lower bound and the double just below it land where frexp() puts them, and so do
+ * the edges: zero, NaN, infinity, subnormals, the first and last buckets' bounds. */
+TEST_IMPL(histogram_bucket_bounds) {
+  int e, s;
+  const double edges[] = {0, NAN, INFINITY, 4.9e-324, 2.2250738585072014e-308, 0x1p-20, 0x1p44,
+                          0x1p43 * 1.999, 1e300, 0.5, 1, 1.0078125, 5000, 0.001};
+  size_t i;
+  for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) ASSERT_EQ(landed(edges[i]), ref_bucket(edges[i]));
+  for (e = LW_HIST_EMIN; e <= LW_HIST_EMAX; e++) {
+    for (s = 0; s < LW_HIST_SUB; s++) {
+      double b = ldexp(1.0 + (double)s / LW_HIST_SUB, e);
+      ASSERT_EQ(landed(b), ref_bucket(b));
+      ASSERT_EQ(landed(nextafter(b, 0)), ref_bucket(nextafter(b, 0)));
+    }
+  }
+  return 0;
+}

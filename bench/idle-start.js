@@ -20,19 +20,24 @@ const asJson = flag(args, '--json');
 const child = path.join(__dirname, 'fixtures', 'idle-start-child.js');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Every living thread's time on a CPU, ms, by thread name.
+// Every living thread's time on a CPU, ms, by thread name; and how many times the threads went to
+// sleep and were woken (voluntary context switches): an idle monitor's cost is mostly the kernel's
+// work of each wake-up, so the count says where the cost comes from.
 function threadTimes(pid) {
   const out = {};
+  let wakes = 0;
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
       const ns = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
       const comm = fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
       out[comm] = (out[comm] || 0) + ns / 1e6;
+      wakes += Number((status.match(/^voluntary_ctxt_switches:\s*(\d+)/m) || [0, 0])[1]);
     } catch {
       // the thread ended
     }
   }
-  return out;
+  return { byThread: out, wakes };
 }
 
 async function runOne(name) {
@@ -43,10 +48,10 @@ async function runOne(name) {
     p.once('exit', (code) => reject(new Error(`${name} exited ${code}`)));
   });
   await sleep(seconds * 1000 - (performance.now() - started));
-  const byThread = threadTimes(p.pid);
+  const { byThread, wakes } = threadTimes(p.pid);
   p.kill('SIGKILL');
   await new Promise((resolve) => p.once('exit', resolve));
-  return { cpuMs: Object.values(byThread).reduce((a, b) => a + b, 0), byThread };
+  return { cpuMs: Object.values(byThread).reduce((a, b) => a + b, 0), byThread, wakesPerS: wakes / seconds };
 }
 
 (async () => {
@@ -65,6 +70,7 @@ async function runOne(name) {
     for (const r of runs) for (const [k, v] of Object.entries(r[n].byThread)) (byThread[k] = byThread[k] || []).push(v);
     result.configs[n] = {
       cpuMs: summary(runs.map((r) => r[n].cpuMs)),
+      wakesPerS: summary(runs.map((r) => r[n].wakesPerS)),
       costMs: configs.includes('nothing') ? summary(runs.map((r) => cost(r, n))) : null,
       ratio: configs.includes('nothing') && configs.includes('monitorEventLoopDelay')
         ? summary(runs.map((r) => cost(r, n) / cost(r, 'monitorEventLoopDelay'))) : null,
@@ -78,6 +84,7 @@ async function runOne(name) {
   console.log(`CPU of every thread over the first ${seconds} s, ms (median [min-max] of ${rounds} rounds):`);
   for (const [n, c] of Object.entries(result.configs)) {
     console.log(`  ${n.padEnd(24)} ${c.cpuMs.median.toFixed(1)} [${c.cpuMs.min.toFixed(1)}-${c.cpuMs.max.toFixed(1)}]` +
+      `  ${c.wakesPerS.median.toFixed(1)} wake-ups/s` +
       (c.costMs ? `  cost ${c.costMs.median.toFixed(1)} ms` : '') +
       (c.ratio ? `  cost ÷ monitorEventLoopDelay's ${c.ratio.median.toFixed(2)} [${c.ratio.min.toFixed(2)}-${c.ratio.max.toFixed(2)}]` : ''));
   }

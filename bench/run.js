@@ -433,8 +433,12 @@ function write(S, M, P, totalSeconds) {
     push(`Command: \`${D.command}\` (${f(D.seconds, 0)} s). Each run is a fresh process that sets its configuration up at once and ` +
       `idles; ${d.seconds} s after the spawn every thread's time on a CPU is read from \`/proc/<pid>/task/*/schedstat\` (start-up, ` +
       `module loading and the first GCs included). A configuration's cost is its time less \`nothing\`'s in the same round.`, '');
-    push(table(['configuration', 'CPU ms: median (min–max)', 'cost ms', 'cost ÷ monitorEventLoopDelay\'s'],
-      Object.entries(d.configs).map(([n, c]) => [n, range(c.cpuMs, 1), c.costMs ? f(c.costMs.median, 1) : '–', range(c.ratio)])));
+    push(`Wake-ups/s: every thread's voluntary context switches (\`/proc/<pid>/task/*/status\`) over the window ÷ its length. ` +
+      'An idle monitor costs mostly the kernel\'s work of each wake-up (about the same per wake-up for every configuration here), ' +
+      'so the count says what a cost is made of.', '');
+    push(table(['configuration', 'CPU ms: median (min–max)', 'wake-ups/s', 'cost ms', 'cost ÷ monitorEventLoopDelay\'s'],
+      Object.entries(d.configs).map(([n, c]) => [n, range(c.cpuMs, 1), c.wakesPerS ? f(c.wakesPerS.median, 1) : '–',
+        c.costMs ? f(c.costMs.median, 1) : '–', range(c.ratio)])));
     const lw = d.configs.lagwatch;
     if (lw && lw.ratio) {
       const met = lw.ratio.median <= 0.25;

@@ -4,7 +4,6 @@
 const { findSourceMap } = require('module');
 const path = require('path');
 const { PerformanceObserver } = require('perf_hooks');
-const { Worker } = require('worker_threads');
 const native = require('./native');
 const { Conditions, createConditions } = require('./conditions');
 const { typeError, checkOptions, checkFunction } = require('./util');
@@ -180,6 +179,8 @@ class MonitorSet {
     this._stacks = o.stacks === true && o.clock === undefined;
     this._stackWorker = null;
     if (this._stacks) {
+      // worker_threads is loaded only for the stack thread (1 ms of start-up otherwise).
+      const { Worker } = require('worker_threads');
       // No inherited preloads (`-r lagwatch/register` would set up monitors in it too).
       this._stackWorker = new Worker(path.join(__dirname, 'stack-worker.js'), {
         workerData: { id: native.monStacksId(this._h), lagwatchStackThread: true },

@@ -162,6 +162,8 @@ static napi_value b_cond_has_reader(napi_env env, napi_callback_info info) {
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &b));
   c->has_reader = b;
+  /* driftLag keeps firing while a reader is set (the reader is asked at its firings). */
+  if (b && c->set != NULL) lw_monset_wake(c->set);
   return NULL;
 }
 

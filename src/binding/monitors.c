@@ -83,6 +83,8 @@ static void owner_read(void *data) {
   if (m->cond->has_reader) lwb_deliver(m->cond, read_extra, NULL);
 }
 
+static int owner_keeps_awake(void *data) { return ((lwb_mon_t *)data)->cond->has_reader; }
+
 static void owner_deliver(void *data, int batches, int from_loop) {
   lwb_mon_t *m = data;
   int was = m->e->in_uv_callback;
@@ -228,6 +230,7 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   m->e = c->e;
   m->cond = c;
   owner.read = owner_read;
+  owner.keeps_awake = owner_keeps_awake;
   owner.deliver = owner_deliver;
   owner.closed = owner_closed;
   owner.data = m;

@@ -185,6 +185,7 @@ static void cause_compute(const lw_monitors_t *m, const struct lw_hang_cause_s *
   out->blocked_ms = span - out->cpu_ms - waited;
   if (out->blocked_ms < 0) out->blocked_ms = 0;
   out->gc_ms = m->rd.gc_ms != NULL ? m->rd.gc_ms(m->rd.data, h->span_start, h->span_end) : NAN;
+  if (isfinite(out->gc_ms) && h->gc_seen > out->gc_ms) out->gc_ms = h->gc_seen;
   score[LW_CAUSE_BUSY] = out->cpu_ms - (isfinite(out->gc_ms) ? out->gc_ms : 0);
   score[LW_CAUSE_GC] = out->gc_ms;
   score[LW_CAUSE_BLOCKED] = out->blocked_ms;
@@ -332,6 +333,8 @@ void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
       m->drift_prev = now;
       m->drift_due = now + m->cfg.drift_interval_ms;
       m->drift_busy_prev = m->busy_total;
+      m->drift_asleep = 0;
+      m->drift_may_sleep = 0;
       m->throttle_late = 0;
       break;
     case LW_MON_MACROTASK:
@@ -360,6 +363,7 @@ void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
         w->has_sleep_diff = sleep_diff(&m->rd, m->cfg.sleep_clock, &w->prev_sleep_diff);
         w->last_progress_seen = -INFINITY;
         w->last_progress_at = now;
+        w->has_idle = 0;
         w->ping_sent = 0;
         w->hang_active = 0;
       }
@@ -387,6 +391,9 @@ static void throttle_close(lw_monitors_t *m, double now) {
 
 void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now) {
   if ((unsigned)mon >= LW_MON_COUNT || !m->running[mon]) return;
+  /* driftLag's firings while it slept are not lost (the driver has normally caught up already,
+   * with the loop's own idle end). */
+  if (mon == LW_MON_DRIFT) lw_monitors_awake(m, now, now);
   m->running[mon] = 0;
   if (mon == LW_MON_WORKER) m->worker.heartbeat_on = 0;
   if (mon == LW_MON_LIVENESS) m->worker.liveness_on = 0;
@@ -404,7 +411,7 @@ double lw_monitors_next_due(const lw_monitors_t *m) {
   double due = m->flush_due;
 #define LW__MIN_IF(on, t) \
   if ((on) && (t) < due) due = (t)
-  LW__MIN_IF(m->running[LW_MON_DRIFT], m->drift_due);
+  LW__MIN_IF(m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due);
   LW__MIN_IF(m->running[LW_MON_MACROTASK], m->macro_posted != INFINITY ? m->macro_posted : m->macro_due);
   LW__MIN_IF(m->running[LW_MON_IDLE], m->idle_due);
   LW__MIN_IF(m->running[LW_MON_CLOCKDRIFT], m->clock_due);
@@ -477,9 +484,60 @@ static void drift_fire(lw_monitors_t *m, double now) {
   if (lateness < 0) lateness = 0;
   submit(m, LW_MON_DRIFT, lateness, now - ws, now);
   throttle_check(m, lateness, ws, busy - m->drift_busy_prev, now);
+  m->drift_may_sleep = lateness < LW_DRIFT_SLEEP_LATE_MS && busy - m->drift_busy_prev < (now - ws) / 2;
   m->drift_busy_prev = busy;
   m->drift_prev = now;
   m->drift_due = now + m->cfg.drift_interval_ms;
+}
+
+int lw_monitors_idle(lw_monitors_t *m, double now) {
+  double before;
+  /* An overdue firing (the loop was busy past it) is a real one, late. */
+  if (m->drift_asleep || !m->running[LW_MON_DRIFT] || !m->drift_may_sleep || m->embedded ||
+      m->throttle_seq != 0 || m->drift_due <= now)
+    return 0;
+  before = lw_monitors_next_due(m);
+  m->drift_asleep = 1;
+  return lw_monitors_next_due(m) != before;
+}
+
+/* A stop the evidence shows at `t` or up to one of the worker's checks after it (an interval
+ * begins where the worker saw the process stopped, which may be that much after the stop began):
+ * the process did not run, and a timer due then fired when it ran again. A suspend delays timers
+ * only where the monotonic clock counts it (macOS, Windows); on Linux it stands still. */
+static int stopped_near(lw_monitors_t *m, double t, double now, lw_interval_t *iv) {
+  double u = m->running[LW_MON_LIVENESS] ? m->cfg.liveness_interval_ms : m->cfg.worker_interval_ms;
+  return (m->rd.mono_includes_sleep &&
+          lw_tracker_find(&m->c->tracker, t, t + u, LW_REASON_SUSPEND, now, iv)) ||
+         lw_tracker_find(&m->c->tracker, t, t + u, LW_REASON_PAUSE, now, iv);
+}
+
+int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
+  double wake_due, until;
+  lw_interval_t iv;
+  if (!m->drift_asleep) return 0;
+  /* The armed timer's due: the loop woke up by then at the latest, unless it was held. */
+  wake_due = lw_monitors_next_due(m);
+  m->drift_asleep = 0;
+  if (idle_end > now) idle_end = now;
+  if (idle_end - wake_due >= LW_STOP_MIN_MS) {
+    /* The wake-up was held (a stop, starvation, timers throttled): so was the timer, from when
+     * the loop began to wait at the latest, as the real one would have been. */
+    drift_fire(m, now);
+    return 1;
+  }
+  /* The loop ran on time: no gap in its activity (activity() would see one after each wait). */
+  m->last_activity = now;
+  until = idle_end < wake_due ? idle_end : wake_due;
+  while (m->drift_due <= until) {
+    double due = m->drift_due;
+    if (stopped_near(m, due, now, &iv))
+      drift_fire(m, iv.end < now ? iv.end : now);
+    else
+      drift_fire(m, due);
+  }
+  if (m->drift_due <= now) drift_fire(m, now);
+  return 1;
 }
 
 /* macrotaskLag: every interval a zero-delay task is queued (its due time is the time it was
@@ -574,7 +632,7 @@ int lw_monitors_run(lw_monitors_t *m, double now) {
     int which = -1;
 #define LW__PICK(id, on, t) \
   if ((on) && (t) <= now && (t) < best) { best = (t); which = (id); }
-    LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT], m->drift_due);
+    LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due);
     /* A task queued in this run waits for the next turn of the loop. */
     LW__PICK(LW_MON_MACROTASK,
              m->running[LW_MON_MACROTASK] &&
@@ -677,6 +735,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
        * check interval of the loop's own) is no part of the hang's span. */
       h->span_end = end > msg->cause_start && end < msg->cause_end ? end : msg->cause_end;
       h->stopped = msg->cause_stopped;
+      h->gc_seen = NAN;
       ev = lw__event_push(m->c, LW_EVENT_WORKER_HANG, now);
       if (ev) {
         ev->start = msg->hang_start;
@@ -684,6 +743,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
         ev->detected_at = msg->detected_at;
         ev->duration_ms = end - msg->hang_start;
         cause_compute(m, h, &ev->cause);
+        h->gc_seen = ev->cause.gc_ms;
       }
       break;
     case LW_MSG_EVIDENCE:
@@ -817,12 +877,33 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
   if (w->liveness_on && w->lv_due <= now) {
     double next, at;
     int fresh = 0;
+    int waited = 0;
+    /* The main loop waiting in its poll is available, not hung, though it shows no progress
+     * (its progress stamp is set before each poll). Idle time it gained since the previous check
+     * puts the last moment it was available at least that far past that check (exactly when it
+     * stopped waiting, if it then stayed busy): no hang began before. */
+    if (rd->main_idle != NULL) {
+      double idle = rd->main_idle(rd->data);
+      if (w->has_idle && isfinite(idle) && idle > w->idle_prev) {
+        double avail = w->idle_at + (idle - w->idle_prev);
+        if (avail > now) avail = now;
+        if (!w->hang_active && avail > w->last_progress_at) w->last_progress_at = avail;
+        waited = 1;
+      }
+      w->has_idle = isfinite(idle);
+      w->idle_prev = idle;
+      w->idle_at = now;
+    }
     if (progress != w->last_progress_seen) {
       fresh = 1;
       w->last_progress_seen = progress;
       if (progress > w->last_progress_at) w->last_progress_at = progress;
       w->ping_sent = 0;
       if (w->hang_active) hang_end(w, now, progress, rd, &out[n++]);
+      w->cause_has_base = 0;
+    } else if (waited) {
+      fresh = 1; /* waiting: nothing to watch, nothing to wake */
+      w->ping_sent = 0;
       w->cause_has_base = 0;
     }
     /* No progress over a whole check, or a progress stamp already a threshold old (the worker

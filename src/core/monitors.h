@@ -39,6 +39,9 @@ typedef struct lw_readings_s {
   double (*wall)(void *data);
   int (*sleep_pair)(void *data, double *inclusive, double *exclusive);
   double (*idle)(void *data); /* the main loop's total idle (poll wait) time */
+  /* The same, read by the worker thread (libuv's reading is thread-safe), the wait in progress
+   * included; NULL if unknown. A main loop that waits is not hung (lw_worker_run). */
+  double (*main_idle)(void *data);
   double (*cpu)(void *data);  /* the main thread's CPU time; NULL if unknown */
   /* The main thread's times by state, read by the worker thread during a hang; returns -1 (or is
    * NULL) where nothing can be read. */
@@ -83,6 +86,10 @@ typedef enum {
 /* Linux: a lateness of the worker's own timer this long or longer, without as much growth of its
  * run-queue delay, is a stop of the process (SPEC §12). */
 #define LW_STOP_MIN_MS 100.0
+/* A driftLag firing this close to its due time is on time: libuv's timers have ms resolution, so
+ * an idle loop's timer fires up to about a ms after its due. Only after such a firing over a
+ * mostly idle window may driftLag sleep while the loop waits (lw_monitors_idle). */
+#define LW_DRIFT_SLEEP_LATE_MS 2.0
 /* How often the worker refreshes its own run-queue baseline (one read of its schedstat). */
 #define LW_SELF_BASE_MS 1000.0
 
@@ -117,6 +124,9 @@ typedef struct lw_worker_s {
   int has_sleep_diff;
   double last_progress_seen; /* the main thread's progress stamp last read */
   double last_progress_at;   /* when progress was last seen (or reset by self-lag) */
+  int has_idle;              /* the main loop's idle time at the previous check, and when */
+  double idle_prev;
+  double idle_at;
   int ping_sent;
   int hang_active;
   double hang_start;
@@ -165,6 +175,9 @@ typedef struct lw_monitors_s {
   /* driftLag */
   double drift_prev;
   double drift_due;
+  /* driftLag asleep while the loop waits (lw_monitors_idle): its timer is not armed. */
+  int drift_asleep;
+  int drift_may_sleep; /* its last firing was on time, over a window the loop mostly waited */
   /* macrotaskLag */
   double macro_due;
   double macro_posted; /* +INFINITY when no task is queued */
@@ -220,6 +233,9 @@ typedef struct lw_monitors_s {
     double detected_at;
     lw_thread_times_t delta;  /* the raw readings, for the GC part, redone at the episode's report */
     double span_start, span_end, stopped;
+    /* The GC part found when the worker hang ended (NAN before): the episode's reading again
+     * never finds less, though GC pauses past the ring (spans.h) are forgotten meanwhile. */
+    double gc_seen;
     int known;
   } hang_causes[LW_HANG_CAUSES];
   unsigned nhang_causes;
@@ -281,6 +297,24 @@ void lw_monitors_flushed(lw_monitors_t *m, double now);
  * changed (the sample was held or discarded, or the loop model switched), else 0: the driver
  * need not re-arm its timer. */
 int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
+/* driftLag while the loop waits (issue 14). An idle loop woken every 20 ms costs as much as
+ * Node's own monitor; yet while the loop waits in its poll, a timer's firing is known in advance:
+ * on time. The driver calls lw_monitors_idle() when the loop is about to wait: driftLag's timer is
+ * then no longer armed (returns 1 if the due time changed), provided it is not overdue, its last
+ * firing was on time over a window in which the loop mostly waited, the loop is Node's own (an
+ * embedded loop never waits in its poll) and no throttled interval is open (its end needs a real
+ * firing). When the loop runs again the driver calls lw_monitors_awake(): `idle_end` is when
+ * the loop stopped waiting. What the timer would have done meanwhile is done:
+ * - the wake-up came LW_STOP_MIN_MS or more after the armed timer's due (a stop, starvation,
+ *   throttled timers held the loop): the timer was held as well, from the start of the wait at the
+ *   latest: its first due time after that fires now, as late as the real timer's would have;
+ * - else each due time up to the wake-up fired on time, unless a stop the evidence shows covers
+ *   it (the interval's start less one worker check; a suspend only where the monotonic clock
+ *   counts it): that firing came when the process ran again; the first due time after the
+ *   wake-up (a poll that ended when a callback began, not when a timer was due) fires now.
+ * Returns 1 if a due time changed (the driver re-arms). Drivers apply the evidence first. */
+int lw_monitors_idle(lw_monitors_t *m, double now);
+int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end);
 /* Whether the recorded values go into the batches for JS (a meter that records them, a listener
  * of the raw samples). Off, nothing is copied per sample and the batches stay empty: memory that
  * would grow with the loop's iteration rate between flushes (loopBlock) is not taken. */

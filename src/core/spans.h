@@ -7,7 +7,7 @@
 
 #include "common.h"
 
-#define LW_SPANS_MAX 256
+#define LW_SPANS_MAX 1024
 
 typedef struct lw_spans_s {
   double (*iv)[2]; /* NULL until the first span */

@@ -20,6 +20,7 @@ static int sim_pair(void *d, double *a, double *b) {
 }
 static double sim_idle(void *d) { return lw_sim_idle(d); }
 static double sim_cpu(void *d) { return lw_sim_cpu(d); }
+static double sim_main_idle(void *d) { return lw_sim_main_idle(d); }
 static int sim_main_sched(void *d, lw_thread_times_t *out) {
   lw_sim_main_times(d, &out->cpu_ms, &out->runq_ms, &out->throttled_ms);
   return 0;
@@ -47,6 +48,10 @@ static double rt_idle(void *d) {
   s->idle_last = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
   s->idle_valid = 1;
   return s->idle_last;
+}
+/* Worker thread: libuv's reading takes the loop's metrics lock. */
+static double rt_main_idle(void *d) {
+  return (double)uv_metrics_idle_time(((lw_monset_t *)d)->uv->timer.loop) / 1e6;
 }
 static double rt_cpu(void *d) {
   (void)d;
@@ -131,6 +136,25 @@ int lw_monset_evidence(lw_monset_t *s, double now) {
   return got || s->c->nevents != before;
 }
 
+/* driftLag slept while the loop waited (lw_monitors_idle): what its timer would have done since
+ * is caught up, the evidence applied first. The loop stopped waiting at the end of its last poll
+ * (libuv's cached time, updated right after it) or, in the simulation, now. Returns 1 if a due
+ * time changed; `*got` tells whether evidence or events came. */
+static int monset_awake(lw_monset_t *s, double now, int *got) {
+  double idle_end = s->sim ? now : (double)(int64_t)uv_now(s->uv->timer.loop) - s->origin_ms;
+  *got = 0;
+  if (!s->core.drift_asleep) return 0;
+  *got = lw_monset_evidence(s, now);
+  if (idle_end > now) idle_end = now;
+  return lw_monitors_awake(&s->core, now, idle_end);
+}
+
+/* The loop is about to wait: driftLag may sleep (lw_monitors_idle). Returns 1 if its due changed. */
+static int monset_idle(lw_monset_t *s, double now) {
+  if (s->owner.keeps_awake && s->owner.keeps_awake(s->owner.data)) return 0;
+  return lw_monitors_idle(&s->core, now);
+}
+
 /* Hands events over, and the batches when `flush`; then the batches start again. */
 static void hand_over(lw_monset_t *s, int flush, int from_loop, double now) {
   if (s->owner.deliver) s->owner.deliver(s->owner.data, flush, from_loop);
@@ -153,12 +177,21 @@ static double main_next_due(lw_client_t *c) {
 static void main_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
   main_run(s, now, s->sim == NULL);
+  /* The simulated loop waits after each run (a block wakes it: main_wake_cb). */
+  if (s->sim) monset_idle(s, now);
 }
 static int main_evidence_cb(lw_client_t *c, double now) {
   return lw_monset_evidence(LW_MONSET_OF(c, main_client), now);
 }
 static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
-  (void)lw_monitors_iteration(&LW_MONSET_OF(c, main_client)->core, now, outside_ms);
+  lw_monset_t *s = LW_MONSET_OF(c, main_client);
+  int got;
+  monset_awake(s, now, &got);
+  (void)lw_monitors_iteration(&s->core, now, outside_ms);
+}
+static void main_wake_cb(lw_client_t *c, double now) {
+  int got;
+  monset_awake(LW_MONSET_OF(c, main_client), now, &got);
 }
 
 static double async_next_due(lw_client_t *c) {
@@ -169,6 +202,7 @@ static void async_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, async_client);
   receive_arrived(s, now);
   hand_over(s, 0, 0, now);
+  monset_idle(s, now);
 }
 
 static double worker_next_due(lw_client_t *c) {
@@ -216,6 +250,12 @@ static void check_cb(uv_check_t *h) {
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
   if (t != s->prepare_raw) s->idle_valid = 0;
+  if (s->core.drift_asleep) {
+    double now = lw_uv_now(s->uv);
+    int got, rearm = monset_awake(s, now, &got);
+    if (got) hand_over(s, 0, 1, now);
+    if (rearm) lw_uv_rearm(s->uv);
+  }
 }
 
 /* Once per loop iteration, right before the poll: one clock read, libuv's idle time only when
@@ -227,6 +267,7 @@ static void prepare_cb(uv_prepare_t *p) {
   double now = lw_uv_now(s->uv);
   uint64_t began = uv_now(loop);
   double outside = 0;
+  int rearm;
   if (s->uw == NULL) return; /* finished */
   if (s->check_at > -INFINITY) {
     /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,
@@ -240,11 +281,16 @@ static void prepare_cb(uv_prepare_t *p) {
   if (s->check_loop_raw != 0 && now - loop_time(s, s->check_loop_raw) >= LW_OUTSIDE_MIN_MS)
     s->suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
   lw_uvworker_progress(s->uw, now);
-  if (lw_monitors_iteration(&s->core, now, outside)) lw_uv_rearm(s->uv);
+  rearm = lw_monitors_iteration(&s->core, now, outside);
   /* The poll that follows waits only with a timeout: without one (an immediate, an idle handle,
    * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
-   * one (uv_metrics_idle_time() takes a mutex). */
-  if (uv_backend_timeout(loop) != 0) s->idle_valid = 0;
+   * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag sleeps (check_cb wakes
+   * it): libuv computes the poll's timeout after the prepare callbacks. */
+  if (uv_backend_timeout(loop) != 0) {
+    s->idle_valid = 0;
+    if (monset_idle(s, now)) rearm = 1;
+  }
+  if (rearm) lw_uv_rearm(s->uv);
   s->prepare_raw = began;
 }
 
@@ -333,6 +379,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.sleep_pair = sim_pair;
     rd.idle = sim_idle;
     rd.cpu = sim_cpu;
+    rd.main_idle = sim_main_idle;
     rd.main_sched = sim_main_sched;
     rd.self_sched = sim_self_sched;
     rd.gc_ms = sim_gc;
@@ -343,6 +390,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.sleep_pair = rt_pair;
     rd.idle = rt_idle;
     rd.cpu = rt_cpu;
+    rd.main_idle = rt_main_idle;
     /* This is the main thread: its times are read from here on by the worker. */
     lw_thread_src_open_self(&s->main_src, 1);
     rd.main_sched = rt_main_sched;
@@ -362,6 +410,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
   s->main_client.is_timer = 1;
   if (sim) {
     s->main_client.iteration = main_iteration_cb;
+    s->main_client.wake = main_wake_cb;
     s->async_client.next_due = async_next_due;
     s->async_client.run = async_run_cb;
     s->async_client.thread = LW_THREAD_MAIN;
@@ -486,8 +535,10 @@ static void worker_wind_down(lw_monset_t *s, double now) {
 
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   double now;
+  int got;
   if ((unsigned)mon >= LW_MON_COUNT || !s->core.running[mon]) return;
   now = lw_monset_now(s);
+  if (monset_awake(s, now, &got) && s->uv_ready) lw_uv_rearm(s->uv);
   if (is_worker(mon)) {
     /* Paused while hidden, or stopped: the hang in progress is not lost (SPEC §4). */
     if (s->uw != NULL) lw_uvworker_stop(s->uw);
@@ -499,11 +550,22 @@ void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   if (lw_monitors_next_due(&s->core) <= now) main_run(s, now, 0);
 }
 
-void lw_monset_flush(lw_monset_t *s) { hand_over(s, 1, 0, lw_monset_now(s)); }
+void lw_monset_wake(lw_monset_t *s) {
+  int got;
+  if (s->finished) return;
+  if (monset_awake(s, lw_monset_now(s), &got) && s->uv_ready) lw_uv_rearm(s->uv);
+}
+
+void lw_monset_flush(lw_monset_t *s) {
+  double now = lw_monset_now(s);
+  int got;
+  if (monset_awake(s, now, &got) && s->uv_ready) lw_uv_rearm(s->uv);
+  hand_over(s, 1, 0, now);
+}
 
 void lw_monset_finish(lw_monset_t *s) {
   double now;
-  int i;
+  int i, got;
   if (s->finished) return;
   s->finished = 1;
   /* The final evidence: the worker's last messages (the thread stopped, so nothing more
@@ -512,12 +574,15 @@ void lw_monset_finish(lw_monset_t *s) {
   now = lw_monset_now(s);
   worker_wind_down(s, now);
   lw_monitors_evidence(&s->core, now, 1);
+  /* driftLag's firings while it slept, judged before the conditions go. */
+  monset_awake(s, now, &got);
   lw_conditions_dispose(s->c, now);
   for (i = 0; i < LW_MON_COUNT; i++) lw_monitors_stop(&s->core, (lw_mon_t)i, now);
   if (s->uv_ready) uv_sync(s);
   hand_over(s, 1, 0, now);
   /* Nothing runs any more: free at once what only running needed. */
   lw_monitors_release(&s->core);
+  lw_spans_free(&s->gc); /* the last causes were computed at the conditions' disposal */
   lw__free(s->queue);
   lw__free(s->queue_at);
   s->queue = NULL;

@@ -30,6 +30,9 @@ typedef struct lw_monset_s lw_monset_t;
 typedef struct lw_monset_owner_s {
   /* Before the main-thread timers run: the owner asks the lifecycle reader, if it has one. */
   void (*read)(void *data);
+  /* Whether driftLag must keep firing while the loop waits (lw_monitors_idle): a lifecycle reader
+   * is asked at each firing, so its state changes are seen when they were. NULL: never. */
+  int (*keeps_awake)(void *data);
   /* Events are queued in the conditions and, with `batches`, the batches are ready: hand them
    * over now (lw_monset_batches() reads them). `from_loop`: called from a libuv callback. */
   void (*deliver)(void *data, int batches, int from_loop);
@@ -101,6 +104,10 @@ int lw_monset_worker_error(const lw_monset_t *s);
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon);
 /* Hands the batches over now. */
 void lw_monset_flush(lw_monset_t *s);
+/* The main thread runs (JS called in): if driftLag slept while the loop waited, what it would
+ * have fired since is caught up now and it fires again (a lifecycle reader set meanwhile is then
+ * asked at its firings). */
+void lw_monset_wake(lw_monset_t *s);
 /* Evidence first: receives the worker's messages that have arrived by `now` and takes a due
  * clockDrift reading. Returns 1 if that queued events. */
 int lw_monset_evidence(lw_monset_t *s, double now);

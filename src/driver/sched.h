@@ -16,6 +16,9 @@ struct lw_client_s {
   /* Called once per main-loop iteration, before its work (the simulation's uv_prepare); NULL
    * if not wanted. `outside_ms`: how long the thread was outside libuv before it began. */
   void (*iteration)(lw_client_t *client, double now, double outside_ms);
+  /* The simulation only: the main thread starts work at `now` that no client's run began (a
+   * block), so its loop stopped waiting then. NULL if not wanted. */
+  void (*wake)(lw_client_t *client, double now);
   /* Evidence before judgment (SPEC §4): called, when not NULL, for every client before any
    * main-thread client runs. Returns 1 if it queued something to hand over: the client then
    * counts as due at once (`evidence_due`) and its run() delivers it. */

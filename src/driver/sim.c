@@ -147,6 +147,10 @@ static double cur_part(const lw_sim_t *sim, double t) {
 }
 
 void lw_sim_block(lw_sim_t *sim, double ms, int state) {
+  lw_client_t *c;
+  /* The loop stops waiting: a callback begins. */
+  for (c = sim->sched.head; c != NULL; c = c->next)
+    if (c->wake != NULL) c->wake(c, sim->now);
   /* The previous block is over: what it spent is settled. */
   sim->main_acc[sim->cur_state] += cur_part(sim, sim->now);
   sim->cur_state = state;
@@ -222,6 +226,12 @@ void lw_sim_set_loop(lw_sim_t *sim, lw_loop_model_t loop) { sim->loop = loop; }
 
 double lw_sim_idle(const lw_sim_t *sim) {
   return sim->loop == LW_LOOP_EMBEDDED ? 0 : sim->now - sim->busy_total;
+}
+
+double lw_sim_main_idle(const lw_sim_t *sim) {
+  /* busy_total counts a block whole from its start. */
+  double ahead = sim->main_free_at > sim->now ? sim->main_free_at - sim->now : 0;
+  return sim->loop == LW_LOOP_EMBEDDED ? 0 : sim->now - sim->busy_total + ahead;
 }
 
 double lw_sim_cpu(const lw_sim_t *sim) {

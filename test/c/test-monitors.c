@@ -210,6 +210,85 @@ TEST_IMPL(monitors_drift_lateness_and_window) {
   return 0;
 }
 
+/* driftLag asleep while the loop waits (issue 14): when it may sleep, and what a wake-up fires.
+ * driftLag, loopBlock and the worker's liveness half (no timer of the main thread), so the armed
+ * timer's due is the flush's (set here). */
+TEST_IMPL(monitors_drift_sleep_rules) {
+  fx_t x;
+  lw_monitors_config_t cfg;
+  uint32_t pause;
+  fx_config(&cfg);
+  cfg.flush_interval_ms = 1000;
+  fx_init(&x, &cfg, 0);
+  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monitors_start(&x.m, LW_MON_DRIFT, 0);
+  lw_monitors_start(&x.m, LW_MON_LIVENESS, 0); /* its checks (100 ms) bound a stop's start */
+  /* Not before a firing shows an idle, punctual window. */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 0), 0);
+  loop_turn(&x, 20, 0); /* on time, idle */
+  /* Not while overdue (the loop was busy past the due: a real, late firing). */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 40), 0);
+  ASSERT_EQ(lw_monitors_idle(&x.m, 30), 1);
+  ASSERT_EQ(x.m.drift_asleep, 1);
+  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1000); /* the flush's, not driftLag's 40 */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 30), 0);        /* already asleep */
+  /* A poll that ended at 130 for a callback, now 135: 40 .. 120 on time, 140 later. */
+  ASSERT_EQ(lw_monitors_awake(&x.m, 135, 130), 1);
+  ASSERT_BATCH(&x.m.batch[LW_MON_DRIFT], 0, 0, 0, 0, 0, 0);
+  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 140);
+  ASSERT_EQ(lw_monitors_awake(&x.m, 136, 136), 0); /* awake already */
+  /* Busy through 160 (40 of the 40 ms since 120): a late firing at 160, no sleep after it. */
+  x.f.idle += 120 - 20 - 0;
+  x.t = 120;
+  loop_turn(&x, 160, 40);
+  ASSERT_BATCH(&x.m.batch[LW_MON_DRIFT], 0, 0, 0, 0, 0, 0, 20);
+  ASSERT_EQ(lw_monitors_idle(&x.m, 161), 0);
+  loop_turn(&x, 180, 0); /* on time again */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 181), 1);
+  /* The wake-up held past the armed due (1000) by LW_STOP_MIN_MS or more: the timer was held
+   * from the start of the wait: its due 200 fires at 1150, 950 late, window [180, 1150]. */
+  ASSERT_EQ(lw_monitors_awake(&x.m, 1150, 1150), 1);
+  ASSERT_DBL_EQ(x.m.batch[LW_MON_DRIFT].values[x.m.batch[LW_MON_DRIFT].len - 1], 950);
+  ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 9);
+  /* A stop the evidence shows, [1290, 1400] (the worker's view, one check late): the timer due
+   * 1190 fired on time, 1210 .. (within a check of the stop) when the process ran again. */
+  x.f.idle += 1150 - x.t;
+  x.t = 1150;
+  loop_turn(&x, 1170, 0);
+  lw_monitors_flushed(&x.m, 1170); /* the flush due at 1000 ran: next at 2170 */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 1171), 1);
+  ASSERT_EQ(lw_tracker_reason(&x.c.tracker, "pause", 5, &pause), LW_OK);
+  ASSERT_EQ(pause, LW_REASON_PAUSE);
+  ASSERT_EQ(lw_tracker_add(&x.c.tracker, 1290, 1400, LW_REASON_PAUSE, 1450), LW_OK);
+  x.f.idle += 1450 - 1170; /* the loop waited (libuv counts a stop in the poll as idle) */
+  x.t = 1450;
+  ASSERT_EQ(lw_monitors_awake(&x.m, 1450, 1450), 1);
+  {
+    const lw_batch_t *b = &x.m.batch[LW_MON_DRIFT];
+    /* 1190 on time; 1210 fires at 1400 (190 late: discarded as pause);
+     * 1420 and 1440 on time. */
+    ASSERT_DBL_EQ(b->values[b->len - 3], 0);
+    ASSERT_DBL_EQ(b->values[b->len - 2], 0);
+    ASSERT_DBL_EQ(b->values[b->len - 1], 0);
+    ASSERT_EQ(discarded_of(&x.c, LW_REASON_PAUSE), 1);
+  }
+  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1460);
+  /* An embedded loop never waits in its poll: driftLag keeps its timer. */
+  x.m.embedded = 1;
+  ASSERT_EQ(lw_monitors_idle(&x.m, 1451), 0);
+  x.m.embedded = 0;
+  /* Stopping driftLag while it sleeps fires what was due (nothing is lost). */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 1451), 1);
+  {
+    size_t before = x.m.batch[LW_MON_DRIFT].len;
+    lw_monitors_stop(&x.m, LW_MON_DRIFT, 1500);
+    ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, before + 3); /* 1460, 1480, 1500, on time */
+  }
+  ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}
+
 /* macrotaskLag ---------------------------------------------------------------------------- */
 
 TEST_IMPL(monitors_macrotask_next_run) {

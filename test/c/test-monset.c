@@ -40,7 +40,7 @@ static void ss_deliver(void *data, int batches, int from_loop) {
 static int simset_init(simset_t *s, lw_platform_t platform) {
   lw_conditions_config_t ccfg;
   lw_monitors_config_t cfg;
-  lw_monset_owner_t owner = {NULL, ss_deliver, NULL, NULL};
+  lw_monset_owner_t owner = {.deliver = ss_deliver};
   int i, rc;
   memset(s, 0, sizeof(*s));
   s->sim = lw_sim_new(platform, 0);

@@ -22,7 +22,12 @@ function oneHang(r, why) {
   const wh = r.events.workerHang[0];
   const ep = r.events.stall[0];
   assert.ok(wh.cause !== null, `the workerHang has a cause\n${why}`);
-  assert.deepStrictEqual(ep.cause, wh.cause, 'the episode has the cause of its worker hang');
+  // The episode has the cause of its worker hang, its GC part read again when it is reported:
+  // V8's GC entries reach lagwatch an iteration or two after the hang, possibly after the
+  // worker hang's end was received (a GC early in the hang counts once the worker reads its
+  // baseline at the first check of the hang).
+  assert.deepStrictEqual({ ...ep.cause, gcMs: 0 }, { ...wh.cause, gcMs: 0 }, 'the episode has the cause of its worker hang');
+  assert.ok(ep.cause.gcMs >= wh.cause.gcMs, `the episode's GC part (${ep.cause.gcMs}) is read again: ${wh.cause.gcMs} or more`);
   const c = wh.cause;
   const parts = c.cpuMs + c.runQueueMs + c.throttledMs + c.blockedMs;
   assert.ok(Math.abs(parts - c.spanMs) < 1, `cpu + runQueue + throttled + blocked = span: ${JSON.stringify(c)}`);

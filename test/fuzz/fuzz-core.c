@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   input_t in = {data, size};
   lw_conditions_config_t cfg;
   lw_monitors_config_t mcfg;
-  lw_monset_owner_t owner = {NULL, deliver_nothing, NULL, NULL};
+  lw_monset_owner_t owner = {.deliver = deliver_nothing};
   lw_sim_t *sim;
   fcond_t *fc;
   lw_monset_t *set;

@@ -80,7 +80,7 @@ int main(void) {
   lw_conditions_config_t ccfg;
   lw_monitors_config_t mcfg;
   lw_monitors_stats_t st;
-  lw_monset_owner_t owner = {NULL, deliver, on_closed, NULL};
+  lw_monset_owner_t owner = {.deliver = deliver, .closed = on_closed};
   uv_loop_init(&loop);
   uv_loop_configure(&loop, UV_METRICS_IDLE_TIME);
   CHECK(lw_uv_init(&drv, &loop, uv_hrtime()) == 0, "uv driver");

@@ -1,0 +1,163 @@
+'use strict';
+// driftLag sleeps while Node's loop waits (issue 14): its 20 ms timer is not armed while the loop
+// waits in its poll, and when the loop runs again what the timer would have done meanwhile is done
+// (src/core/monitors.h, lw_monitors_awake). On the simulation, exact to the millisecond: the
+// samples are those of a driftLag kept awake (a lifecycle reader keeps it firing, since the reader
+// is asked at each firing), in a tenth of the loop's wake-ups. In a real process: the same rate of
+// samples, about 7 wake-ups of the main thread a second instead of 56, and a block still seen.
+const assert = require('assert');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const lagwatch = require('..');
+
+// One simulated set; `awake`: a lifecycle reader keeps driftLag firing.
+function run(awake, script, platform = 'linux') {
+  const sim = lagwatch.createSimulation({ platform });
+  const m = lagwatch.setupAllMonitors({ clock: sim });
+  if (awake) m.conditions.setLifecycleReader(() => 'active');
+  const drift = [];
+  let iterations = 0;
+  const stalls = [];
+  m.conditions.on('samples', (b) => {
+    if (b.driftLag) drift.push(...b.driftLag);
+    if (b.loopBlock) iterations += b.loopBlock.length;
+  });
+  m.conditions.on('stall', (e) => stalls.push({ kind: e.kind, durationMs: e.durationMs, start: e.start, end: e.end }));
+  script(sim);
+  m.stop();
+  const s = m.conditions.stats();
+  // A firing caught up at a wake-up is recorded then, possibly after the flush that a firing of a
+  // driftLag kept awake would have gone with: the values are compared as a whole.
+  drift.sort((a, b) => a - b);
+  return { drift, iterations, stalls, stats: s.monitors.driftLag, discarded: s.discarded, intervals: m.conditions.tracker.intervals() };
+}
+
+// Every case runs as a script on both sets; driftLag's samples, verdicts and episodes must be equal.
+const CASES = {
+  'idle 10 s': (sim) => sim.advance(10000),
+  'idle, blocks of 300 ms and 7 ms inside waits, idle': (sim) => {
+    sim.advance(5005);
+    sim.block(300);
+    sim.advance(2008);
+    sim.block(7);
+    sim.advance(5000);
+  },
+  'a 6 s block (a hang), idle after it': (sim) => {
+    sim.advance(3013);
+    sim.block(6000);
+    sim.advance(8000);
+  },
+  'a 3 s pause (SIGSTOP) while the loop waits': (sim) => {
+    sim.advance(8000);
+    sim.pause(3000);
+    sim.advance(4000);
+  },
+  'a 300 ms pause that ends before the next wake-up': (sim) => {
+    sim.advance(8000);
+    sim.pause(300);
+    sim.advance(4000);
+  },
+  'a 6 s pause (a pause episode)': (sim) => {
+    sim.advance(10000);
+    sim.pause(6000);
+    sim.advance(10000);
+  },
+  'timers throttled 10 s while the loop waits': (sim) => {
+    sim.advance(10000);
+    sim.throttle(10000);
+    sim.advance(20000);
+  },
+};
+
+describe('driftLag sleeps while the loop waits (issue 14)', () => {
+  for (const [name, script] of Object.entries(CASES)) {
+    it(`simulation, ${name}: the samples, verdicts and episodes of a driftLag kept awake`, () => {
+      const asleep = run(false, script);
+      const awake = run(true, script);
+      assert.ok(awake.drift.length > 0);
+      assert.deepStrictEqual(asleep.drift, awake.drift, 'driftLag values');
+      assert.deepStrictEqual(asleep.stats, awake.stats, 'driftLag stats');
+      assert.deepStrictEqual(asleep.discarded, awake.discarded, 'discarded by reason');
+      assert.deepStrictEqual(asleep.stalls, awake.stalls, 'episodes');
+      assert.deepStrictEqual(asleep.intervals, awake.intervals, 'intervals');
+      // The loop woke far less often (each wake-up is a loop iteration, a loopBlock sample).
+      assert.ok(asleep.iterations * 3 < awake.iterations, `${asleep.iterations} iterations asleep, ${awake.iterations} awake`);
+    });
+  }
+
+  // A suspend: where the monotonic clock counts it (macOS, Windows), timers come late after it, as
+  // the firing caught up does. On Linux it stands still: every firing comes on time, and clockDrift
+  // shows the suspend over the whole second since its previous reading. A driftLag kept awake has
+  // recorded that second's firings before the evidence came (late evidence, which the seed
+  // accepts); the firings caught up at the next wake-up are judged with it: discarded as suspend.
+  const suspend = (sim) => {
+    sim.advance(4000);
+    sim.sleep(30000);
+    sim.advance(5000);
+  };
+  for (const platform of ['darwin', 'win32']) {
+    it(`simulation, ${platform}, a 30 s sleep (suspend) while the loop waits: the samples, verdicts and episodes of a driftLag kept awake`, () => {
+      const asleep = run(false, suspend, platform);
+      const awake = run(true, suspend, platform);
+      assert.deepStrictEqual({ ...asleep, iterations: 0 }, { ...awake, iterations: 0 });
+      assert.ok(asleep.iterations * 3 < awake.iterations, `${asleep.iterations} iterations asleep, ${awake.iterations} awake`);
+    });
+  }
+  it('simulation, linux, a 30 s sleep (suspend) while the loop waits: the same firings; those of the suspend\'s second caught up after its evidence, discarded', () => {
+    const asleep = run(false, suspend);
+    const awake = run(true, suspend);
+    assert.strictEqual(asleep.stats.submitted, awake.stats.submitted);
+    assert.deepStrictEqual(asleep.intervals, awake.intervals);
+    assert.deepStrictEqual(asleep.intervals.map((i) => i.reason), ['suspend']);
+    const moved = asleep.stats.discarded - awake.stats.discarded;
+    assert.ok(moved > 0 && moved <= 50, `${moved} firings discarded instead of recorded`);
+    assert.strictEqual(awake.stats.recorded - asleep.stats.recorded, moved);
+    assert.strictEqual(asleep.discarded.suspend - awake.discarded.suspend, moved);
+    assert.deepStrictEqual(asleep.stalls, awake.stalls);
+  });
+
+  // The worker's hang detector counts from the main thread's last progress, stamped before each
+  // poll: a loop that waited long (driftLag asleep, macrotaskLag out) would count its wait into a
+  // block that follows. libuv's idle time, read by the worker, shows the wait: no hang for a
+  // block shorter than the threshold, and a hang that starts when the block does.
+  it('simulation: a block after a long wait is judged from the wait\'s end (no workerHang for 4.9 s; a 6 s hang starts with the block)', () => {
+    for (const [ms, hangs] of [[4900, 0], [6000, 1]]) {
+      const sim = lagwatch.createSimulation({ platform: 'linux' });
+      const m = lagwatch.setupAllMonitors({ clock: sim, monitors: { macrotaskLag: false } });
+      const workerHangs = [];
+      m.conditions.on('workerHang', (e) => workerHangs.push(e));
+      sim.advance(10000); // the 1 s timers' wake-up
+      sim.advance(600); // a wait: the next wake-up is at 11000
+      sim.block(ms);
+      sim.advance(10000);
+      assert.strictEqual(workerHangs.length, hangs, `${ms} ms: ${JSON.stringify(workerHangs)}`);
+      if (hangs) {
+        assert.strictEqual(workerHangs[0].start, 10600);
+        assert.strictEqual(workerHangs[0].detectedAt, 15600);
+        assert.strictEqual(workerHangs[0].end, 16600);
+      }
+      m.stop();
+    }
+  });
+
+  it('stats() read while driftLag sleeps counts every firing due by then', () => {
+    const sim = lagwatch.createSimulation({ platform: 'linux' });
+    const m = lagwatch.setupAllMonitors({ clock: sim });
+    sim.advance(1100); // the last wake-up: 1000 (the 1 s timers and macrotaskLag)
+    assert.strictEqual(m.conditions.stats().monitors.driftLag.recorded, 55); // 20, 40, ..., 1100
+    m.stop();
+  });
+
+  it('real process: driftLag records 50 samples a second while the main thread wakes a tenth as often; a 300 ms block is seen', () => {
+    const child = path.join(__dirname, 'fixtures', 'drift-sleep-child.js');
+    const r = spawnSync(process.execPath, [child], { encoding: 'utf8', timeout: 30000 });
+    assert.strictEqual(r.status, 0, r.stderr);
+    const got = JSON.parse(r.stdout.trim().split('\n').pop());
+    // 4 s idle: about 200 firings (a firing may come a timer's slack late).
+    assert.ok(got.idle.driftSubmitted >= 190 && got.idle.driftSubmitted <= 202, JSON.stringify(got.idle));
+    assert.ok(got.idle.driftMax < 5, `idle driftLag max ${got.idle.driftMax} ms`);
+    // Without sleeping: ~56 wake-ups of the main thread a second (driftLag's 50 and the others').
+    assert.ok(got.idle.mainWakesPerS < 15, `${got.idle.mainWakesPerS} wake-ups a second`);
+    assert.ok(got.block.driftMax >= 280 && got.block.driftMax < 400, `after the block: driftLag max ${got.block.driftMax}`);
+  });
+});

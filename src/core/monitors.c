@@ -207,6 +207,7 @@ static void episode_cause(void *data, lw_event_t *ev) {
   const struct lw_hang_cause_s *best = NULL;
   double most = 0;
   unsigned i, n = m->nhang_causes < LW_HANG_CAUSES ? m->nhang_causes : LW_HANG_CAUSES;
+  if (m->hang_causes == NULL) return;
   for (i = 0; i < n; i++) {
     const struct lw_hang_cause_s *h = &m->hang_causes[i];
     double lo = h->start > ev->start ? h->start : ev->start;
@@ -267,6 +268,7 @@ void lw_monitors_free(lw_monitors_t *m) {
     lw__free(m->batch[i].values);
   }
   lw__free(m->self_lag_batch.values);
+  lw__free(m->hang_causes);
   lw_histogram_free(&m->self_lag_hist);
   lw_histogram_free(&m->hang_hist);
   memset(m, 0, sizeof(*m));
@@ -704,7 +706,7 @@ static double stop_end(const lw_monitors_t *m, const lw_msg_t *msg) {
 /* One message, after the evidence of every message received with it is in the tracker. */
 static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
   lw_event_t *ev;
-  struct lw_hang_cause_s *h;
+  struct lw_hang_cause_s *h, spare;
   double end;
   switch (msg->type) {
     case LW_MSG_HEARTBEAT:
@@ -722,7 +724,14 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
       end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
                                                                                : msg->hang_end;
       lw_histogram_record(&m->hang_hist, end - msg->hang_start);
-      h = &m->hang_causes[m->nhang_causes++ % LW_HANG_CAUSES];
+      if (m->hang_causes == NULL &&
+          (m->hang_causes = lw__calloc(LW_HANG_CAUSES, sizeof(*m->hang_causes))) == NULL) {
+        /* The worker hang keeps its cause; the episode will not find it (counted as lost). */
+        m->c->lost++;
+        h = &spare;
+      } else {
+        h = &m->hang_causes[m->nhang_causes++ % LW_HANG_CAUSES];
+      }
       h->start = msg->hang_start;
       h->end = end;
       h->detected_at = msg->detected_at;

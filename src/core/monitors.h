@@ -227,7 +227,8 @@ typedef struct lw_monitors_s {
   unsigned nresumed;
   uint64_t worker_hangs;
   lw_histogram_t hang_hist;
-  /* The last worker hangs' causes, for the hang episodes they overlap (a ring). */
+  /* The last worker hangs' causes, for the hang episodes they overlap: a ring of
+   * LW_HANG_CAUSES, allocated at the first worker hang (most sets never see one). */
   struct lw_hang_cause_s {
     double start, end; /* the hang */
     double detected_at;
@@ -237,7 +238,7 @@ typedef struct lw_monitors_s {
      * never finds less, though GC pauses past the ring (spans.h) are forgotten meanwhile. */
     double gc_seen;
     int known;
-  } hang_causes[LW_HANG_CAUSES];
+  } *hang_causes;
   unsigned nhang_causes;
 
   lw_worker_t worker;

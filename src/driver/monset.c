@@ -613,6 +613,7 @@ size_t lw_monset_memory(const lw_monset_t *s) {
   int i;
   if (s->core.self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
   if (s->core.hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
+  if (s->core.hang_causes) n += LW_HANG_CAUSES * sizeof(*s->core.hang_causes);
   for (i = 0; i < LW_MON_COUNT; i++) n += s->core.batch[i].cap * sizeof(double);
   return n + s->core.self_lag_batch.cap * sizeof(double);
 }

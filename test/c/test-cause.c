@@ -307,6 +307,21 @@ TEST_IMPL(cause_from_readings) {
   ASSERT_DBL_EQ(ev.cause.blocked_ms, 6000);
   ASSERT_EQ(ev.cause.dominant, LW_CAUSE_BLOCKED);
   cfx_free(&x);
+  /* The ring of causes is made at the first worker hang; without memory for it the worker hang
+   * still has its cause, and the loss is counted (an episode could not find it). */
+  cfx_init(&x);
+  ASSERT_NULL(x.m.hang_causes);
+  /* The event queue has room already (a pushed and cleared event): only the ring fails. */
+  ASSERT_NOT_NULL(lw__event_push(&x.c, LW_EVENT_JUMP, 0));
+  lw_conditions_events_clear(&x.c);
+  lw_alloc_fail_after(0);
+  hang_with(&x, 6950, 0, 0, &ev);
+  lw_alloc_fail_after(-1);
+  ASSERT_EQ(ev.cause.known, 1);
+  ASSERT_DBL_EQ(ev.cause.cpu_ms, 6950);
+  ASSERT_NULL(x.m.hang_causes);
+  ASSERT_EQ(x.c.lost, 1);
+  cfx_free(&x);
   return 0;
 }
 

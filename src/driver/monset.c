@@ -141,9 +141,10 @@ int lw_monset_evidence(lw_monset_t *s, double now) {
  * (libuv's cached time, updated right after it) or, in the simulation, now. Returns 1 if a due
  * time changed; `*got` tells whether evidence or events came. */
 static int monset_awake(lw_monset_t *s, double now, int *got) {
-  double idle_end = s->sim ? now : (double)(int64_t)uv_now(s->uv->timer.loop) - s->origin_ms;
+  double idle_end;
   *got = 0;
   if (!s->core.drift_asleep) return 0;
+  idle_end = s->sim ? now : (double)(int64_t)uv_now(s->uv->timer.loop) - s->origin_ms;
   *got = lw_monset_evidence(s, now);
   if (idle_end > now) idle_end = now;
   return lw_monitors_awake(&s->core, now, idle_end);
@@ -535,10 +536,9 @@ static void worker_wind_down(lw_monset_t *s, double now) {
 
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   double now;
-  int got;
   if ((unsigned)mon >= LW_MON_COUNT || !s->core.running[mon]) return;
+  lw_monset_wake(s);
   now = lw_monset_now(s);
-  if (monset_awake(s, now, &got) && s->uv_ready) lw_uv_rearm(s->uv);
   if (is_worker(mon)) {
     /* Paused while hidden, or stopped: the hang in progress is not lost (SPEC §4). */
     if (s->uw != NULL) lw_uvworker_stop(s->uw);
@@ -557,10 +557,8 @@ void lw_monset_wake(lw_monset_t *s) {
 }
 
 void lw_monset_flush(lw_monset_t *s) {
-  double now = lw_monset_now(s);
-  int got;
-  if (monset_awake(s, now, &got) && s->uv_ready) lw_uv_rearm(s->uv);
-  hand_over(s, 1, 0, now);
+  lw_monset_wake(s);
+  hand_over(s, 1, 0, lw_monset_now(s));
 }
 
 void lw_monset_finish(lw_monset_t *s) {

@@ -243,8 +243,7 @@ static void check_cb(uv_check_t *h) {
   lw_monset_t *s = h->data;
   uint64_t t = uv_now(h->loop);
   s->check_loop_raw = t;
-  s->check_at = -INFINITY;
-  if (s->suspect_outside > 0) {
+  if (s->suspect_outside > 0) { /* prepare_cb takes the reading and clears it */
     s->check_at = lw_uv_now(s->uv);
     s->check_cpu = lw_clock_thread_cpu_ms();
   }
@@ -261,20 +260,30 @@ static void check_cb(uv_check_t *h) {
 
 /* Once per loop iteration, right before the poll: one clock read, libuv's idle time only when
  * the previous poll could have waited (rt_idle), the timer re-armed only when a due time may
- * have changed. */
+ * have changed.
+ * Iterations shorter than the loop's millisecond merge: while libuv's cached time (read at the
+ * iteration's start) has not moved since the last timed prepare, and this poll cannot wait, the
+ * iteration is not timed; the next timed one takes the busy time of all since the last (one
+ * loopBlock sample, exact: the core measures from the last timed prepare). A sample thus covers
+ * at least one tick of the loop's clock, an iteration of 1 ms or more is one sample alone but for
+ * the sub-millisecond iterations of its tick before it, and a busy loop costs no clock read per
+ * iteration. No wait, no outside gap and no stop can hide in a merge: the loop's time would
+ * have moved. */
 static void prepare_cb(uv_prepare_t *p) {
   lw_monset_t *s = p->data;
   uv_loop_t *loop = s->uv->timer.loop;
-  double now = lw_uv_now(s->uv);
   uint64_t began = uv_now(loop);
-  double outside = 0;
+  double now, outside = 0;
   int rearm;
+  if (began == s->prepare_raw && s->merge_ok && uv_backend_timeout(loop) == 0) return;
   if (s->uw == NULL) return; /* finished */
+  now = lw_uv_now(s->uv);
   if (s->check_at > -INFINITY) {
     /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,
      * close callbacks and timers): the time it waited outside libuv. */
     outside = (now - s->check_at) - (lw_clock_thread_cpu_ms() - s->check_cpu);
     if (outside < 0) outside = 0;
+    s->check_at = -INFINITY;
   }
   /* A suspicion: LW_OUTSIDE_MIN_MS or more since the last check's poll ended. It stands for the
    * next few iterations, whose gaps are then measured (check_cb). */
@@ -293,6 +302,7 @@ static void prepare_cb(uv_prepare_t *p) {
   }
   if (rearm) lw_uv_rearm(s->uv);
   s->prepare_raw = began;
+  s->merge_ok = s->suspect_outside == 0 && !s->core.embedded;
 }
 
 static void handle_closed(uv_handle_t *h) {
@@ -355,6 +365,9 @@ static int uv_sync(lw_monset_t *s) {
   } else {
     uv_prepare_stop(&s->prepare);
     uv_check_stop(&s->check);
+    /* Restarted, the hooks start afresh: the first prepare is timed, no old check is read. */
+    s->check_at = -INFINITY;
+    s->merge_ok = 0;
   }
   if (lw_monitors_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
   lw_uv_rearm(s->uv);

@@ -74,6 +74,7 @@ struct lw_monset_s {
   double idle_last;
   int idle_valid;
   uint64_t prepare_raw; /* uv_now() at the last prepare */
+  int merge_ok; /* the last timed prepare allows the next ones of its millisecond to merge */
   double origin_ms;     /* the loop's time origin: uv_now() - origin_ms is on the set's clock */
   uv_async_t async;
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */

@@ -1,0 +1,45 @@
+'use strict';
+// loopBlock in a real process (src/driver/monset.c, prepare_cb): iterations shorter than the
+// loop's millisecond merge. libuv's cached time moves once a millisecond; while it has not moved
+// since the last timed iteration and the poll cannot wait, an iteration is not timed, and the
+// next timed one takes the busy time of all since the last: one sample per tick of the loop's
+// clock at most, whatever the iteration rate, and no clock read per iteration. A block of 1 ms or
+// more is one sample, longer than the block by less than a millisecond (the shorter iterations of
+// the tick it began in).
+const assert = require('assert');
+const path = require('path');
+const { spawnSync } = require('child_process');
+
+describe('loopBlock: sub-millisecond iterations merge (real process)', () => {
+  let got;
+  before(function () {
+    this.timeout(30000);
+    const r = spawnSync(process.execPath, [path.join(__dirname, 'fixtures', 'busy-chain-child.js')], { encoding: 'utf8', timeout: 30000, maxBuffer: 256 << 20 });
+    assert.strictEqual(r.status, 0, r.stderr);
+    got = JSON.parse(r.stdout.trim().split('\n').pop());
+  });
+
+  it('a setImmediate chain makes at most one sample per millisecond of the loop\'s clock, not one per iteration', () => {
+    const { iterations, durationMs, samples } = got;
+    // Timed every iteration, the chain would give as many samples as iterations.
+    assert.ok(samples.length <= durationMs + 20, `${samples.length} samples in ${durationMs.toFixed(0)} ms`);
+    assert.ok(iterations >= 10 * samples.length, `${iterations} iterations, ${samples.length} samples`);
+  });
+
+  it('the samples add up to the chain\'s busy time (the loop never waited)', () => {
+    const { durationMs, samples } = got;
+    const sum = samples.reduce((a, v) => a + v, 0);
+    // The first sample may begin up to a millisecond before the chain, the last end a few after.
+    assert.ok(sum >= durationMs - 5 && sum <= durationMs + 10, `sum ${sum.toFixed(2)} ms over ${durationMs.toFixed(2)} ms`);
+  });
+
+  it('each block is one sample, longer than the block by less than a millisecond of short iterations', () => {
+    const { samples, blocks } = got;
+    const big = samples.filter((v) => v >= 1.5).map((v) => v.toFixed(2)).join(', ');
+    for (const b of blocks) assert.ok(samples.some((v) => v >= b && v < b + 1.5), `block ${b} ms: samples >= 1.5 ms: ${big}`);
+    // A merge ends at the loop clock's next tick: a typical sample is about a millisecond. (A few
+    // others may be longer: the thread can be preempted on a shared machine.)
+    const sorted = [...samples].sort((a, b) => a - b);
+    assert.ok(sorted[sorted.length >> 1] <= 1.5, `median sample ${sorted[sorted.length >> 1]} ms`);
+  });
+});

@@ -89,7 +89,9 @@ static void owner_deliver(void *data, int batches, int from_loop) {
   lwb_mon_t *m = data;
   int was = m->e->in_uv_callback;
   if (from_loop) m->e->in_uv_callback = 1;
-  lwb_deliver(m->cond, batches ? batch_extra : NULL, m);
+  /* A flush that nothing reads (no meter that records, no 'samples' listener, no value left)
+   * calls no JS: an idle process then runs no JS of ours at all. */
+  lwb_deliver(m->cond, batches && lw_monset_batches_wanted(&m->set) ? batch_extra : NULL, m);
   m->e->in_uv_callback = was;
   if (batches) report_memory(m, (int64_t)lw_monset_memory(&m->set));
 }

@@ -674,6 +674,14 @@ static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
 
 void lw_monitors_keep_batches(lw_monitors_t *m, int keep) { m->keep_batches = keep != 0; }
 
+int lw_monitors_batches_wanted(const lw_monitors_t *m) {
+  int i;
+  if (m->keep_batches || m->self_lag_batch.len > 0) return 1;
+  for (i = 0; i < LW_MON_COUNT; i++)
+    if (m->batch[i].len > 0) return 1;
+  return 0;
+}
+
 int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
   double idle, busy;
   int embedded = m->embedded;

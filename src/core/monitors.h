@@ -320,6 +320,9 @@ int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end);
  * of the raw samples). Off, nothing is copied per sample and the batches stay empty: memory that
  * would grow with the loop's iteration rate between flushes (loopBlock) is not taken. */
 void lw_monitors_keep_batches(lw_monitors_t *m, int keep);
+/* Whether a flush has anything for JS: batches are kept, or values kept before are still there.
+ * Otherwise a flush calls no JS at all (nothing would read it). */
+int lw_monitors_batches_wanted(const lw_monitors_t *m);
 /* 1 once the loop is recognised as run from outside (Electron's). */
 int lw_monitors_embedded(const lw_monitors_t *m);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all

@@ -613,6 +613,7 @@ const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return &
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return &s->core.self_lag_batch; }
 
 void lw_monset_keep_batches(lw_monset_t *s, int keep) { lw_monitors_keep_batches(&s->core, keep); }
+int lw_monset_batches_wanted(const lw_monset_t *s) { return lw_monitors_batches_wanted(&s->core); }
 
 void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms) {
   *active_ms = s->core.loop_active_ms;

@@ -612,7 +612,7 @@ static void clock_fire(lw_monitors_t *m, double now) {
 }
 
 void lw_monitors_evidence(lw_monitors_t *m, double now, int force) {
-  if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock_due <= now)) clock_fire(m, now);
+  if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock_due <= now + m->coalesce_ms)) clock_fire(m, now);
 }
 
 /* The main thread ran at `now`. A hang ends when the main thread first runs again: the worker
@@ -626,22 +626,25 @@ static void activity(lw_monitors_t *m, double now) {
 }
 
 int lw_monitors_run(lw_monitors_t *m, double now) {
+  /* Timers that measure nothing of their own lateness join this run up to coalesce_ms early. */
+  double soft = now + m->coalesce_ms;
   m->run_turn++;
   activity(m, now);
   for (;;) {
     /* The earliest due timer first, so that a late run keeps the order of reality. */
     double best = LW_NEVER;
     int which = -1;
-#define LW__PICK(id, on, t) \
-  if ((on) && (t) <= now && (t) < best) { best = (t); which = (id); }
-    LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due);
+#define LW__PICK(id, on, t, by) \
+  if ((on) && (t) <= (by) && (t) < best) { best = (t); which = (id); }
+    LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due, now);
     /* A task queued in this run waits for the next turn of the loop. */
     LW__PICK(LW_MON_MACROTASK,
              m->running[LW_MON_MACROTASK] &&
                  !(m->macro_posted != INFINITY && m->macro_turn == m->run_turn),
-             m->macro_posted != INFINITY ? m->macro_posted : m->macro_due);
-    LW__PICK(LW_MON_IDLE, m->running[LW_MON_IDLE], m->idle_due);
-    LW__PICK(LW_MON_CLOCKDRIFT, m->running[LW_MON_CLOCKDRIFT], m->clock_due);
+             m->macro_posted != INFINITY ? m->macro_posted : m->macro_due,
+             m->macro_posted != INFINITY ? now : soft);
+    LW__PICK(LW_MON_IDLE, m->running[LW_MON_IDLE], m->idle_due, soft);
+    LW__PICK(LW_MON_CLOCKDRIFT, m->running[LW_MON_CLOCKDRIFT], m->clock_due, soft);
 #undef LW__PICK
     if (which < 0) break;
     switch (which) {
@@ -651,7 +654,7 @@ int lw_monitors_run(lw_monitors_t *m, double now) {
       default: clock_fire(m, now); break;
     }
   }
-  return m->flush_due <= now;
+  return m->flush_due <= soft;
 }
 
 void lw_monitors_flushed(lw_monitors_t *m, double now) {

@@ -90,6 +90,11 @@ typedef enum {
  * an idle loop's timer fires up to about a ms after its due. Only after such a firing over a
  * mostly idle window may driftLag sleep while the loop waits (lw_monitors_idle). */
 #define LW_DRIFT_SLEEP_LATE_MS 2.0
+/* Real time: timers that measure nothing of their own lateness (macrotaskLag's interval,
+ * idleAvailability's period, clockDrift's reading, the flush) fire up to this early when the
+ * main thread runs for another due timer, so that they share its wake-up instead of waking it
+ * again a few ms later (each is re-armed from its firing time, so their phases drift apart). */
+#define LW_COALESCE_MS 10.0
 /* How often the worker refreshes its own run-queue baseline (one read of its schedstat). */
 #define LW_SELF_BASE_MS 1000.0
 
@@ -178,6 +183,9 @@ typedef struct lw_monitors_s {
   /* driftLag asleep while the loop waits (lw_monitors_idle): its timer is not armed. */
   int drift_asleep;
   int drift_may_sleep; /* its last firing was on time, over a window the loop mostly waited */
+  /* How early a timer that measures nothing of its own lateness may fire with another
+   * (LW_COALESCE_MS in real time, 0 on the simulation: every timer at its due time). */
+  double coalesce_ms;
   /* macrotaskLag */
   double macro_due;
   double macro_posted; /* +INFINITY when no task is queued */

@@ -437,6 +437,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     lw_sim_add(sim, &s->async_client);
     lw_sim_add(sim, &s->main_client);
   } else {
+    s->core.coalesce_ms = LW_COALESCE_MS;
     rc = uv_setup(s);
     if (rc == LW_ENOMEM) return rc;
     if (rc != 0) {

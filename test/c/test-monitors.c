@@ -289,6 +289,60 @@ TEST_IMPL(monitors_drift_sleep_rules) {
   return 0;
 }
 
+/* Real time: the timers that measure nothing of their own lateness (macrotaskLag's interval,
+ * idleAvailability, clockDrift, the flush) join a run up to coalesce_ms early; driftLag, whose
+ * lateness is its sample, never does. On the simulation (coalesce_ms 0) each fires at its due. */
+TEST_IMPL(monitors_coalesce_rules) {
+  fx_t x;
+  lw_monitors_config_t cfg;
+  fx_config(&cfg);
+  cfg.flush_interval_ms = 1000;
+  fx_init(&x, &cfg, 0);
+  lw_monitors_start(&x.m, LW_MON_MACROTASK, 0); /* due 250 */
+  lw_monitors_start(&x.m, LW_MON_IDLE, 3);      /* due 1003 */
+  lw_monitors_start(&x.m, LW_MON_CLOCKDRIFT, 6); /* due 1006 */
+  lw_monitors_start(&x.m, LW_MON_DRIFT, 8);      /* due 28 */
+  /* Without coalescing: a run at 1000 fires only what is due by 1000. */
+  x.m.drift_due = 2000; /* out of the way */
+  x.m.macro_due = 1000;
+  ASSERT_EQ(lw_monitors_run(&x.m, 1000), 1); /* the flush (due 1000) */
+  ASSERT_DBL_EQ(x.m.macro_posted, 1000);
+  ASSERT_DBL_EQ(x.m.idle_due, 1003);
+  ASSERT_DBL_EQ(x.m.clock_due, 1006);
+  lw_monitors_flushed(&x.m, 1000);
+  lw_monitors_run(&x.m, 1001); /* the task ran: next interval 1251 */
+  ASSERT_DBL_EQ(x.m.macro_due, 1251);
+  /* Coalescing by 10 ms: a run at 1003 for idleAvailability takes clockDrift (1006) along:
+   * both read at 1003, both next due at 2003; driftLag due at 1010 waits for its time. */
+  x.m.coalesce_ms = 10;
+  x.m.drift_due = 1010;
+  ASSERT_EQ(lw_monitors_run(&x.m, 1003), 0); /* the flush is due at 2000 */
+  ASSERT_DBL_EQ(x.m.idle_due, 2003);
+  ASSERT_DBL_EQ(x.m.clock_due, 2003);
+  ASSERT_DBL_EQ(x.m.drift_due, 1010);
+  ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 0);
+  /* A run at 1245 for anything takes macrotaskLag's interval (1251) along: its task is queued
+   * now and runs at the next turn. And the flush (2000), idleAvailability and clockDrift (2003)
+   * join a run at 1995. */
+  x.m.drift_due = 1245;
+  lw_monitors_run(&x.m, 1245);
+  ASSERT_DBL_EQ(x.m.macro_posted, 1245);
+  ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 1);
+  x.m.drift_due = 1995;
+  ASSERT_EQ(lw_monitors_run(&x.m, 1995), 1);
+  lw_monitors_flushed(&x.m, 1995);
+  ASSERT_DBL_EQ(x.m.idle_due, 2995);
+  ASSERT_DBL_EQ(x.m.clock_due, 2995);
+  /* The evidence step reads clockDrift early too: not at 2984 (+ 10 < 2995), at 2986. */
+  lw_monitors_evidence(&x.m, 2984, 0);
+  ASSERT_DBL_EQ(x.m.clock_due, 2995);
+  lw_monitors_evidence(&x.m, 2986, 0);
+  ASSERT_DBL_EQ(x.m.clock_due, 3986);
+  ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}
+
 /* macrotaskLag ---------------------------------------------------------------------------- */
 
 TEST_IMPL(monitors_macrotask_next_run) {

@@ -342,6 +342,7 @@ void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
     case LW_MON_MACROTASK:
       m->macro_due = now + m->cfg.macrotask_interval_ms;
       m->macro_posted = INFINITY;
+      m->macro_asleep = 0;
       break;
     case LW_MON_LOOPBLOCK:
       m->loop_prev_t = now;
@@ -395,7 +396,7 @@ void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now) {
   if ((unsigned)mon >= LW_MON_COUNT || !m->running[mon]) return;
   /* driftLag's firings while it slept are not lost (the driver has normally caught up already,
    * with the loop's own idle end). */
-  if (mon == LW_MON_DRIFT) lw_monitors_awake(m, now, now);
+  if (mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK) lw_monitors_awake(m, now, now);
   m->running[mon] = 0;
   if (mon == LW_MON_WORKER) m->worker.heartbeat_on = 0;
   if (mon == LW_MON_LIVENESS) m->worker.liveness_on = 0;
@@ -414,7 +415,8 @@ double lw_monitors_next_due(const lw_monitors_t *m) {
 #define LW__MIN_IF(on, t) \
   if ((on) && (t) < due) due = (t)
   LW__MIN_IF(m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due);
-  LW__MIN_IF(m->running[LW_MON_MACROTASK], m->macro_posted != INFINITY ? m->macro_posted : m->macro_due);
+  LW__MIN_IF(m->running[LW_MON_MACROTASK] && !m->macro_asleep,
+             m->macro_posted != INFINITY ? m->macro_posted : m->macro_due);
   LW__MIN_IF(m->running[LW_MON_IDLE], m->idle_due);
   LW__MIN_IF(m->running[LW_MON_CLOCKDRIFT], m->clock_due);
 #undef LW__MIN_IF
@@ -493,14 +495,25 @@ static void drift_fire(lw_monitors_t *m, double now) {
 }
 
 int lw_monitors_idle(lw_monitors_t *m, double now) {
-  double before;
+  double before = lw_monitors_next_due(m);
+  if (m->embedded) return 0;
   /* An overdue firing (the loop was busy past it) is a real one, late. */
-  if (m->drift_asleep || !m->running[LW_MON_DRIFT] || !m->drift_may_sleep || m->embedded ||
-      m->throttle_seq != 0 || m->drift_due <= now)
-    return 0;
-  before = lw_monitors_next_due(m);
-  m->drift_asleep = 1;
+  if (!m->drift_asleep && m->running[LW_MON_DRIFT] && m->drift_may_sleep && m->throttle_seq == 0 &&
+      m->drift_due > now)
+    m->drift_asleep = 1;
+  /* macrotaskLag's task, queued while the loop waits, runs at once: its delay is 0. Not while a
+   * task waits (it runs in this very turn) or the interval is due. */
+  if (!m->macro_asleep && m->running[LW_MON_MACROTASK] && m->macro_posted == INFINITY &&
+      m->macro_due > now)
+    m->macro_asleep = 1;
   return lw_monitors_next_due(m) != before;
+}
+
+/* macrotaskLag's timer, asleep while the loop waited, fired at `t`: the task it queued then ran
+ * at once (the loop was waiting), 0 late; the next interval counts from then. */
+static void macro_caught_up(lw_monitors_t *m, double t) {
+  submit(m, LW_MON_MACROTASK, 0, 0, t);
+  m->macro_due = t + m->cfg.macrotask_interval_ms;
 }
 
 /* A stop the evidence shows at `t` or up to one of the worker's checks after it (an interval
@@ -514,31 +527,42 @@ static int stopped_near(lw_monitors_t *m, double t, double now, lw_interval_t *i
          lw_tracker_find(&m->c->tracker, t, t + u, LW_REASON_PAUSE, now, iv);
 }
 
+int lw_monitors_asleep(const lw_monitors_t *m) { return m->drift_asleep || m->macro_asleep; }
+
 int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
   double wake_due, until;
+  int drift = m->drift_asleep, macro = m->macro_asleep;
   lw_interval_t iv;
-  if (!m->drift_asleep) return 0;
+  if (!drift && !macro) return 0;
   /* The armed timer's due: the loop woke up by then at the latest, unless it was held. */
   wake_due = lw_monitors_next_due(m);
   m->drift_asleep = 0;
+  m->macro_asleep = 0;
   if (idle_end > now) idle_end = now;
   if (idle_end - wake_due >= LW_STOP_MIN_MS) {
-    /* The wake-up was held (a stop, starvation, timers throttled): so was the timer, from when
-     * the loop began to wait at the latest, as the real one would have been. */
-    drift_fire(m, now);
+    /* The wake-up was held (a stop, starvation, timers throttled): so were the timers, from when
+     * the loop began to wait at the latest, as the real ones would have been. macrotaskLag's
+     * fires in the run that follows (its due has passed): its task is queued then. */
+    if (drift) drift_fire(m, now);
     return 1;
   }
   /* The loop ran on time: no gap in its activity (activity() would see one after each wait). */
   m->last_activity = now;
   until = idle_end < wake_due ? idle_end : wake_due;
-  while (m->drift_due <= until) {
+  /* Each due time up to the wake-up fired on time, unless a stop covers it: then when the
+   * process ran again. */
+  while (drift && m->drift_due <= until) {
     double due = m->drift_due;
     if (stopped_near(m, due, now, &iv))
       drift_fire(m, iv.end < now ? iv.end : now);
     else
       drift_fire(m, due);
   }
-  if (m->drift_due <= now) drift_fire(m, now);
+  if (drift && m->drift_due <= now) drift_fire(m, now);
+  while (macro && m->macro_due <= until) {
+    double due = m->macro_due;
+    macro_caught_up(m, stopped_near(m, due, now, &iv) ? (iv.end < now ? iv.end : now) : due);
+  }
   return 1;
 }
 
@@ -639,7 +663,7 @@ int lw_monitors_run(lw_monitors_t *m, double now) {
     LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due, now);
     /* A task queued in this run waits for the next turn of the loop. */
     LW__PICK(LW_MON_MACROTASK,
-             m->running[LW_MON_MACROTASK] &&
+             m->running[LW_MON_MACROTASK] && !m->macro_asleep &&
                  !(m->macro_posted != INFINITY && m->macro_turn == m->run_turn),
              m->macro_posted != INFINITY ? m->macro_posted : m->macro_due,
              m->macro_posted != INFINITY ? now : soft);

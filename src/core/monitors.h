@@ -189,6 +189,7 @@ typedef struct lw_monitors_s {
   /* macrotaskLag */
   double macro_due;
   double macro_posted; /* +INFINITY when no task is queued */
+  int macro_asleep;    /* its timer is not armed: the loop waits (lw_monitors_idle) */
   unsigned run_turn;   /* counts lw_monitors_run() calls */
   unsigned macro_turn; /* the run that queued the task: it runs in a later one */
   /* loopBlock: the previous iteration, and the cumulative busy time for timerThrottle */
@@ -321,9 +322,15 @@ int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
  *   it (the interval's start less one worker check; a suspend only where the monotonic clock
  *   counts it): that firing came when the process ran again; the first due time after the
  *   wake-up (a poll that ended when a callback began, not when a timer was due) fires now.
+ * macrotaskLag's timer sleeps as well, unless its task is queued or its interval is due: each of
+ * its due times up to the wake-up queued a task that ran at once, a sample of 0 then (or when the
+ * process ran again, after a stop), and its next interval counts from that firing; after a held
+ * wake-up its due time has passed and it fires in the next run, as the real timer would.
  * Returns 1 if a due time changed (the driver re-arms). Drivers apply the evidence first. */
 int lw_monitors_idle(lw_monitors_t *m, double now);
 int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end);
+/* Whether a timer sleeps (lw_monitors_idle): the driver then calls lw_monitors_awake(). */
+int lw_monitors_asleep(const lw_monitors_t *m);
 /* Whether the recorded values go into the batches for JS (a meter that records them, a listener
  * of the raw samples). Off, nothing is copied per sample and the batches stay empty: memory that
  * would grow with the loop's iteration rate between flushes (loopBlock) is not taken. */

@@ -136,21 +136,21 @@ int lw_monset_evidence(lw_monset_t *s, double now) {
   return got || s->c->nevents != before;
 }
 
-/* driftLag slept while the loop waited (lw_monitors_idle): what its timer would have done since
- * is caught up, the evidence applied first. The loop stopped waiting at the end of its last poll
+/* driftLag and macrotaskLag slept while the loop waited (lw_monitors_idle): what their timers
+ * would have done since is caught up, the evidence applied first. The loop stopped waiting at the end of its last poll
  * (libuv's cached time, updated right after it) or, in the simulation, now. Returns 1 if a due
  * time changed; `*got` tells whether evidence or events came. */
 static int monset_awake(lw_monset_t *s, double now, int *got) {
   double idle_end;
   *got = 0;
-  if (!s->core.drift_asleep) return 0;
+  if (!lw_monitors_asleep(&s->core)) return 0;
   idle_end = s->sim ? now : (double)(int64_t)uv_now(s->uv->timer.loop) - s->origin_ms;
   *got = lw_monset_evidence(s, now);
   if (idle_end > now) idle_end = now;
   return lw_monitors_awake(&s->core, now, idle_end);
 }
 
-/* The loop is about to wait: driftLag may sleep (lw_monitors_idle). Returns 1 if its due changed. */
+/* The loop is about to wait: driftLag and macrotaskLag may sleep (lw_monitors_idle). Returns 1 if a due changed. */
 static int monset_idle(lw_monset_t *s, double now) {
   if (s->owner.keeps_awake && s->owner.keeps_awake(s->owner.data)) return 0;
   return lw_monitors_idle(&s->core, now);
@@ -250,7 +250,7 @@ static void check_cb(uv_check_t *h) {
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
   if (t != s->prepare_raw) s->idle_valid = 0;
-  if (s->core.drift_asleep) {
+  if (lw_monitors_asleep(&s->core)) {
     double now = lw_uv_now(s->uv);
     int got, rearm = monset_awake(s, now, &got);
     if (got) hand_over(s, 0, 1, now);
@@ -294,7 +294,7 @@ static void prepare_cb(uv_prepare_t *p) {
   rearm = lw_monitors_iteration(&s->core, now, outside);
   /* The poll that follows waits only with a timeout: without one (an immediate, an idle handle,
    * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
-   * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag sleeps (check_cb wakes
+   * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep (check_cb wakes
    * it): libuv computes the poll's timeout after the prepare callbacks. */
   if (uv_backend_timeout(loop) != 0) {
     s->idle_valid = 0;

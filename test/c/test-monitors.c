@@ -289,6 +289,73 @@ TEST_IMPL(monitors_drift_sleep_rules) {
   return 0;
 }
 
+/* macrotaskLag sleeps while the loop waits (lw_monitors_idle/awake): a task queued while the
+ * loop waits runs at once, a sample of 0. */
+TEST_IMPL(monitors_macro_sleep_rules) {
+  fx_t x;
+  lw_monitors_config_t cfg;
+  const lw_batch_t *b;
+  fx_config(&cfg);
+  cfg.flush_interval_ms = 1000;
+  fx_init(&x, &cfg, 0);
+  b = &x.m.batch[LW_MON_MACROTASK];
+  lw_monitors_start(&x.m, LW_MON_MACROTASK, 0); /* due 250 */
+  lw_monitors_start(&x.m, LW_MON_LIVENESS, 0);  /* its checks (100 ms) bound a stop's start */
+  /* Not while its interval is due. */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 250), 0);
+  ASSERT_EQ(x.m.macro_asleep, 0);
+  /* Not while its task waits for the next turn (it runs in this one). */
+  lw_monitors_run(&x.m, 250);
+  ASSERT_DBL_EQ(x.m.macro_posted, 250);
+  ASSERT_EQ(lw_monitors_idle(&x.m, 250), 0);
+  lw_monitors_run(&x.m, 251);
+  ASSERT_BATCH(b, 1);
+  ASSERT_DBL_EQ(x.m.macro_due, 501);
+  /* Waiting: asleep, the armed due is the flush's (1000). */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 260), 1);
+  ASSERT_EQ(x.m.macro_asleep, 1);
+  ASSERT_EQ(lw_monitors_asleep(&x.m), 1);
+  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1000);
+  /* The loop woke at 1000 on time: 501 and 751 each queued a task that ran at once. */
+  ASSERT_EQ(lw_monitors_awake(&x.m, 1000, 1000), 1);
+  ASSERT_BATCH(b, 1, 0, 0);
+  ASSERT_DBL_EQ(x.m.macro_due, 1001);
+  ASSERT_EQ(lw_monitors_asleep(&x.m), 0);
+  lw_monitors_flushed(&x.m, 1000); /* next flush 2000 */
+  /* A stop the evidence shows, [1150, 1400]: 1001 on time, 1251 when the process ran again. */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 1000), 1);
+  {
+    uint32_t pause;
+    ASSERT_EQ(lw_tracker_reason(&x.c.tracker, "pause", 5, &pause), LW_OK);
+    ASSERT_EQ(lw_tracker_add(&x.c.tracker, 1150, 1400, pause, 1450), LW_OK);
+  }
+  ASSERT_EQ(lw_monitors_awake(&x.m, 1450, 1450), 1);
+  ASSERT_EQ(b->len, 2); /* (the flush at 1000 emptied the batch) */
+  ASSERT_DBL_EQ(x.m.macro_due, 1650); /* from 1400 */
+  /* A wake-up held past the armed due (2000) by LW_STOP_MIN_MS or more: the timer was held too;
+   * its due has passed and it fires in the next run, its task queued then. */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 1450), 1);
+  ASSERT_EQ(lw_monitors_awake(&x.m, 2300, 2300), 1);
+  ASSERT_EQ(b->len, 2);
+  ASSERT_DBL_EQ(x.m.macro_due, 1650);
+  lw_monitors_run(&x.m, 2300);
+  ASSERT_DBL_EQ(x.m.macro_posted, 2300);
+  lw_monitors_run(&x.m, 2301);
+  ASSERT_EQ(b->len, 3);
+  lw_monitors_flushed(&x.m, 2301);
+  /* An embedded loop never waits in its poll: the timer stays armed. */
+  x.m.embedded = 1;
+  ASSERT_EQ(lw_monitors_idle(&x.m, 2302), 0);
+  x.m.embedded = 0;
+  /* Stopping macrotaskLag while it sleeps fires what was due (nothing is lost). */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 2302), 1);
+  lw_monitors_stop(&x.m, LW_MON_MACROTASK, 3100); /* 2551, 2801, 3051 */
+  ASSERT_BATCH(b, 0, 0, 0);
+  ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}
+
 /* Real time: the timers that measure nothing of their own lateness (macrotaskLag's interval,
  * idleAvailability, clockDrift, the flush) join a run up to coalesce_ms early; driftLag, whose
  * lateness is its sample, never does. On the simulation (coalesce_ms 0) each fires at its due. */

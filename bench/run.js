@@ -156,8 +156,9 @@ function write(S, M, P, totalSeconds) {
       `${f(d.configs.monitorEventLoopDelay.cpuMsPerSecond.median, 3)} ms of CPU per second).`, '');
     const mw = d.configs.monitorEventLoopDelay;
     push(`An idle process costs what its wake-ups cost: lagwatch wakes ${f(lw.wakeupsPerSecond.median, 0)} times a second ` +
-      `(driftLag every 20 ms on the main thread, the worker thread's liveness check every 100 ms and its heartbeat every 1 s, ` +
-      `macrotaskLag every 250 ms, idleAvailability, clockDrift and the flush every 1 s), monitorEventLoopDelay ` +
+      `(driftLag's 20 ms and macrotaskLag's 250 ms timers sleep while the loop waits: what is left is the worker thread's liveness ` +
+      `check every 100 ms and its heartbeat every 1 s, and one main-thread wake-up a second that idleAvailability, clockDrift and the ` +
+      `flush share), monitorEventLoopDelay ` +
       `${f(mw.wakeupsPerSecond.median, 0)} (its 10 ms timer); prom-client's \`collectDefaultMetrics()\` runs the same ` +
       `histogram (resolution 10) and so costs the same. event-loop-stats (a \`uv_check\` hook, polled once a second), ` +
       `@datadog/native-metrics (hooks on the loop's iterations, no timer of its own) and blocked-at (async_hooks) add no ` +
@@ -220,7 +221,7 @@ function write(S, M, P, totalSeconds) {
       misses.push(`throughput: lagwatch ${f(lw.ratio.median, 3)} × nothing by requests/s (target ≥ 0.99), within this machine's noise` +
         (share !== null ? `; the profile puts lagwatch at ${f(share, 2)} % of the server's CPU` : ''));
       push('', `**Missed by the requests/s figure.** What costs the time: ` + (share !== null && share < 1
-        ? `not lagwatch — per the profile it is ${f(share, 2)} % of the server's CPU (its per-iteration \`uv_prepare\` hook and the 20 ms timer); ` +
+        ? `not lagwatch — per the profile it is ${f(share, 2)} % of the server's CPU (its \`uv_prepare\` hook, timed once per millisecond of the loop's clock, and its timers); ` +
           `the shortfall is within the run-to-run noise shown above (the baseline alone moves by more).`
         : 'see the profile below.'));
     }

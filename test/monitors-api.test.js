@@ -178,16 +178,17 @@ describe('setupAllMonitors() options (SPEC §7)', () => {
       // thread resumes at 16500; at that instant the worker runs first (it sees no progress yet),
       // so the end is noticed one check later: 16600 with 100 ms checks, 17500 with 1000 ms.
       // The cause's readings start at the first check that sees neither progress nor a wait:
-      // 10600 (the check at 10500 saw libuv's idle time grow up to then), or 11750 with 1000 ms
-      // checks (the check due at the ping time, 10500 + 1250), and end where the main thread ran
-      // again.
+      // 10600 (the check at 10500 saw libuv's idle time grow up to then), or 11500 with 1000 ms
+      // checks (they fall at 500 past each second: the check at 1000 saw macrotaskLag's first
+      // task at 250, so the next came at its ping time, 250 + 1250), and end where the main
+      // thread ran again.
       const cause = (cpuMs) => ({
         cpuMs, runQueueMs: 0, throttledMs: 0, blockedMs: 0, gcMs: 0, spanMs: cpuMs, dominant: 'busy',
       });
       assert.deepStrictEqual(run(),
         { t: 16600, e: { start: 10500, detectedAt: 15500, end: 16500, durationMs: 6000, cause: cause(5900) } });
       assert.deepStrictEqual(run({ monitors: { liveness: { intervalMs: 1000 } } }),
-        { t: 17500, e: { start: 10500, detectedAt: 15500, end: 16500, durationMs: 6000, cause: cause(4750) } });
+        { t: 17500, e: { start: 10500, detectedAt: 15500, end: 16500, durationMs: 6000, cause: cause(5000) } });
     });
 
     it('clockDrift: reads every 1000 ms by default, 2000 ms -> a step seen at the next even second', () => {

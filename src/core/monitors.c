@@ -343,6 +343,9 @@ void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
       m->macro_due = now + m->cfg.macrotask_interval_ms;
       m->macro_posted = INFINITY;
       m->macro_asleep = 0;
+      m->macro_may_sleep = 0;
+      m->macro_prev = now;
+      m->macro_busy_prev = m->busy_total;
       break;
     case LW_MON_LOOPBLOCK:
       m->loop_prev_t = now;
@@ -494,6 +497,16 @@ static void drift_fire(lw_monitors_t *m, double now) {
   m->drift_due = now + m->cfg.drift_interval_ms;
 }
 
+/* A busy loop's every iteration may wait (a poll for I/O that is already there): sleeping then
+ * would only add work to each iteration. Like driftLag, macrotaskLag sleeps only after a task
+ * that ran on time over a window in which the loop mostly waited. */
+static void macro_window_end(lw_monitors_t *m, double delay, double now) {
+  double busy = busy_until(m, now);
+  m->macro_may_sleep = delay < LW_DRIFT_SLEEP_LATE_MS && busy - m->macro_busy_prev < (now - m->macro_prev) / 2;
+  m->macro_busy_prev = busy;
+  m->macro_prev = now;
+}
+
 int lw_monitors_idle(lw_monitors_t *m, double now) {
   double before = lw_monitors_next_due(m);
   if (m->embedded) return 0;
@@ -502,9 +515,9 @@ int lw_monitors_idle(lw_monitors_t *m, double now) {
       m->drift_due > now)
     m->drift_asleep = 1;
   /* macrotaskLag's task, queued while the loop waits, runs at once: its delay is 0. Not while a
-   * task waits (it runs in this very turn) or the interval is due. */
-  if (!m->macro_asleep && m->running[LW_MON_MACROTASK] && m->macro_posted == INFINITY &&
-      m->macro_due > now)
+   * task waits (it runs in this very turn) or the interval is due, nor on a busy loop. */
+  if (!m->macro_asleep && m->running[LW_MON_MACROTASK] && m->macro_may_sleep &&
+      m->macro_posted == INFINITY && m->macro_due > now)
     m->macro_asleep = 1;
   return lw_monitors_next_due(m) != before;
 }
@@ -513,6 +526,7 @@ int lw_monitors_idle(lw_monitors_t *m, double now) {
  * at once (the loop was waiting), 0 late; the next interval counts from then. */
 static void macro_caught_up(lw_monitors_t *m, double t) {
   submit(m, LW_MON_MACROTASK, 0, 0, t);
+  macro_window_end(m, 0, t);
   m->macro_due = t + m->cfg.macrotask_interval_ms;
 }
 
@@ -575,6 +589,7 @@ static void macrotask_fire(lw_monitors_t *m, double now) {
     return;
   }
   submit(m, LW_MON_MACROTASK, now - m->macro_posted, now - m->macro_posted, now);
+  macro_window_end(m, now - m->macro_posted, now);
   m->macro_posted = INFINITY;
   m->macro_due = now + m->cfg.macrotask_interval_ms;
 }

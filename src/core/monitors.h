@@ -190,6 +190,9 @@ typedef struct lw_monitors_s {
   double macro_due;
   double macro_posted; /* +INFINITY when no task is queued */
   int macro_asleep;    /* its timer is not armed: the loop waits (lw_monitors_idle) */
+  int macro_may_sleep; /* its last task was on time, over a window the loop mostly waited */
+  double macro_prev;   /* its last task's run, and the loop's busy total then */
+  double macro_busy_prev;
   unsigned run_turn;   /* counts lw_monitors_run() calls */
   unsigned macro_turn; /* the run that queued the task: it runs in a later one */
   /* loopBlock: the previous iteration, and the cumulative busy time for timerThrottle */
@@ -322,7 +325,9 @@ int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
  *   it (the interval's start less one worker check; a suspend only where the monotonic clock
  *   counts it): that firing came when the process ran again; the first due time after the
  *   wake-up (a poll that ended when a callback began, not when a timer was due) fires now.
- * macrotaskLag's timer sleeps as well, unless its task is queued or its interval is due: each of
+ * macrotaskLag's timer sleeps as well, once a task ran on time over a window in which the loop
+ * mostly waited (a busy loop may wait at every iteration: sleeping would only add work to each),
+ * unless its task is queued or its interval is due: each of
  * its due times up to the wake-up queued a task that ran at once, a sample of 0 then (or when the
  * process ran again, after a stop), and its next interval counts from that firing; after a held
  * wake-up its due time has passed and it fires in the next run, as the real timer would.

@@ -356,6 +356,27 @@ TEST_IMPL(monitors_macro_sleep_rules) {
   return 0;
 }
 
+/* ... but not on a busy loop, whose every iteration may wait (a poll for I/O already there). */
+TEST_IMPL(monitors_macro_no_sleep_when_busy) {
+  fx_t x;
+  fx_init(&x, NULL, 0);
+  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monitors_start(&x.m, LW_MON_MACROTASK, 0); /* due 250 */
+  ASSERT_EQ(lw_monitors_idle(&x.m, 10), 0);     /* no task has run yet */
+  loop_turn(&x, 250, 200);                      /* busy 200 of 250: queues the task */
+  loop_turn(&x, 251, 1);                        /* the task: 1 ms late */
+  ASSERT_EQ(x.m.macro_may_sleep, 0);
+  ASSERT_EQ(lw_monitors_idle(&x.m, 252), 0);
+  loop_turn(&x, 501, 10);  /* queued at 501 */
+  loop_turn(&x, 501.5, 0); /* ran 0.5 late over a window busy 10 of 250.5 */
+  ASSERT_EQ(x.m.macro_may_sleep, 1);
+  ASSERT_EQ(lw_monitors_idle(&x.m, 502), 1);
+  ASSERT_EQ(x.m.macro_asleep, 1);
+  ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}
+
 /* Real time: the timers that measure nothing of their own lateness (macrotaskLag's interval,
  * idleAvailability, clockDrift, the flush) join a run up to coalesce_ms early; driftLag, whose
  * lateness is its sample, never does. On the simulation (coalesce_ms 0) each fires at its due. */

@@ -397,8 +397,8 @@ static void throttle_close(lw_monitors_t *m, double now) {
 
 void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now) {
   if ((unsigned)mon >= LW_MON_COUNT || !m->running[mon]) return;
-  /* driftLag's firings while it slept are not lost (the driver has normally caught up already,
-   * with the loop's own idle end). */
+  /* driftLag's and macrotaskLag's firings while they slept are not lost (the driver has
+   * normally caught up already, with the loop's own idle end). */
   if (mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK) lw_monitors_awake(m, now, now);
   m->running[mon] = 0;
   if (mon == LW_MON_WORKER) m->worker.heartbeat_on = 0;
@@ -484,6 +484,13 @@ static double busy_until(const lw_monitors_t *m, double now) {
   return b;
 }
 
+/* A timer may sleep while the loop waits once a firing came on time (`late`) over a window in
+ * which the loop mostly waited: a busy loop may wait at every iteration (a poll for I/O that is
+ * already there), and sleeping then would only add work to each iteration. */
+static int may_sleep(double late, double busy, double window) {
+  return late < LW_SLEEP_LATE_MS && busy < window / 2;
+}
+
 static void drift_fire(lw_monitors_t *m, double now) {
   double lateness = now - m->drift_due;
   double ws = m->drift_prev;
@@ -491,18 +498,16 @@ static void drift_fire(lw_monitors_t *m, double now) {
   if (lateness < 0) lateness = 0;
   submit(m, LW_MON_DRIFT, lateness, now - ws, now);
   throttle_check(m, lateness, ws, busy - m->drift_busy_prev, now);
-  m->drift_may_sleep = lateness < LW_DRIFT_SLEEP_LATE_MS && busy - m->drift_busy_prev < (now - ws) / 2;
+  m->drift_may_sleep = may_sleep(lateness, busy - m->drift_busy_prev, now - ws);
   m->drift_busy_prev = busy;
   m->drift_prev = now;
   m->drift_due = now + m->cfg.drift_interval_ms;
 }
 
-/* A busy loop's every iteration may wait (a poll for I/O that is already there): sleeping then
- * would only add work to each iteration. Like driftLag, macrotaskLag sleeps only after a task
- * that ran on time over a window in which the loop mostly waited. */
+/* macrotaskLag's task ran at `now`, `delay` after it was queued: a window ends. */
 static void macro_window_end(lw_monitors_t *m, double delay, double now) {
   double busy = busy_until(m, now);
-  m->macro_may_sleep = delay < LW_DRIFT_SLEEP_LATE_MS && busy - m->macro_busy_prev < (now - m->macro_prev) / 2;
+  m->macro_may_sleep = may_sleep(delay, busy - m->macro_busy_prev, now - m->macro_prev);
   m->macro_busy_prev = busy;
   m->macro_prev = now;
 }

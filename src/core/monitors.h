@@ -86,10 +86,11 @@ typedef enum {
 /* Linux: a lateness of the worker's own timer this long or longer, without as much growth of its
  * run-queue delay, is a stop of the process (SPEC §12). */
 #define LW_STOP_MIN_MS 100.0
-/* A driftLag firing this close to its due time is on time: libuv's timers have ms resolution, so
- * an idle loop's timer fires up to about a ms after its due. Only after such a firing over a
- * mostly idle window may driftLag sleep while the loop waits (lw_monitors_idle). */
-#define LW_DRIFT_SLEEP_LATE_MS 2.0
+/* A firing (driftLag's, or macrotaskLag's task) this close to its due time is on time: libuv's
+ * timers have ms resolution, so an idle loop's timer fires up to about a ms after its due. Only
+ * after such a firing over a mostly idle window may the timer sleep while the loop waits
+ * (lw_monitors_idle). */
+#define LW_SLEEP_LATE_MS 2.0
 /* Real time: timers that measure nothing of their own lateness (macrotaskLag's interval,
  * idleAvailability's period, clockDrift's reading, the flush) fire up to this early when the
  * main thread runs for another due timer, so that they share its wake-up instead of waking it

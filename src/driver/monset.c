@@ -137,9 +137,9 @@ int lw_monset_evidence(lw_monset_t *s, double now) {
 }
 
 /* driftLag and macrotaskLag slept while the loop waited (lw_monitors_idle): what their timers
- * would have done since is caught up, the evidence applied first. The loop stopped waiting at the end of its last poll
- * (libuv's cached time, updated right after it) or, in the simulation, now. Returns 1 if a due
- * time changed; `*got` tells whether evidence or events came. */
+ * would have done since is caught up, the evidence applied first. The loop stopped waiting at
+ * the end of its last poll (libuv's cached time, updated right after it) or, in the simulation,
+ * now. Returns 1 if a due time changed; `*got` tells whether evidence or events came. */
 static int monset_awake(lw_monset_t *s, double now, int *got) {
   double idle_end;
   *got = 0;
@@ -150,7 +150,8 @@ static int monset_awake(lw_monset_t *s, double now, int *got) {
   return lw_monitors_awake(&s->core, now, idle_end);
 }
 
-/* The loop is about to wait: driftLag and macrotaskLag may sleep (lw_monitors_idle). Returns 1 if a due changed. */
+/* The loop is about to wait: driftLag and macrotaskLag may sleep (lw_monitors_idle). Returns 1
+ * if a due time changed. */
 static int monset_idle(lw_monset_t *s, double now) {
   if (s->owner.keeps_awake && s->owner.keeps_awake(s->owner.data)) return 0;
   return lw_monitors_idle(&s->core, now);
@@ -294,8 +295,8 @@ static void prepare_cb(uv_prepare_t *p) {
   rearm = lw_monitors_iteration(&s->core, now, outside);
   /* The poll that follows waits only with a timeout: without one (an immediate, an idle handle,
    * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
-   * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep (check_cb wakes
-   * it): libuv computes the poll's timeout after the prepare callbacks. */
+   * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep
+   * (check_cb wakes them): libuv computes the poll's timeout after the prepare callbacks. */
   if (uv_backend_timeout(loop) != 0) {
     s->idle_valid = 0;
     if (monset_idle(s, now)) rearm = 1;

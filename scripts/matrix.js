@@ -99,7 +99,10 @@ function linuxX64(version) {
   if (m.status !== 0) {
     process.stdout.write(m.stdout.slice(-6000));
     process.stderr.write(m.stderr.slice(-3000));
-    throw new Error(`mocha: ${failing ? failing[1] : '?'} failing`);
+    // The failures' titles and first lines, for the summary at the end of the log.
+    const at = m.stdout.search(/\d+ failing/);
+    const detail = at < 0 ? '' : m.stdout.slice(at).split('\n').filter((l) => l.trim()).slice(1, 16).join(' | ');
+    throw new Error(`mocha: ${failing ? failing[1] : '?'} failing: ${detail.slice(0, 1500)}`);
   }
   let line = `prebuild loads, mocha ${summary ? summary[1] : '?'} passing;`;
 

@@ -30,12 +30,24 @@ const SPECS = ['test/*.test.js', 'test/e2e/*.test.js'];
 const failed = [];
 
 let ran = 0;
+// Each step's output is passed on when it ends; a failed step's last lines are printed again at
+// the very end, so that what failed is in the tail of a long log (CI keeps the tail).
+const tails = [];
 function step(name, cmd, args, env) {
   ran++;
   console.log(`\n=== ${name}: ${cmd === process.execPath ? 'node' : cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
-  if (r.error || r.status !== 0) failed.push(name);
-  return !r.error && r.status === 0;
+  const r = spawnSync(cmd, args, {
+    cwd: root, stdio: ['inherit', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, ...env },
+  });
+  process.stdout.write(r.stdout || '');
+  process.stderr.write(r.stderr || '');
+  const ok = !r.error && r.status === 0;
+  if (!ok) {
+    failed.push(name);
+    const lines = `${r.stdout || ''}\n${r.stderr || ''}${r.error ? `\n${r.error.message}` : ''}`.trimEnd().split('\n');
+    tails.push(`--- ${name}: its last lines\n${lines.slice(-40).join('\n')}`);
+  }
+  return ok;
 }
 
 // The sources of binding.gyp (written as JSON), compiled with the sanitizers into build/asan/.
@@ -77,6 +89,7 @@ if (asan) {
   });
 }
 
+for (const t of tails) console.log(`\n${t}`);
 console.log(failed.length ? `\nFAILED: ${failed.join(', ')}` : '\nall suites passed');
 console.log(`suites: ${ran - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length ? 1 : 0);

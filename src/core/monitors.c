@@ -369,7 +369,7 @@ void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
         w->has_sleep_diff = sleep_diff(&m->rd, m->cfg.sleep_clock, &w->prev_sleep_diff);
         w->last_progress_seen = -INFINITY;
         w->last_progress_at = now;
-        w->has_idle = 0;
+        w->has_avail = 0;
         w->ping_sent = 0;
         w->hang_active = 0;
       }
@@ -536,11 +536,15 @@ static void macro_caught_up(lw_monitors_t *m, double t) {
 }
 
 /* A stop the evidence shows at `t` or up to one of the worker's checks after it (an interval
- * begins where the worker saw the process stopped, which may be that much after the stop began):
- * the process did not run, and a timer due then fired when it ran again. A suspend delays timers
- * only where the monotonic clock counts it (macOS, Windows); on Linux it stands still. */
+ * begins where the worker saw the process stopped, which may be that much after the stop began;
+ * while the loop waited, the worker rested: a worker interval): the process did not run, and a
+ * timer due then fired when it ran again. A suspend delays timers only where the monotonic clock
+ * counts it (macOS, Windows); on Linux it stands still. */
 static int stopped_near(lw_monitors_t *m, double t, double now, lw_interval_t *iv) {
-  double u = m->running[LW_MON_LIVENESS] ? m->cfg.liveness_interval_ms : m->cfg.worker_interval_ms;
+  double u = m->cfg.worker_interval_ms;
+  if (m->running[LW_MON_LIVENESS] &&
+      (m->rd.main_waiting == NULL || m->cfg.liveness_interval_ms > u))
+    u = m->cfg.liveness_interval_ms;
   return (m->rd.mono_includes_sleep &&
           lw_tracker_find(&m->c->tracker, t, t + u, LW_REASON_SUSPEND, now, iv)) ||
          lw_tracker_find(&m->c->tracker, t, t + u, LW_REASON_PAUSE, now, iv);
@@ -885,7 +889,8 @@ static void hang_end(lw_worker_t *w, double now, double progress, const lw_readi
     o->cause_delta.cpu_ms = end.cpu_ms - w->cause_base.cpu_ms;
     o->cause_delta.runq_ms = end.runq_ms - w->cause_base.runq_ms;
     o->cause_delta.throttled_ms = end.throttled_ms - w->cause_base.throttled_ms;
-    o->cause_start = w->cause_base_at;
+    o->cause_start = w->cause_at_rest && w->hang_start > w->cause_base_at ? w->hang_start
+                                                                         : w->cause_base_at;
     o->cause_end = now;
     o->cause_stopped = w->cause_stopped;
   }
@@ -906,7 +911,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
   double self_lag = now - due, cur = 0, slept = 0;
   double threshold = cfg->stall_threshold_ms, slack;
   size_t n = 0;
-  int has, stopped = 0, evidence_sent = 0;
+  int has, stopped = 0, evidence_sent = 0, rest = 0;
   if (due > now) return 0;
   if (self_lag < 0) self_lag = 0;
   /* Where the OS cannot tell a stop from starvation, the seed's rule: a lateness at the
@@ -943,20 +948,18 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     int fresh = 0;
     int waited = 0;
     /* The main loop waiting in its poll is available, not hung, though it shows no progress
-     * (its progress stamp is set before each poll). Idle time it gained since the previous check
-     * puts the last moment it was available at least that far past that check (exactly when it
-     * stopped waiting, if it then stayed busy): no hang began before. */
-    if (rd->main_idle != NULL) {
-      double idle = rd->main_idle(rd->data);
-      if (w->has_idle && isfinite(idle) && idle > w->idle_prev) {
-        double avail = w->idle_at + (idle - w->idle_prev);
-        if (avail > now) avail = now;
-        if (!w->hang_active && avail > w->last_progress_at) w->last_progress_at = avail;
+     * (its progress stamp is set before each poll): the last moment it was seen waiting, if it
+     * moved since the previous check, is when it last was available (exactly when it stopped
+     * waiting, if it then stayed busy): no hang began before. */
+    if (rd->main_avail != NULL) {
+      double avail = rd->main_avail(rd->data);
+      if (w->has_avail && isfinite(avail) && avail > w->avail_prev) {
+        double a = avail > now ? now : avail;
+        if (!w->hang_active && a > w->last_progress_at) w->last_progress_at = a;
         waited = 1;
       }
-      w->has_idle = isfinite(idle);
-      w->idle_prev = idle;
-      w->idle_at = now;
+      w->has_avail = isfinite(avail);
+      w->avail_prev = avail;
     }
     if (progress != w->last_progress_seen) {
       fresh = 1;
@@ -968,7 +971,8 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     } else if (waited) {
       fresh = 1; /* waiting: nothing to watch, nothing to wake */
       w->ping_sent = 0;
-      w->cause_has_base = 0;
+      /* A baseline read at a rest stays: the loop has only waited since (no progress). */
+      if (!w->cause_at_rest) w->cause_has_base = 0;
     }
     /* No progress over a whole check, or a progress stamp already a threshold old (the worker
      * itself could not run for that long): perhaps a hang. */
@@ -979,6 +983,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
         w->cause_has_base = 1;
         w->cause_base_at = now;
         w->cause_stopped = 0;
+        w->cause_at_rest = 0;
       }
       if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
         lw_msg_t *o = &out[n++];
@@ -1007,6 +1012,20 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       if (!w->ping_sent && at > now && at < next) next = at;
     }
     w->lv_due = next;
+    /* The main loop showed it was available and waits now: no hang can begin before it stops
+     * waiting, and when it stopped is read at the next check, whenever that is. The worker rests
+     * (below): its next check comes with its heartbeat (or a worker interval from now), or when
+     * the ping or the threshold could be due, whichever is first. */
+    rest = fresh && !w->hang_active && rd->main_waiting != NULL && rd->main_waiting(rd->data);
+    /* A hang that begins during the rest is first seen up to a rest later: the cause's baseline
+     * is read now, while the main thread waits (once per progress of the loop: at most once a
+     * worker interval), and kept while the loop only waits. */
+    if (rest && !w->cause_has_base && main_sched(rd, &w->cause_base)) {
+      w->cause_has_base = 1;
+      w->cause_base_at = now;
+      w->cause_stopped = 0;
+      w->cause_at_rest = 1;
+    }
   }
 
   if (w->heartbeat_on && w->hb_due <= now) {
@@ -1023,6 +1042,14 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       evidence_sent = 1;
     }
     w->hb_due = now + cfg->worker_interval_ms;
+  }
+  if (rest) {
+    double next = w->heartbeat_on ? w->hb_due : now + cfg->worker_interval_ms, at;
+    at = w->last_progress_at + cfg->stall_threshold_ms;
+    if (at > now && at < next) next = at;
+    at = w->last_progress_at + cfg->stall_threshold_ms / 4;
+    if (!w->ping_sent && at > now && at < next) next = at;
+    w->lv_due = next;
   }
   if (stopped && !evidence_sent) {
     /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. */

@@ -39,9 +39,13 @@ typedef struct lw_readings_s {
   double (*wall)(void *data);
   int (*sleep_pair)(void *data, double *inclusive, double *exclusive);
   double (*idle)(void *data); /* the main loop's total idle (poll wait) time */
-  /* The same, read by the worker thread (libuv's reading is thread-safe), the wait in progress
-   * included; NULL if unknown. A main loop that waits is not hung (lw_worker_run). */
-  double (*main_idle)(void *data);
+  /* Worker thread: the last moment the main loop was seen waiting in its poll (the end of its
+   * last finished wait, or the start of the one in progress); NAN or NULL if unknown. A main loop
+   * that waits is not hung (lw_worker_run). */
+  double (*main_avail)(void *data);
+  /* Worker thread: 1 if the main loop is in its poll's wait now, as far as the driver can tell
+   * (the poll phase's callbacks may be running); NULL if unknown: the worker then never rests. */
+  int (*main_waiting)(void *data);
   double (*cpu)(void *data);  /* the main thread's CPU time; NULL if unknown */
   /* The main thread's times by state, read by the worker thread during a hang; returns -1 (or is
    * NULL) where nothing can be read. */
@@ -130,9 +134,8 @@ typedef struct lw_worker_s {
   int has_sleep_diff;
   double last_progress_seen; /* the main thread's progress stamp last read */
   double last_progress_at;   /* when progress was last seen (or reset by self-lag) */
-  int has_idle;              /* the main loop's idle time at the previous check, and when */
-  double idle_prev;
-  double idle_at;
+  int has_avail;             /* the main loop's availability at the previous check */
+  double avail_prev;
   int ping_sent;
   int hang_active;
   double hang_start;
@@ -142,6 +145,9 @@ typedef struct lw_worker_s {
   lw_thread_times_t cause_base;
   double cause_base_at;
   double cause_stopped;
+  /* The baseline was read as the worker began a rest (the main loop waiting): the span then starts
+   * where the hang does, the wait before it having added nothing to the times. */
+  int cause_at_rest;
   /* The worker's own times, refreshed every LW_SELF_BASE_MS and at each judged lateness. */
   int self_has_base;
   lw_thread_times_t self_base;
@@ -364,6 +370,11 @@ size_t lw_worker_finish(lw_worker_t *w, double now, const lw_readings_t *rd, lw_
 /* The main thread's cumulative times by state now, each counted once: on a CPU, waiting on a run
  * queue, held by its cgroup's quota (NAN where unknown). Returns 0, or -1 if unreadable. */
 int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out);
+/* While the main loop waits (readings' main_waiting), the worker rests: its liveness checks come
+ * once per worker interval (with the heartbeat when it runs) instead of every liveness interval,
+ * and always at the moments a hang or the ping could be due, so a hang is flagged as exactly as
+ * before. A stop that begins while the worker rests is seen up to a worker interval after it
+ * began (stopped_near() allows for that). */
 double lw_worker_next_due(const lw_worker_t *w);
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
                      lw_msg_t *out);

@@ -20,7 +20,7 @@ static int sim_pair(void *d, double *a, double *b) {
 }
 static double sim_idle(void *d) { return lw_sim_idle(d); }
 static double sim_cpu(void *d) { return lw_sim_cpu(d); }
-static double sim_main_idle(void *d) { return lw_sim_main_idle(d); }
+static double sim_main_avail(void *d) { return lw_sim_main_avail(d); }
 static int sim_main_sched(void *d, lw_thread_times_t *out) {
   lw_sim_main_times(d, &out->cpu_ms, &out->runq_ms, &out->throttled_ms);
   return 0;
@@ -49,10 +49,14 @@ static double rt_idle(void *d) {
   s->idle_valid = 1;
   return s->idle_last;
 }
-/* Worker thread: libuv's reading takes the loop's metrics lock. */
-static double rt_main_idle(void *d) {
-  return (double)uv_metrics_idle_time(((lw_monset_t *)d)->uv->timer.loop) / 1e6;
+/* Worker thread: the main thread's last timed prepare (or async callback) published `at - idle`;
+ * the idle time libuv counted since (its metrics lock) is the wait of the poll that followed, so
+ * the sum is when that wait ended, or its start while it lasts (lw_uvworker_avail). */
+static double rt_main_avail(void *d) {
+  lw_monset_t *s = d;
+  return lw_uvworker_avail(s->uw, (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6);
 }
+static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
 static double rt_cpu(void *d) {
   (void)d;
   return lw_clock_thread_cpu_ms();
@@ -223,7 +227,8 @@ static void async_cb(uv_async_t *a) {
   lw_monset_t *s = a->data;
   double now = lw_uv_now(s->uv);
   if (s->uw == NULL) return; /* finished */
-  lw_uvworker_progress(s->uw, now);
+  /* The poll's wait has ended (libuv counted it before the callbacks): its idle time is fresh. */
+  lw_uvworker_progress(s->uw, now, (double)uv_metrics_idle_time(a->loop) / 1e6);
   if (receive_arrived(s, now)) hand_over(s, 0, 1, now);
   lw_uv_rearm(s->uv);
 }
@@ -244,6 +249,7 @@ static void check_cb(uv_check_t *h) {
   lw_monset_t *s = h->data;
   uint64_t t = uv_now(h->loop);
   s->check_loop_raw = t;
+  if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
   if (s->suspect_outside > 0) { /* prepare_cb takes the reading and clears it */
     s->check_at = lw_uv_now(s->uv);
     s->check_cpu = lw_clock_thread_cpu_ms();
@@ -291,13 +297,14 @@ static void prepare_cb(uv_prepare_t *p) {
   if (s->suspect_outside > 0) s->suspect_outside--;
   if (s->check_loop_raw != 0 && now - loop_time(s, s->check_loop_raw) >= LW_OUTSIDE_MIN_MS)
     s->suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
-  lw_uvworker_progress(s->uw, now);
+  lw_uvworker_progress(s->uw, now, rt_idle(s));
   rearm = lw_monitors_iteration(&s->core, now, outside);
   /* The poll that follows waits only with a timeout: without one (an immediate, an idle handle,
    * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
    * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep
    * (check_cb wakes them): libuv computes the poll's timeout after the prepare callbacks. */
   if (uv_backend_timeout(loop) != 0) {
+    lw_uvworker_set_waiting(s->uw, 1);
     s->idle_valid = 0;
     if (monset_idle(s, now)) rearm = 1;
   }
@@ -394,7 +401,9 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.sleep_pair = sim_pair;
     rd.idle = sim_idle;
     rd.cpu = sim_cpu;
-    rd.main_idle = sim_main_idle;
+    rd.main_avail = sim_main_avail;
+    /* No main_waiting: the simulated worker never rests, its checks come every liveness
+     * interval as SPEC §6 states (lw_worker_next_due). */
     rd.main_sched = sim_main_sched;
     rd.self_sched = sim_self_sched;
     rd.gc_ms = sim_gc;
@@ -405,7 +414,8 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.sleep_pair = rt_pair;
     rd.idle = rt_idle;
     rd.cpu = rt_cpu;
-    rd.main_idle = rt_main_idle;
+    rd.main_avail = rt_main_avail;
+    rd.main_waiting = rt_main_waiting;
     /* This is the main thread: its times are read from here on by the worker. */
     lw_thread_src_open_self(&s->main_src, 1);
     rd.main_sched = rt_main_sched;

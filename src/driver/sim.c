@@ -15,6 +15,7 @@ lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms) {
   sim->now = start_ms;
   sim->wall_off = LW_SIM_WALL_EPOCH;
   sim->main_free_at = -INFINITY;
+  sim->wait_end = start_ms;
   sim->worker_free_at = -INFINITY;
   sim->throttle_until = -INFINITY;
   sim->throttle_align = 1000;
@@ -151,6 +152,8 @@ void lw_sim_block(lw_sim_t *sim, double ms, int state) {
   /* The loop stops waiting: a callback begins. */
   for (c = sim->sched.head; c != NULL; c = c->next)
     if (c->wake != NULL) c->wake(c, sim->now);
+  /* A block that begins as the previous one ends continues it: the loop did not wait between. */
+  if (sim->main_free_at < sim->now) sim->wait_end = sim->now;
   /* The previous block is over: what it spent is settled. */
   sim->main_acc[sim->cur_state] += cur_part(sim, sim->now);
   sim->cur_state = state;
@@ -228,10 +231,9 @@ double lw_sim_idle(const lw_sim_t *sim) {
   return sim->loop == LW_LOOP_EMBEDDED ? 0 : sim->now - sim->busy_total;
 }
 
-double lw_sim_main_idle(const lw_sim_t *sim) {
-  /* busy_total counts a block whole from its start. */
-  double ahead = sim->main_free_at > sim->now ? sim->main_free_at - sim->now : 0;
-  return sim->loop == LW_LOOP_EMBEDDED ? 0 : sim->now - sim->busy_total + ahead;
+double lw_sim_main_avail(const lw_sim_t *sim) {
+  if (sim->loop == LW_LOOP_EMBEDDED) return NAN;
+  return sim->main_free_at < sim->now ? sim->now : sim->wait_end;
 }
 
 double lw_sim_cpu(const lw_sim_t *sim) {

@@ -43,6 +43,7 @@ typedef struct lw_sim_s {
   double excl_off;
   double busy_total;
   double main_free_at;
+  double wait_end; /* when the main loop last stopped waiting (the block in progress began) */
   double worker_free_at;
   double throttle_until;
   double throttle_align;
@@ -99,8 +100,9 @@ void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive
 /* libuv's idle time (its poll's waits): now - busy in Node's loop; 0 in an embedded loop, whose
  * poll never waits. */
 double lw_sim_idle(const lw_sim_t *sim);
-/* The same as the worker thread reads it, at any moment: a block in progress is not idle. */
-double lw_sim_main_idle(const lw_sim_t *sim);
+/* As the worker thread reads it: the last moment the loop waited (now if it waits, else when the
+ * block in progress began; NAN in an embedded loop, whose poll never waits). */
+double lw_sim_main_avail(const lw_sim_t *sim);
 /* The main thread's CPU time: its busy time (block()). */
 double lw_sim_cpu(const lw_sim_t *sim);
 int lw_sim_mono_includes_sleep(const lw_sim_t *sim);

@@ -69,6 +69,7 @@ int lw_uvworker_init(lw_uvworker_t *uw, lw_worker_t *w, const lw_readings_t *rd,
   uw->origin_ns = origin_ns;
   uw->notify = notify;
   lw_atomic_store(&uw->progress_ns, INT64_MIN);
+  lw_atomic_store(&uw->avail_base_ns, INT64_MIN);
   lw_atomic_store(&uw->next_due_ns, INT64_MAX);
   uw->awaited_due_ns = INT64_MIN;
   return uv_mutex_init(&uw->mu);
@@ -118,9 +119,21 @@ void lw_uvworker_free(lw_uvworker_t *uw) {
   uv_mutex_destroy(&uw->mu);
 }
 
-void lw_uvworker_progress(lw_uvworker_t *uw, double now) {
+void lw_uvworker_progress(lw_uvworker_t *uw, double now, double idle) {
+  lw_atomic_store(&uw->avail_base_ns, (int64_t)((now - idle) * 1e6));
   lw_atomic_store(&uw->progress_ns, (int64_t)(now * 1e6));
 }
+
+void lw_uvworker_set_waiting(lw_uvworker_t *uw, int waiting) {
+  if (lw_atomic_load_relaxed(&uw->waiting) != waiting) lw_atomic_store(&uw->waiting, waiting);
+}
+
+double lw_uvworker_avail(lw_uvworker_t *uw, double idle) {
+  int64_t base = lw_atomic_load(&uw->avail_base_ns);
+  return base == INT64_MIN ? NAN : (double)base / 1e6 + idle;
+}
+
+int lw_uvworker_waiting(lw_uvworker_t *uw) { return lw_atomic_load(&uw->waiting) != 0; }
 
 void lw_uvworker_await_overdue(lw_uvworker_t *uw, double now) {
   int64_t due = lw_atomic_load(&uw->next_due_ns), runs;

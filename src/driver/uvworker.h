@@ -31,6 +31,10 @@ typedef struct lw_uvworker_s {
   /* The main thread's last progress, in ns since origin_ns; INT64_MIN: none yet. Written by the
    * main thread (release), read by the worker (acquire). */
   lw_atomic_i64 progress_ns;
+  /* Written with progress_ns: its time less the main loop's idle time then (ns; INT64_MIN:
+   * none), and whether the poll that follows may wait (until check_cb clears it). */
+  lw_atomic_i64 avail_base_ns;
+  lw_atomic_i64 waiting;
   /* The worker's next due time (ns since origin_ns; INT64_MAX: none) and its number of runs:
    * written by the worker (release), read by the main thread to wait for an overdue worker. */
   lw_atomic_i64 next_due_ns;
@@ -59,8 +63,16 @@ void lw_uvworker_free(lw_uvworker_t *uw); /* stops the thread first */
  * for its loop, no thread): nothing runs then. */
 int lw_uvworker_start(lw_uvworker_t *uw);
 void lw_uvworker_stop(lw_uvworker_t *uw); /* stops and joins; does nothing if stopped */
-/* The main thread showed progress at `now` (ms). */
-void lw_uvworker_progress(lw_uvworker_t *uw, double now);
+/* The main thread showed progress at `now` (ms), its loop's idle time being `idle` (ms). */
+void lw_uvworker_progress(lw_uvworker_t *uw, double now, double idle);
+/* The main thread: its poll may wait (prepare), or it has stopped waiting (check). */
+void lw_uvworker_set_waiting(lw_uvworker_t *uw, int waiting);
+/* Worker thread: the last moment the main loop was seen waiting, given its idle time now (ms):
+ * the end of the wait that followed the last progress, or its start while it lasts; NAN before
+ * any progress. */
+double lw_uvworker_avail(lw_uvworker_t *uw, double idle);
+/* Worker thread: 1 if the main loop's poll may be waiting now. */
+int lw_uvworker_waiting(lw_uvworker_t *uw);
 /* Evidence first at a wake-up (SPEC §12): if the worker is overdue by LW_STOP_MIN_MS or more
  * at `now` (ms) — the process was stopped or starved, both threads resume — waits up to
  * LW_UVWORKER_AWAIT_MS for it to run once, so that its messages about the stop are there before

@@ -124,7 +124,12 @@ typedef struct {
   double worker_runq;     /* the worker's own run-queue delay now */
   int self_known;
   double gc_start, gc_end; /* one GC pause */
+  double avail;            /* the main loop's last moment seen waiting */
+  int waiting;             /* its poll waits now */
 } times_t;
+
+static double fake_avail(void *d) { return ((times_t *)d)->avail; }
+static int fake_waiting(void *d) { return ((times_t *)d)->waiting; }
 
 static int fake_main(void *d, lw_thread_times_t *out) {
   *out = ((times_t *)d)->main;
@@ -214,6 +219,70 @@ TEST_IMPL(worker_lateness_stop_or_starvation) {
   n = 0;
   x.t.self_known = 0;
   ASSERT_EQ(run(&x, 7299, 7290, log, &n), 0);
+  cfx_free(&x);
+  return 0;
+}
+
+/* While the main loop waits, the worker rests: its next check is a worker interval away (or its
+ * heartbeat), never later than the ping or the threshold; a hang that begins during a rest (the
+ * loop stopped waiting at 1500 and never reached its check phase: the driver still says it waits)
+ * starts where the loop last waited and is flagged exactly a threshold later. */
+TEST_IMPL(worker_rests_while_main_waits) {
+  cfx_t x;
+  lw_msg_t log[128];
+  size_t n = 0, i;
+  double t;
+  cfx_init(&x);
+  x.rd.main_avail = fake_avail;
+  x.rd.main_waiting = fake_waiting;
+  /* Busy with progress at every check: no rest. */
+  for (t = 100; t <= 1000; t += 100) {
+    x.t.avail = t - 50;
+    run(&x, t, t, log, &n);
+    ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), t + 100);
+  }
+  /* Waiting from 1000 on: the next check a worker interval later. */
+  x.t.waiting = 1;
+  x.t.avail = 1100;
+  run(&x, 1100, 1000, log, &n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2100);
+  /* The loop stops waiting at 1500 and hangs; the driver cannot see it left its poll. */
+  x.t.avail = 1500;
+  run(&x, 2100, 1000, log, &n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2750); /* the ping: 1500 + 5000 / 4 */
+  ASSERT_EQ(n, 0);
+  run(&x, 2750, 1000, log, &n);
+  ASSERT_EQ(n, 1);
+  ASSERT_EQ(log[0].type, LW_MSG_PING);
+  /* No availability over that check: checks every liveness interval again. */
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2850);
+  for (t = 2850; t < 6500; t += 100) run(&x, t, 1000, log, &n);
+  ASSERT_EQ(n, 1);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 6500);
+  run(&x, 6500, 1000, log, &n);
+  ASSERT_EQ(n, 2);
+  ASSERT_EQ(log[1].type, LW_MSG_HANG_START);
+  ASSERT_DBL_EQ(log[1].hang_start, 1500);
+  ASSERT_DBL_EQ(log[1].detected_at, 6500);
+  /* With the heartbeat on, a rest lasts until the heartbeat: one wake-up for both. The hang's
+   * end carries its cause: the baseline read at the rest's start (2100), the span from the hang's
+   * start (1500, the loop waited before it), 5000 ms of CPU. */
+  lw_monitors_start(&x.m, LW_MON_WORKER, 6500); /* heartbeat due 7500 */
+  x.t.main.cpu_ms += 5000;
+  x.t.avail = 6600;
+  run(&x, 6600, 6600, log, &n);
+  ASSERT_EQ(n, 3);
+  ASSERT_EQ(log[2].type, LW_MSG_HANG_END);
+  ASSERT_EQ(log[2].cause_known, 1);
+  ASSERT_DBL_EQ(log[2].cause_start, 1500);
+  ASSERT_DBL_EQ(log[2].cause_delta.cpu_ms, 5000);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 7500);
+  /* Without the waiting reading, never a rest. */
+  x.rd.main_waiting = NULL;
+  x.t.avail = 7500;
+  run(&x, 7500, 7500, log, &n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 7600);
+  for (i = 0; i < n; i++) ASSERT(log[i].type != LW_MSG_EVIDENCE);
   cfx_free(&x);
   return 0;
 }

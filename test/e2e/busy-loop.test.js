@@ -11,10 +11,19 @@ describe('e2e: a 6 s busy loop (real process)', function () {
   this.timeout(60000);
   afterEach(killAll);
 
-  it('is exactly one hang episode and one workerHang, nothing discarded', async () => {
+  it('is exactly one hang episode and one workerHang, nothing discarded', checks('timer'));
+
+  // The loop wakes from an idle wait (the worker thread rests) into a pipe's data callback: the
+  // worker sees no check phase, yet the hang starts when the wait ended and is flagged a threshold
+  // later.
+  it('in an I/O callback after 3 s idle: the same, the hang flagged a threshold after the wait ended', checks('io'));
+});
+
+function checks(via) {
+  return async () => {
     // The loop starts 1.5 s after setup; the result is printed 6 s after it ends: a stall sample
     // is held holdMs (2 s) and its episode reported episodeDelayMs (2 s) later, so 4 s are needed.
-    const f = spawnFixture('busy.js', [BUSY_MS, 1500, 6000]);
+    const f = spawnFixture('busy.js', [BUSY_MS, via === 'io' ? 3000 : 1500, 6000, via]);
     const r = await f.result(40000);
     const why = f.describe();
     assert.deepStrictEqual(r.running, {
@@ -60,5 +69,5 @@ describe('e2e: a 6 s busy loop (real process)', function () {
     assert.strictEqual(r.stats.cancelled, 0, 'no held sample left to cancel');
     assertConservation(r.statsBeforeStop, 'before stop()');
     assertConservation(r.stats, 'after stop()');
-  });
-});
+  };
+}

@@ -156,15 +156,15 @@ function write(S, M, P, totalSeconds) {
       `${f(d.configs.monitorEventLoopDelay.cpuMsPerSecond.median, 3)} ms of CPU per second).`, '');
     const mw = d.configs.monitorEventLoopDelay;
     push(`An idle process costs what its wake-ups cost: lagwatch wakes ${f(lw.wakeupsPerSecond.median, 0)} times a second ` +
-      `(driftLag's 20 ms and macrotaskLag's 250 ms timers sleep while the loop waits: what is left is the worker thread's liveness ` +
-      `check every 100 ms and its heartbeat every 1 s, and one main-thread wake-up a second that idleAvailability, clockDrift and the ` +
-      `flush share), monitorEventLoopDelay ` +
+      `(driftLag's 20 ms and macrotaskLag's 250 ms timers sleep while the loop waits, and so do the worker thread's 100 ms liveness ` +
+      `checks: what is left is the worker's heartbeat every 1 s, which the main thread answers, and one main-thread wake-up a second ` +
+      `that idleAvailability, clockDrift and the flush share), monitorEventLoopDelay ` +
       `${f(mw.wakeupsPerSecond.median, 0)} (its 10 ms timer); prom-client's \`collectDefaultMetrics()\` runs the same ` +
       `histogram (resolution 10) and so costs the same. event-loop-stats (a \`uv_check\` hook, polled once a second), ` +
       `@datadog/native-metrics (hooks on the loop's iterations, no timer of its own) and blocked-at (async_hooks) add no ` +
       `wake-up: at idle they cost nothing, and they measure nothing while the loop sleeps either. Per added wake-up lagwatch costs ` +
       `${f(perWake(lw), 0)} µs of CPU against monitorEventLoopDelay's ${f(perWake(mw), 0)} µs (each of its firings validates a sample and ` +
-      `its worker thread's checks are thread switches), but it wakes ${f(100 - 100 * lw.wakeupsPerSecond.median / mw.wakeupsPerSecond.median, 0)} % less often.`, '');
+      `its worker thread's heartbeat is a thread switch), but it wakes ${f(100 - 100 * lw.wakeupsPerSecond.median / mw.wakeupsPerSecond.median, 0)} % less often.`, '');
     push(...profileLines(P.idle));
     const share = dsoShare(P.idle, 'lagwatch.node');
     if (share !== null) {
@@ -178,10 +178,7 @@ function write(S, M, P, totalSeconds) {
       push('', `**Missed: what costs the time.** ${f(lw.wakeupsPerSecond.median, 0)} wake-ups/s at ` +
         `${f(perWake(lw), 0)} µs each, against ${f(mw.wakeupsPerSecond.median, 0)} at ` +
         `${f(perWake(mw), 0)} µs: lagwatch wakes less often but each wake-up does more ` +
-        `(a validated sample, the loopBlock hook, a thread switch for the worker's 10 checks a second). The fix is in src/ (not changed here): ` +
-        `the worker's liveness check (\`lw_worker_run\`, src/core/monitors.c) need not poll every 100 ms while the main loop shows progress — ` +
-        `arm it at \`last_progress_at + stallThresholdMs / 4\` (the ping) and at \`last_progress_at + stallThresholdMs\` (the detection) instead ` +
-        `of \`now + liveness_interval_ms\`, which removes ~10 worker wake-ups a second.`);
+        `(a validated sample, the loopBlock hook, a thread switch for the worker's heartbeat).`);
     }
     push('');
   }
@@ -307,21 +304,16 @@ function write(S, M, P, totalSeconds) {
     summaryRows.push(['hang detection, detectedAt − block start', `≤ ${h.targetMs} ms`, `${range(h.latencyMs, 1)} ms`, verdict(met), `\`${H.command}\``]);
     push('', `**Target ≤ threshold + 100 ms = ${h.targetMs} ms on every run: ${vt(met)}** — median ${f(h.latencyMs.median, 1)} ms ` +
       `(min ${f(h.latencyMs.min, 1)}, max ${f(h.latencyMs.max, 1)}), i.e. ${f(h.overThresholdMs.median, 1)} ms (${f(h.overThresholdMs.min, 1)}–${f(h.overThresholdMs.max, 1)}) ` +
-      `past the threshold. The worker checks the main loop's progress stamp every 100 ms, so it flags the hang at the first check at or after ` +
-      `last progress + ${h.threshold} ms: between 0 and 100 ms (plus its timer's lateness) past the threshold, by the block's phase against ` +
-      `those checks. The event reaches JS after the block: the worker reports the hang's end at its next check that sees the main loop's ` +
+      `past the threshold. The worker checks the main loop's progress stamp every 100 ms while the loop runs (it rests while the loop ` +
+      `waits), and always arms a check at last progress + ${h.threshold} ms, so it flags the hang at the threshold plus its own timer's ` +
+      `lateness. The event reaches JS after the block: the worker reports the hang's end at its next check that sees the main loop's ` +
       `progress (within one liveness interval), ${range(h.emittedAfterBlockEndMs, 1)} ms after the block's end here. ` +
-      `By construction the worst case is the threshold plus one whole check period — 100 ms, plus the worker timer's rounding to whole ` +
-      `milliseconds (\`arm()\` in src/driver/uvworker.c uses \`ceil\`) and its wake-up lateness, together ~1–2 ms — so a block that ` +
-      `starts at an unlucky phase can be flagged a millisecond or two past ${h.targetMs} ms even when these ${h.runs} runs were not.`, '');
+      `The worker timer's rounding to whole milliseconds (\`arm()\` in src/driver/uvworker.c uses \`ceil\`) and its wake-up lateness ` +
+      `add ~1–2 ms; a loaded machine can hold the worker's wake-up longer.`, '');
     if (!met) {
       misses.push(`hang detection: max ${f(h.latencyMs.max, 1)} ms (target ≤ ${h.targetMs})`);
-      push(`**Missed: what costs the time** is the polling period, not work: the liveness check runs every 100 ms from its previous run ` +
-        `(\`w->lv_due = now + liveness_interval_ms\` in \`lw_worker_run\`, src/core/monitors.c), and \`arm()\` in src/driver/uvworker.c rounds each ` +
-        `delay up to a whole ms, so the period drifts by each firing's lateness and the detection lands up to 100 ms + that lateness past the ` +
-        `threshold. The fix (in src/, not changed here): when no progress is seen, arm the next check at ` +
-        `\`min(now + liveness_interval_ms, last_progress_at + stall_threshold_ms)\`, so the check that flags the hang fires at the threshold itself ` +
-        `(latency = threshold + the worker timer's wake-up latency, ~1 ms).`, '');
+      push(`**Missed:** the check that flags the hang is armed at the threshold itself (\`lw_worker_run\`, src/core/monitors.c), so ` +
+        `a late detection is the worker timer's own lateness: see the runs above for which ones, and the machine's load during them.`, '');
     }
     push(`**blocked-at cannot report during a block:** it times callbacks with async_hooks \`before\`/\`after\`, both on the blocked thread, so ` +
       `its report comes only when the blocking callback returns: it reported ${range(h.blockedAtReportedAfterStartMs, 1)} ms after the block ` +

@@ -889,8 +889,8 @@ static void hang_end(lw_worker_t *w, double now, double progress, const lw_readi
     o->cause_delta.cpu_ms = end.cpu_ms - w->cause_base.cpu_ms;
     o->cause_delta.runq_ms = end.runq_ms - w->cause_base.runq_ms;
     o->cause_delta.throttled_ms = end.throttled_ms - w->cause_base.throttled_ms;
-    o->cause_start = w->cause_at_rest && w->hang_start > w->cause_base_at ? w->hang_start
-                                                                         : w->cause_base_at;
+    o->cause_start = w->cause_at_rest && w->cause_avail > w->cause_base_at ? w->cause_avail
+                                                                          : w->cause_base_at;
     o->cause_end = now;
     o->cause_stopped = w->cause_stopped;
   }
@@ -947,6 +947,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     double next, at;
     int fresh = 0;
     int waited = 0;
+    double avail_at = -INFINITY;
     /* The main loop waiting in its poll is available, not hung, though it shows no progress
      * (its progress stamp is set before each poll): the last moment it was seen waiting, if it
      * moved since the previous check, is when it last was available (exactly when it stopped
@@ -956,6 +957,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       if (w->has_avail && isfinite(avail) && avail > w->avail_prev) {
         double a = avail > now ? now : avail;
         if (!w->hang_active && a > w->last_progress_at) w->last_progress_at = a;
+        avail_at = a;
         waited = 1;
       }
       w->has_avail = isfinite(avail);
@@ -971,8 +973,15 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     } else if (waited) {
       fresh = 1; /* waiting: nothing to watch, nothing to wake */
       w->ping_sent = 0;
-      /* A baseline read at a rest stays: the loop has only waited since (no progress). */
-      if (!w->cause_at_rest) w->cause_has_base = 0;
+      /* A baseline read at a rest stays: the loop has only waited since (no progress), and the
+       * span starts where it last waited; a stop seen so far came before (the poll's wait
+       * lasted through it) and is no part of the span. */
+      if (w->cause_at_rest && !w->hang_active) {
+        w->cause_avail = avail_at;
+        w->cause_stopped = 0;
+      } else {
+        w->cause_has_base = 0;
+      }
     }
     /* No progress over a whole check, or a progress stamp already a threshold old (the worker
      * itself could not run for that long): perhaps a hang. */
@@ -1016,7 +1025,8 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
      * waiting, and when it stopped is read at the next check, whenever that is. The worker rests
      * (below): its next check comes with its heartbeat (or a worker interval from now), or when
      * the ping or the threshold could be due, whichever is first. */
-    rest = fresh && !w->hang_active && rd->main_waiting != NULL && rd->main_waiting(rd->data);
+    rest = fresh && !w->hang_active && now - w->last_progress_at < cfg->stall_threshold_ms / 4 &&
+           rd->main_waiting != NULL && rd->main_waiting(rd->data);
     /* A hang that begins during the rest is first seen up to a rest later: the cause's baseline
      * is read now, while the main thread waits (once per progress of the loop: at most once a
      * worker interval), and kept while the loop only waits. */
@@ -1025,6 +1035,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       w->cause_base_at = now;
       w->cause_stopped = 0;
       w->cause_at_rest = 1;
+      w->cause_avail = now;
     }
   }
 

@@ -40,8 +40,8 @@ typedef struct lw_readings_s {
   int (*sleep_pair)(void *data, double *inclusive, double *exclusive);
   double (*idle)(void *data); /* the main loop's total idle (poll wait) time */
   /* Worker thread: the last moment the main loop was seen waiting in its poll (the end of its
-   * last finished wait, or the start of the one in progress); NAN or NULL if unknown. A main loop
-   * that waits is not hung (lw_worker_run). */
+   * last finished wait, or about now during one); NAN or NULL if unknown. A main loop that waits
+   * is not hung (lw_worker_run). */
   double (*main_avail)(void *data);
   /* Worker thread: 1 if the main loop is in its poll's wait now, as far as the driver can tell
    * (the poll phase's callbacks may be running); NULL if unknown: the worker then never rests. */
@@ -146,8 +146,9 @@ typedef struct lw_worker_s {
   double cause_base_at;
   double cause_stopped;
   /* The baseline was read as the worker began a rest (the main loop waiting): the span then starts
-   * where the hang does, the wait before it having added nothing to the times. */
+   * where the loop last waited (`cause_avail`), the wait having added nothing to the times. */
   int cause_at_rest;
+  double cause_avail;
   /* The worker's own times, refreshed every LW_SELF_BASE_MS and at each judged lateness. */
   int self_has_base;
   lw_thread_times_t self_base;

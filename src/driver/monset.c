@@ -50,11 +50,13 @@ static double rt_idle(void *d) {
   return s->idle_last;
 }
 /* Worker thread: the main thread's last timed prepare (or async callback) published `at - idle`;
- * the idle time libuv counted since (its metrics lock) is the wait of the poll that followed, so
- * the sum is when that wait ended, or its start while it lasts (lw_uvworker_avail). */
+ * the idle time libuv counted since (its metrics lock; the wait in progress included) is the
+ * wait of the poll that followed, so the sum is when that wait ended, or about now while it
+ * lasts (lw_uvworker_avail). */
 static double rt_main_avail(void *d) {
   lw_monset_t *s = d;
-  return lw_uvworker_avail(s->uw, (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6);
+  double idle = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+  return lw_uvworker_avail(s->uw, idle);
 }
 static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
 static double rt_cpu(void *d) {

@@ -96,6 +96,9 @@ int lw_uvworker_start(lw_uvworker_t *uw) {
   }
   uw->timer.data = uw->wake.data = uw;
   lw_atomic_store(&uw->stop, 0);
+  /* The main thread runs JS: its poll is not waiting (the check hook that clears the flag may
+   * have been stopped before it ran). */
+  lw_atomic_store(&uw->waiting, 0);
   rc = uv_thread_create(&uw->thread, thread_main, uw);
   if (rc != 0) {
     loop_abandon(uw, 1, 1);

@@ -67,9 +67,10 @@ void lw_uvworker_stop(lw_uvworker_t *uw); /* stops and joins; does nothing if st
 void lw_uvworker_progress(lw_uvworker_t *uw, double now, double idle);
 /* The main thread: its poll may wait (prepare), or it has stopped waiting (check). */
 void lw_uvworker_set_waiting(lw_uvworker_t *uw, int waiting);
-/* Worker thread: the last moment the main loop was seen waiting, given its idle time now (ms):
- * the end of the wait that followed the last progress, or its start while it lasts; NAN before
- * any progress. */
+/* Worker thread: the last moment the main loop was seen waiting, given its idle time now (ms;
+ * libuv's reading counts the wait in progress): the end of the wait that followed the last
+ * progress, or about now while it lasts; NAN before any progress. Read the idle time first: a
+ * progress published in between then makes the result early, never late. */
 double lw_uvworker_avail(lw_uvworker_t *uw, double idle);
 /* Worker thread: 1 if the main loop's poll may be waiting now. */
 int lw_uvworker_waiting(lw_uvworker_t *uw);

@@ -265,8 +265,8 @@ TEST_IMPL(worker_rests_while_main_waits) {
   ASSERT_DBL_EQ(log[1].hang_start, 1500);
   ASSERT_DBL_EQ(log[1].detected_at, 6500);
   /* With the heartbeat on, a rest lasts until the heartbeat: one wake-up for both. The hang's
-   * end carries its cause: the baseline read at the rest's start (2100), the span from the hang's
-   * start (1500, the loop waited before it), 5000 ms of CPU. */
+   * end carries its cause: the baseline read as the first rest began (1100), the span from where
+   * the loop last waited (1500), 5000 ms of CPU. */
   lw_monitors_start(&x.m, LW_MON_WORKER, 6500); /* heartbeat due 7500 */
   x.t.main.cpu_ms += 5000;
   x.t.avail = 6600;
@@ -283,6 +283,78 @@ TEST_IMPL(worker_rests_while_main_waits) {
   run(&x, 7500, 7500, log, &n);
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 7600);
   for (i = 0; i < n; i++) ASSERT(log[i].type != LW_MSG_EVIDENCE);
+  cfx_free(&x);
+  return 0;
+}
+
+/* Starts a rest at 1100 (the baseline of a cause read then), the loop waiting from 1000. */
+static void rest_from_1100(cfx_t *x, lw_msg_t *log, size_t *n) {
+  double t;
+  x->rd.main_avail = fake_avail;
+  x->rd.main_waiting = fake_waiting;
+  for (t = 100; t <= 1000; t += 100) {
+    x->t.avail = t - 50;
+    run(x, t, t, log, n);
+  }
+  x->t.waiting = 1;
+  x->t.avail = 1100;
+  run(x, 1100, 1000, log, n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x->m.worker), 2100);
+}
+
+/* The cause of a hang seen from a rest, with a stop: its span starts where the loop last waited,
+ * and only a stop inside it is taken off (once). */
+TEST_IMPL(worker_rest_cause_with_stops) {
+  cfx_t x;
+  lw_msg_t log[256];
+  size_t n = 0, i;
+  double t;
+  /* A: the loop stops waiting at 1500 and hangs; the process is stopped from 2850 to 4850, while
+   * the worker checks every 100 ms (after its ping): its check due at 2900 runs at 4850. */
+  cfx_init(&x);
+  rest_from_1100(&x, log, &n);
+  x.t.avail = 1500;
+  run(&x, 2100, 1000, log, &n);
+  for (t = 2750; t <= 2850; t += 100) run(&x, t, 1000, log, &n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2950);
+  run(&x, 4850, 1000, log, &n); /* 1900 late, no run-queue growth: a stop */
+  for (t = 4950; t < 9000; t += 100) run(&x, t, 1000, log, &n);
+  x.t.main.cpu_ms += 5600;
+  run(&x, 9050, 9000, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log[n - 1].cause_start, 1500);
+  ASSERT_DBL_EQ(log[n - 1].cause_stopped, 1900);
+  ASSERT_DBL_EQ(log[n - 1].cause_delta.cpu_ms, 5600);
+  cfx_free(&x);
+  /* B: the process is stopped from 1200 to 3100 while the loop waits; the worker's check due at
+   * 2100 runs at 3100, the loop's wait lasting as long; the loop then hangs from 3100. */
+  n = 0;
+  cfx_init(&x);
+  rest_from_1100(&x, log, &n);
+  x.t.avail = 3100;
+  run(&x, 3100, 1000, log, &n); /* 1000 late: a stop */
+  for (i = 0; i < n; i++) ASSERT(log[i].type != LW_MSG_HANG_START);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 4100); /* resting again */
+  for (t = 4100; t < 9000; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1000, log, &n);
+  x.t.main.cpu_ms += 5900;
+  run(&x, 9050, 9000, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log[n - 1].hang_start, 3100);
+  ASSERT_DBL_EQ(log[n - 1].cause_start, 3100);
+  ASSERT_DBL_EQ(log[n - 1].cause_stopped, 0);
+  cfx_free(&x);
+  /* C: the worker, starved (its run-queue delay grew as much as it was late), runs its check due
+   * at 2100 at 2600; the loop stopped waiting at 1200. The ping is overdue: no rest, the next
+   * check a liveness interval later, which sends it. */
+  n = 0;
+  cfx_init(&x);
+  rest_from_1100(&x, log, &n);
+  x.t.worker_runq += 500;
+  x.t.avail = 1200;
+  run(&x, 2600, 1000, log, &n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2700);
+  run(&x, 2700, 1000, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_PING);
   cfx_free(&x);
   return 0;
 }

@@ -911,7 +911,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
   double self_lag = now - due, cur = 0, slept = 0;
   double threshold = cfg->stall_threshold_ms, slack;
   size_t n = 0;
-  int has, stopped = 0, evidence_sent = 0, rest = 0;
+  int has, stopped = 0, evidence_sent = 0;
   if (due > now) return 0;
   if (self_lag < 0) self_lag = 0;
   /* Where the OS cannot tell a stop from starvation, the seed's rule: a lateness at the
@@ -947,6 +947,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     double next, at;
     int fresh = 0;
     int waited = 0;
+    int rest;
     double avail_at = -INFINITY;
     /* The main loop waiting in its poll is available, not hung, though it shows no progress
      * (its progress stamp is set before each poll): the last moment it was seen waiting, if it
@@ -1012,8 +1013,15 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       }
     }
     /* The next check: every interval, and exactly when the hang threshold (or the ping) would
-     * be reached, so that a hang is flagged at the threshold, not up to an interval later. */
-    next = now + cfg->liveness_interval_ms;
+     * be reached, so that a hang is flagged at the threshold, not up to an interval later. When
+     * the main loop showed it was available and waits now, no hang can begin before it stops
+     * waiting, and when it stopped is read at the next check, whenever that is: the worker rests,
+     * its interval then the worker's, or up to its heartbeat (the one of this run, if due, is a
+     * worker interval away). */
+    rest = fresh && !w->hang_active && now - w->last_progress_at < cfg->stall_threshold_ms / 4 &&
+           rd->main_waiting != NULL && rd->main_waiting(rd->data);
+    next = now + (rest ? cfg->worker_interval_ms : cfg->liveness_interval_ms);
+    if (rest && w->heartbeat_on && w->hb_due > now && w->hb_due < next) next = w->hb_due;
     if (!w->hang_active) {
       at = w->last_progress_at + cfg->stall_threshold_ms;
       if (at > now && at < next) next = at;
@@ -1021,12 +1029,6 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       if (!w->ping_sent && at > now && at < next) next = at;
     }
     w->lv_due = next;
-    /* The main loop showed it was available and waits now: no hang can begin before it stops
-     * waiting, and when it stopped is read at the next check, whenever that is. The worker rests
-     * (below): its next check comes with its heartbeat (or a worker interval from now), or when
-     * the ping or the threshold could be due, whichever is first. */
-    rest = fresh && !w->hang_active && now - w->last_progress_at < cfg->stall_threshold_ms / 4 &&
-           rd->main_waiting != NULL && rd->main_waiting(rd->data);
     /* A hang that begins during the rest is first seen up to a rest later: the cause's baseline
      * is read now, while the main thread waits (once per progress of the loop: at most once a
      * worker interval), and kept while the loop only waits. */
@@ -1053,14 +1055,6 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       evidence_sent = 1;
     }
     w->hb_due = now + cfg->worker_interval_ms;
-  }
-  if (rest) {
-    double next = w->heartbeat_on ? w->hb_due : now + cfg->worker_interval_ms, at;
-    at = w->last_progress_at + cfg->stall_threshold_ms;
-    if (at > now && at < next) next = at;
-    at = w->last_progress_at + cfg->stall_threshold_ms / 4;
-    if (!w->ping_sent && at > now && at < next) next = at;
-    w->lv_due = next;
   }
   if (stopped && !evidence_sent) {
     /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. */

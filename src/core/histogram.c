@@ -50,6 +50,14 @@ void lw_histogram_record(lw_histogram_t *h, double value) {
   if (h->buckets) h->buckets[bucket_of(value)]++;
 }
 
+void lw_histogram_reset(lw_histogram_t *h) {
+  h->count = 0;
+  h->sum = 0;
+  h->min = INFINITY;
+  h->max = -INFINITY;
+  if (h->buckets) memset(h->buckets, 0, LW_HIST_BUCKETS * sizeof(*h->buckets));
+}
+
 double lw_histogram_mean(const lw_histogram_t *h) {
   return h->count ? h->sum / (double)h->count : NAN;
 }

@@ -35,6 +35,8 @@ void lw_histogram_free(lw_histogram_t *h);
  * NAN, later records count in count, sum, min and max only. Idempotent. */
 void lw_histogram_freeze(lw_histogram_t *h);
 void lw_histogram_record(lw_histogram_t *h, double value);
+/* Empties it (keeping its buckets' memory). */
+void lw_histogram_reset(lw_histogram_t *h);
 /* The value at quantile q (0..1), clamped to [min, max]; NAN when empty (or not kept, frozen). */
 double lw_histogram_quantile(const lw_histogram_t *h, double q);
 double lw_histogram_mean(const lw_histogram_t *h);

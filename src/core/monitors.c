@@ -24,8 +24,7 @@ int lw_mon_paused_while_hidden(lw_mon_t mon, int browser_process) {
   return !(browser_process && (mon == LW_MON_WORKER || mon == LW_MON_LIVENESS));
 }
 
-/* Monitors that submit samples to a validator of their own. */
-static int validated(lw_mon_t mon) {
+int lw_mon_validated(lw_mon_t mon) {
   return mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK || mon == LW_MON_LOOPBLOCK ||
          mon == LW_MON_IDLE || mon == LW_MON_WORKER;
 }
@@ -127,6 +126,11 @@ static void batch_push(lw_monitors_t *m, lw_batch_t *b, double value) {
 static void batch_record(void *data, double value, double window_ms) {
   struct lw_sink_s *s = data;
   if (s->m->keep_batches) batch_push(s->m, &s->m->batch[s->mon], value);
+  if (s->m->aggs != NULL) lw_agg_record(&s->m->aggs->mon[s->mon], value);
+  if (s->mon == LW_MON_DRIFT && s->m->delay_window.buckets != NULL) {
+    lw_histogram_record(&s->m->delay_window, value);
+    s->m->delay_sumsq += value * value;
+  }
   /* The loop's idle and active time over idleAvailability's recorded periods (SPEC §10's
    * nodejs.eventloop.time): its value is the idle share of its window. */
   if (s->mon == LW_MON_IDLE) {
@@ -240,9 +244,11 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
   for (i = 0; i < 8; i++) m->resumed[i] = -INFINITY;
   if (lw_histogram_init(&m->self_lag_hist) != LW_OK || lw_histogram_init(&m->hang_hist) != LW_OK)
     return LW_ENOMEM;
+  m->delay_window.min = INFINITY;
+  m->delay_window.max = -INFINITY;
   for (i = 0; i < LW_MON_COUNT; i++) {
     const char *name = mon_names[i];
-    if (!validated((lw_mon_t)i)) continue;
+    if (!lw_mon_validated((lw_mon_t)i)) continue;
     /* Ratios are never stalls; durations use the configured threshold. */
     rc = lw_validator_create(c, name, strlen(name),
                              i == LW_MON_IDLE ? INFINITY : cfg->stall_threshold_ms, &m->vid[i], NULL);
@@ -263,7 +269,7 @@ void lw_monitors_free(lw_monitors_t *m) {
     m->c->cause_data = NULL;
   }
   for (i = 0; i < LW_MON_COUNT; i++) {
-    if (m->c != NULL && validated((lw_mon_t)i) && m->vid[i] != UINT32_MAX)
+    if (m->c != NULL && lw_mon_validated((lw_mon_t)i) && m->vid[i] != UINT32_MAX)
       lw_validator_set_sink(m->c, m->vid[i], NULL, NULL);
     lw__free(m->batch[i].values);
   }
@@ -271,6 +277,8 @@ void lw_monitors_free(lw_monitors_t *m) {
   lw__free(m->hang_causes);
   lw_histogram_free(&m->self_lag_hist);
   lw_histogram_free(&m->hang_hist);
+  lw_histogram_free(&m->delay_window);
+  lw__free(m->aggs);
   memset(m, 0, sizeof(*m));
 }
 
@@ -284,6 +292,9 @@ void lw_monitors_release(lw_monitors_t *m) {
   memset(&m->self_lag_batch, 0, sizeof(m->self_lag_batch));
   lw_histogram_freeze(&m->self_lag_hist);
   lw_histogram_freeze(&m->hang_hist);
+  /* driftLag's last window waits for its collection (lw_monitors_take_delay frees it then). */
+  m->delay_released = 1;
+  if (m->delay_window.count == 0) lw_histogram_free(&m->delay_window);
 }
 
 static int any_running(const lw_monitors_t *m) {
@@ -723,6 +734,41 @@ static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
   m->embedded = 1;
 }
 
+void lw_monitors_take_delay(lw_monitors_t *m, lw_delay_stats_t *out) {
+  const lw_histogram_t *h = &m->delay_window;
+  double mean = lw_histogram_mean(h);
+  out->count = h->count;
+  out->min = h->count ? h->min : NAN;
+  out->max = h->count ? h->max : NAN;
+  out->mean = mean;
+  out->stddev = h->count ? sqrt(fmax(0, m->delay_sumsq / (double)h->count - mean * mean)) : NAN;
+  out->p50 = lw_histogram_quantile(h, 0.5);
+  out->p90 = lw_histogram_quantile(h, 0.9);
+  out->p99 = lw_histogram_quantile(h, 0.99);
+  lw_histogram_reset(&m->delay_window);
+  m->delay_sumsq = 0;
+  if (m->delay_released) lw_histogram_free(&m->delay_window);
+}
+
+int lw_monitors_keep_delay(lw_monitors_t *m) {
+  if (m->delay_window.buckets != NULL || m->delay_released) return LW_OK;
+  return lw_histogram_init(&m->delay_window);
+}
+
+int lw_monitors_keep_aggregates(lw_monitors_t *m, int keep) {
+  int i;
+  if (!keep) {
+    lw__free(m->aggs);
+    m->aggs = NULL;
+    return LW_OK;
+  }
+  if (m->aggs != NULL) return LW_OK;
+  if ((m->aggs = lw__malloc(sizeof(*m->aggs))) == NULL) return LW_ENOMEM;
+  for (i = 0; i < LW_MON_COUNT; i++) lw_agg_init(&m->aggs->mon[i], i == LW_MON_IDLE ? LW_BOUNDS_RATIO : LW_BOUNDS_LAG);
+  lw_agg_init(&m->aggs->self_lag, LW_BOUNDS_LAG);
+  return LW_OK;
+}
+
 void lw_monitors_keep_batches(lw_monitors_t *m, int keep) { m->keep_batches = keep != 0; }
 
 int lw_monitors_batches_wanted(const lw_monitors_t *m) {
@@ -770,6 +816,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
   switch (msg->type) {
     case LW_MSG_HEARTBEAT:
       lw_histogram_record(&m->self_lag_hist, msg->self_lag);
+      if (m->aggs != NULL) lw_agg_record(&m->aggs->self_lag, msg->self_lag);
       if (m->keep_batches) batch_push(m, &m->self_lag_batch, msg->self_lag);
       m->self_lag_last = msg->self_lag;
       m->self_lag_count++;

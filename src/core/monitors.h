@@ -12,6 +12,7 @@
 #ifndef LW_CORE_MONITORS_H_
 #define LW_CORE_MONITORS_H_
 
+#include "aggregate.h"
 #include "conditions.h"
 
 typedef enum {
@@ -177,6 +178,18 @@ typedef struct lw_monitors_s {
   lw_batch_t self_lag_batch; /* every heartbeat's self-lag, for its histogram */
   /* Whether recorded values are kept for JS at all (lw_monitors_keep_batches); 1 at init. */
   int keep_batches;
+  /* The metric histograms of the recorded samples (aggregate.h), cumulative from when they were
+   * asked for (lw_monitors_keep_aggregates): each validated monitor's, and every heartbeat's
+   * self-lag. NULL while nothing reads them. */
+  struct lw_sample_aggs_s {
+    lw_agg_t mon[LW_MON_COUNT];
+    lw_agg_t self_lag;
+  } *aggs;
+  /* driftLag's recorded lateness since the last lw_monitors_take_delay (nodejs.eventloop.delay.*),
+   * and the sum of its squares; its buckets are allocated by lw_monitors_keep_delay. */
+  lw_histogram_t delay_window;
+  double delay_sumsq;
+  int delay_released; /* lw_monitors_release: the window is freed once taken */
   double loop_idle_ms;       /* idle and active time over idleAvailability's recorded periods */
   double loop_active_ms;
   struct lw_sink_s {
@@ -291,6 +304,8 @@ lw_mon_t lw_mon_parse(const char *name, size_t len);
  * hidden pages, not the browser process, and a tray app whose windows are all hidden can still
  * freeze. clockDrift and timerThrottle never pause: they are evidence. */
 int lw_mon_paused_while_hidden(lw_mon_t mon, int browser_process);
+/* Whether the monitor submits samples to a validator of its own (and has a metric histogram). */
+int lw_mon_validated(lw_mon_t mon);
 
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
                      const lw_readings_t *rd);
@@ -344,6 +359,21 @@ int lw_monitors_idle(lw_monitors_t *m, double now);
 int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end);
 /* Whether a timer sleeps (lw_monitors_idle): the driver then calls lw_monitors_awake(). */
 int lw_monitors_asleep(const lw_monitors_t *m);
+/* driftLag's recorded lateness since the last call (nodejs.eventloop.delay.*, SPEC §10): count,
+ * min, max, mean and standard deviation exact, percentiles within 1/LW_HIST_SUB (histogram.h);
+ * NAN but count when none. Then a new window. */
+typedef struct lw_delay_stats_s {
+  uint64_t count;
+  double min, max, mean, stddev, p50, p90, p99;
+} lw_delay_stats_t;
+void lw_monitors_take_delay(lw_monitors_t *m, lw_delay_stats_t *out);
+/* Whether driftLag's window is kept, from now on (a meter that reads nodejs.eventloop.delay.*).
+ * Returns LW_OK, or LW_ENOMEM (then it is not). */
+int lw_monitors_keep_delay(lw_monitors_t *m);
+/* Whether the metric histograms are kept (a MetricProducer reads them): on, they start empty
+ * (LW_OK, or LW_ENOMEM and they are not kept); off, their memory is freed. */
+int lw_monitors_keep_aggregates(lw_monitors_t *m, int keep);
+
 /* Whether the recorded values go into the batches for JS (a meter that records them, a listener
  * of the raw samples). Off, nothing is copied per sample and the batches stay empty: memory that
  * would grow with the loop's iteration rate between flushes (loopBlock) is not taken. */

@@ -634,11 +634,21 @@ void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_m
   *idle_ms = s->core.loop_idle_ms;
 }
 
+const lw_agg_t *lw_monset_agg(const lw_monset_t *s, lw_mon_t mon) {
+  return s->core.aggs ? &s->core.aggs->mon[mon] : NULL;
+}
+const lw_agg_t *lw_monset_self_lag_agg(const lw_monset_t *s) { return s->core.aggs ? &s->core.aggs->self_lag : NULL; }
+int lw_monset_keep_aggregates(lw_monset_t *s, int keep) { return lw_monitors_keep_aggregates(&s->core, keep); }
+void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out) { lw_monitors_take_delay(&s->core, out); }
+int lw_monset_keep_delay(lw_monset_t *s) { return lw_monitors_keep_delay(&s->core); }
+
 size_t lw_monset_memory(const lw_monset_t *s) {
   size_t n = sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + lw_spans_memory(&s->gc) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
   int i;
   if (s->core.self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
   if (s->core.hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
+  if (s->core.delay_window.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
+  if (s->core.aggs) n += sizeof(*s->core.aggs);
   if (s->core.hang_causes) n += LW_HANG_CAUSES * sizeof(*s->core.hang_causes);
   for (i = 0; i < LW_MON_COUNT; i++) n += s->core.batch[i].cap * sizeof(double);
   return n + s->core.self_lag_batch.cap * sizeof(double);

@@ -144,6 +144,15 @@ const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s);
 void lw_monset_keep_batches(lw_monset_t *s, int keep);
 int lw_monset_batches_wanted(const lw_monset_t *s);
 /* The loop's active and idle time over idleAvailability's recorded periods, since start. */
+/* The metric histograms of the recorded samples (core/aggregate.h), NULL unless kept
+ * (lw_monitors_keep_aggregates). */
+const lw_agg_t *lw_monset_agg(const lw_monset_t *s, lw_mon_t mon);
+const lw_agg_t *lw_monset_self_lag_agg(const lw_monset_t *s);
+int lw_monset_keep_aggregates(lw_monset_t *s, int keep);
+/* driftLag's recorded lateness since the last call, then a new window (lw_monitors_take_delay),
+ * kept from lw_monset_keep_delay on. */
+void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out);
+int lw_monset_keep_delay(lw_monset_t *s);
 void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms);
 /* Native memory the set holds, for the owner to report to its garbage collector. */
 size_t lw_monset_memory(const lw_monset_t *s);

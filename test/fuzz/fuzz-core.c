@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/aggregate.h"
 #include "core/conditions.h"
 #include "core/monitors.h"
 #include "driver/monset.h"
@@ -37,6 +38,29 @@ static double take_num(input_t *in) {
   uint16_t v = (uint16_t)(take_u8(in) | (take_u8(in) << 8));
   if (kind < 24) return edges[kind % 10];
   return (double)v * (kind & 1 ? 0.25 : 1.0);
+}
+
+/* Any double at all, from 8 bytes (subnormals, NaN payloads, infinities, negatives). */
+static double take_bits(input_t *in) {
+  uint64_t bits = 0;
+  double v;
+  int k;
+  for (k = 0; k < 8; k++) bits |= (uint64_t)take_u8(in) << (8 * k);
+  memcpy(&v, &bits, sizeof(v));
+  return v;
+}
+
+/* An aggregate's invariants: every value counted once in each bucketing, the exponential one
+ * within its bounds. */
+static void check_agg(const lw_agg_t *a) {
+  uint64_t n = 0, e = a->zero_count;
+  size_t i;
+  for (i = 0; i <= a->nbounds; i++) n += a->counts[i];
+  for (i = 0; i < a->exp_len; i++) e += a->exp_counts[i];
+  if (n != a->count || e != a->count) abort();
+  if (a->exp_len > LW_AGG_EXP_SIZE || a->exp_scale > LW_AGG_EXP_MAX_SCALE) abort();
+  if (a->exp_len > 0 && (a->exp_counts[0] == 0 || a->exp_counts[a->exp_len - 1] == 0)) abort();
+  if (a->count > 0 && !(a->min <= a->max)) abort();
 }
 
 static void deliver_nothing(void *data, int batches, int from_loop) {
@@ -82,7 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint32_t vids[8];
   size_t nv = 0, steps = 0;
   int has_set = 0, i;
+  lw_agg_t agg;
 
+  lw_agg_init(&agg, (lw_bounds_t)(size % LW_BOUNDS_COUNT));
   sim = lw_sim_new((lw_platform_t)(take_u8(&in) % 3), 0);
   fc = calloc(1, sizeof(*fc));
   set = calloc(1, sizeof(*set));
@@ -105,6 +131,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!isfinite(mcfg.stall_threshold_ms)) mcfg.stall_threshold_ms = 5000;
   if (take_u8(&in) & 1 && lw_monset_init(set, &fc->c, &mcfg, sim, NULL, &owner) == LW_OK) {
     has_set = 1;
+    if (take_u8(&in) & 1) lw_monset_keep_aggregates(set, 1);
+    if (take_u8(&in) & 1) lw_monset_keep_delay(set);
     for (i = 0; i < LW_MON_COUNT; i++)
       if (take_u8(&in) & 1) lw_monset_start(set, (lw_mon_t)i);
   } else if (!has_set) {
@@ -118,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint32_t rid;
     const char *field;
     static const char *const reasons[] = {"hidden", "suspend", "pause", "throttled", "x", "app.y"};
-    switch (op % 14) {
+    switch (op % 15) {
       case 0: /* a validator */
         if (nv < 8 && lw_validator_create(&fc->c, reasons[take_u8(&in) % 6], 1 + take_u8(&in) % 4,
                                           take_num(&in), &vids[nv], NULL) == LW_OK)
@@ -203,6 +231,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 12:
         lw_alloc_fail_after(-1);
         break;
+      case 13: /* any value into an aggregate of its own */
+        lw_agg_record(&agg, take_bits(&in));
+        check_agg(&agg);
+        break;
       default: /* the whole set stops */
         if (has_set) lw_monset_finish(set);
         else lw_conditions_dispose(&fc->c, now);
@@ -214,6 +246,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   lw_alloc_fail_after(-1);
   if (has_set) {
+    if (set->core.aggs != NULL) {
+      for (i = 0; i < LW_MON_COUNT; i++) check_agg(&set->core.aggs->mon[i]);
+      check_agg(&set->core.aggs->self_lag);
+    }
     lw_monset_finish(set);
     lw_monset_close(set);
     lw_monset_free(set);

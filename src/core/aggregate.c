@@ -1,0 +1,133 @@
+#include "aggregate.h"
+
+#include <string.h>
+
+/* Lag, from a tenth of a millisecond to an hour (OpenTelemetry's default buckets stop at 10 s). */
+static const double lag_bounds[] = {0.1,  0.25, 0.5,  1,     2.5,   5,     10,    25,
+                                    50,   100,  250,  500,   1000,  2500,  5000,  10000,
+                                    30000, 60000, 300000, 900000, 3600000};
+/* Stalls last from the threshold (5 s) to hours. */
+static const double stall_bounds[] = {5000,   6000,   7500,    10000,   15000,    20000,
+                                      30000,  60000,  120000,  300000,  600000,   1800000,
+                                      3600000, 7200000, 14400000, 28800000, 86400000};
+static const double ratio_bounds[] = {0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1};
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+_Static_assert(COUNT_OF(lag_bounds) <= LW_AGG_MAX_BOUNDS, "LW_AGG_MAX_BOUNDS");
+_Static_assert(COUNT_OF(stall_bounds) <= LW_AGG_MAX_BOUNDS, "LW_AGG_MAX_BOUNDS");
+_Static_assert(COUNT_OF(ratio_bounds) <= LW_AGG_MAX_BOUNDS, "LW_AGG_MAX_BOUNDS");
+
+const double *lw_bounds(lw_bounds_t kind, size_t *n) {
+  switch (kind) {
+    case LW_BOUNDS_STALL:
+      *n = COUNT_OF(stall_bounds);
+      return stall_bounds;
+    case LW_BOUNDS_RATIO:
+      *n = COUNT_OF(ratio_bounds);
+      return ratio_bounds;
+    case LW_BOUNDS_LAG:
+    default:
+      *n = COUNT_OF(lag_bounds);
+      return lag_bounds;
+  }
+}
+
+void lw_agg_init(lw_agg_t *a, lw_bounds_t kind) {
+  memset(a, 0, sizeof(*a));
+  a->min = INFINITY;
+  a->max = -INFINITY;
+  a->bounds = lw_bounds(kind, &a->nbounds);
+  a->exp_scale = LW_AGG_EXP_MAX_SCALE;
+}
+
+/* floor(x / 2^k) for k >= 0, whatever the sign of x (>> of a negative value is the compiler's). */
+static int64_t floor_shift(int64_t x, int k) {
+  return x >= 0 ? x >> k : -((-x - 1) >> k) - 1;
+}
+
+/* The exponential bucket of v > 0 at `scale`: the i with base^i < v <= base^(i+1). An exact
+ * power of two is the upper bound of its bucket; other values go by the logarithm, as the
+ * OpenTelemetry SDKs compute it (a value within an ulp of a boundary may land on either side). */
+static int64_t exp_index(double v, int scale) {
+  int e;
+  double f = frexp(v, &e); /* v = f * 2^e, 0.5 <= f < 1 */
+  if (f == 0.5) { /* v = 2^(e-1) */
+    if (scale >= 0) return (int64_t)(e - 1) * ((int64_t)1 << scale) - 1;
+    return floor_shift(e - 2, -scale);
+  }
+  if (scale <= 0) return floor_shift(e - 1, -scale);
+  return (int64_t)floor(log2(v) * ldexp(1.0, scale));
+}
+
+/* Lowers the scale by `by`: bucket i becomes i >> by, merging neighbours. */
+static void exp_downscale(lw_agg_t *a, int by) {
+  int64_t base;
+  size_t i;
+  if (by <= 0) return;
+  if (a->exp_len > 0) {
+    base = floor_shift(a->exp_offset, by);
+    for (i = 0; i < a->exp_len; i++) {
+      size_t j = (size_t)(floor_shift(a->exp_offset + (int64_t)i, by) - base);
+      uint64_t n = a->exp_counts[i];
+      a->exp_counts[i] = 0;
+      a->exp_counts[j] += n; /* j <= i: a bucket is read before it can be written */
+    }
+    a->exp_len = (size_t)(floor_shift(a->exp_offset + (int64_t)a->exp_len - 1, by) - base) + 1;
+    a->exp_offset = base;
+  }
+  a->exp_scale -= by;
+}
+
+static void exp_record(lw_agg_t *a, double v) {
+  int64_t idx, lo, hi;
+  int by = 0;
+  if (!(v > 0)) {
+    a->zero_count++;
+    return;
+  }
+  idx = exp_index(v, a->exp_scale);
+  if (a->exp_len == 0) {
+    a->exp_offset = idx;
+    a->exp_len = 1;
+    a->exp_counts[0] = 1;
+    return;
+  }
+  lo = idx < a->exp_offset ? idx : a->exp_offset;
+  hi = a->exp_offset + (int64_t)a->exp_len - 1;
+  if (idx > hi) hi = idx;
+  while (floor_shift(hi, by) - floor_shift(lo, by) + 1 > LW_AGG_EXP_SIZE) by++;
+  if (by > 0) {
+    exp_downscale(a, by);
+    idx = floor_shift(idx, by); /* the same bucket as the others', whatever log2 rounds to */
+  }
+  if (idx < a->exp_offset) {
+    size_t shift = (size_t)(a->exp_offset - idx);
+    memmove(a->exp_counts + shift, a->exp_counts, a->exp_len * sizeof(a->exp_counts[0]));
+    memset(a->exp_counts, 0, shift * sizeof(a->exp_counts[0]));
+    a->exp_offset = idx;
+    a->exp_len += shift;
+  } else if (idx >= a->exp_offset + (int64_t)a->exp_len) {
+    a->exp_len = (size_t)(idx - a->exp_offset) + 1;
+  }
+  a->exp_counts[idx - a->exp_offset]++;
+}
+
+void lw_agg_record(lw_agg_t *a, double v) {
+  size_t lo = 0, hi;
+  if (!isfinite(v)) return; /* never a recorded sample; no bucket of either kind holds one */
+  a->count++;
+  a->sum += v;
+  if (v < a->min) a->min = v;
+  if (v > a->max) a->max = v;
+  /* The first boundary >= v (binary search). */
+  hi = a->nbounds;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (a->bounds[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  a->counts[lo]++;
+  exp_record(a, v);
+}

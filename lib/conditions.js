@@ -71,7 +71,8 @@ class Validator {
 }
 
 class Conditions extends EventEmitter {
-  constructor(options) {
+  // `producers` (setupAllMonitors): MetricProducers export the histograms of recorded samples.
+  constructor(options, producers = false) {
     super();
     const o = checkOptions(options);
     let sim = null;
@@ -89,7 +90,7 @@ class Conditions extends EventEmitter {
     this._h = native.condCreate(this, sim, o.stallThresholdMs, o.holdMs, o.episodeDelayMs,
       o.retentionMs);
     this._submit = native.submitFn(this._h);
-    this._metrics = new Metrics(o.meter, this, otelLogger(logger));
+    this._metrics = new Metrics(o.meter, this, otelLogger(logger), producers);
     this._guard('metrics', () => this._metrics.prime());
     this._set = null; // the setupAllMonitors set that runs on these conditions, if any
     this.clock = o.clock;

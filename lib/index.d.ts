@@ -251,7 +251,36 @@ export interface SetupOptions extends ConditionsOptions {
   /** Real clock: a stack thread (worker_threads + inspector) takes the main thread's JavaScript
    * stack when a hang is flagged; no JS runs for it while the loop is healthy. Default false. */
   stacks?: boolean;
+  /** Producers (createMetricProducer()) that export the histograms of recorded samples — one per
+   * monitor and the worker's self-lag — from the core's aggregates, with no JS per sample; the
+   * meter then records none of them. Each serves one running set at a time. */
+  metricProducers?: MetricProducer[];
 }
+
+export interface MetricProducerOptions {
+  /** The kind of histogram: OpenTelemetry's explicit-bucket one (lagwatch's boundaries), or its
+   * base-2 exponential one (at most 160 buckets, as the SDK's). Default 'explicit'. */
+  aggregation?: 'explicit' | 'exponential';
+  /** Since the set started, or since the previous collection. Default 'cumulative'. */
+  temporality?: 'cumulative' | 'delta';
+}
+
+/** An OpenTelemetry SDK MetricProducer (@opentelemetry/sdk-metrics): give it to a reader's
+ * `metricProducers` and to setupAllMonitors()'s. Made only by createMetricProducer(). */
+declare class MetricProducer {
+  private constructor();
+  readonly aggregation: 'explicit' | 'exponential';
+  readonly temporality: 'cumulative' | 'delta';
+  /** The SDK's MetricProducer.collect(): one scope, 'lagwatch', with the six histograms. */
+  collect(options?: { timeoutMillis?: number }): Promise<{
+    resourceMetrics: { resource: any; scopeMetrics: any[] };
+    errors: unknown[];
+  }>;
+}
+export type { MetricProducer };
+
+/** The histograms of recorded samples, for an OpenTelemetry SDK reader, with no JS per sample. */
+export function createMetricProducer(options?: MetricProducerOptions): MetricProducer;
 
 export interface WorkerStats {
   workerSelfLag: { count: number; max: number | null; p99: number | null };

@@ -5,6 +5,7 @@ const { createConditions, Conditions } = require('./conditions');
 const { createSimulation, Simulation } = require('./simulation');
 const { setupAllMonitors, currentSet, pauseWhileHidden } = require('./monitors');
 const { createNoopMeter } = require('./metrics');
+const { createMetricProducer } = require('./producer');
 const { attachElectron, attachDocument } = require('./electron');
 
 // One `exports.name = ...` line per export, never `module.exports = { ... }`: Node's ESM loader
@@ -23,6 +24,8 @@ exports.setupAllMonitors = setupAllMonitors;
 exports.current = currentSet;
 exports.pauseWhileHidden = pauseWhileHidden;
 exports.createNoopMeter = createNoopMeter;
+// The histograms of recorded samples for an OpenTelemetry SDK reader, with no JS per sample.
+exports.createMetricProducer = createMetricProducer;
 exports.attachElectron = attachElectron;
 exports.attachDocument = attachDocument;
 exports.Conditions = Conditions;

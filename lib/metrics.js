@@ -1,30 +1,26 @@
 'use strict';
-// OpenTelemetry instruments of SPEC §10, fed by the conditions' events and the monitors' batches:
-// one JS call per flush brings every recorded sample, never one call per sample. Discards are
-// counted in C and read at collection time (an observable counter), so the metric equals
-// stats() exactly and costs nothing per sample.
+// OpenTelemetry instruments of SPEC §10, fed by the conditions' events and the monitors' batches.
+// The histograms of recorded samples are either recorded here, one record() per sample of the
+// batch one JS call per flush brings, or, for a set given MetricProducers (lib/producer.js),
+// exported whole from the core's aggregates with no JS per sample. Discards are counted in C and
+// read at collection time (an observable counter), so the metric equals stats() exactly and
+// costs nothing per sample; so are the event-loop delay statistics.
 const native = require('./native');
 const { typeError } = require('./util');
 const { defaultMeter, isNoopMeter, createNoopMeter } = require('./otel');
 
-// Bucket boundaries, given through each histogram's `advice` (OpenTelemetry's default buckets stop
-// at 10 000, and a stall can last hours).
-const LAG_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000,
-  10000, 30000, 60000, 300000, 900000, 3600000];
-const STALL_BUCKETS = [5000, 6000, 7500, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000,
-  1800000, 3600000, 7200000, 14400000, 28800000, 86400000];
+// Bucket boundaries (the core's, core/aggregate.c), given through each histogram's `advice`
+// (OpenTelemetry's default buckets stop at 10 000, and a stall can last hours).
+const { HISTOGRAMS, BOUNDS } = require('./producer');
+const LAG_BUCKETS = BOUNDS.lag;
+const STALL_BUCKETS = BOUNDS.stall;
 // Electron reports a window unresponsive after about 1 s of no answer.
 const STALL_BUCKETS_FROM_1S = [1000, 2000, 3000, 5000, ...STALL_BUCKETS.slice(1)];
-const RATIO_BUCKETS = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1];
+const RATIO_BUCKETS = BOUNDS.ratio;
 
-// The recorded samples of each monitor, and the histogram they feed.
-const MONITOR_HISTOGRAMS = {
-  driftLag: ['lag_drift_histogram', 'Lateness of the driftLag timer (recorded samples)', 'ms', LAG_BUCKETS],
-  macrotaskLag: ['lag_macrotask_histogram', 'Delay of a zero-delay task (recorded samples)', 'ms', LAG_BUCKETS],
-  loopBlock: ['lag_loop_block_histogram', 'Busy time of each event-loop iteration (recorded samples)', 'ms', LAG_BUCKETS],
-  worker: ['lag_worker_lag_histogram', 'Time a worker heartbeat waited for the main thread (recorded samples)', 'ms', LAG_BUCKETS],
-  idleAvailability: ['lag_idle_availability', 'Idle share of the event loop per period (recorded samples)', '1', RATIO_BUCKETS],
-};
+// The histograms of recorded samples (the monitors' and the worker's self-lag), by the key of
+// their batch: recorded here from the batches, or exported whole by a MetricProducer.
+const SAMPLE_HISTOGRAMS = Object.fromEntries(HISTOGRAMS.map(([key, ...rest]) => [key, rest]));
 
 // "    at fn (url:line:column)" lines, as in Error.stack, at most `max` of them.
 function formatStack(frames, max) {
@@ -55,66 +51,17 @@ const histogram = (meter, name, description, unit, buckets) =>
 // OpenTelemetry's semantic-convention Node.js event-loop metrics (SPEC §10), from recorded samples
 // only: the delay statistics are those of driftLag's recorded lateness (a timer's, as
 // monitorEventLoopDelay measures), over the samples since the previous collection, as
-// @opentelemetry/instrumentation-runtime-node resets its histogram at each; utilization and time
-// come from idleAvailability's recorded periods (the C monitors add up each one's idle and active
-// time over its window). Percentiles are
-// exact up to RESERVOIR samples per collection window, then from a uniform sample of them
-// (Algorithm R); min, max, mean and stddev are always exact.
-const RESERVOIR = 65536;
+// @opentelemetry/instrumentation-runtime-node resets its histogram at each (the core keeps that
+// window: min, max, mean and stddev exact, percentiles within 1.6 %); utilization and time come
+// from idleAvailability's recorded periods (the C monitors add up each one's idle and active
+// time over its window).
 const DELAY_STATS = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'];
-
-class EventLoopWindow {
-  constructor() {
-    this.reset();
-  }
-
-  reset() {
-    this.n = 0;
-    this.sum = 0;
-    this.sumSq = 0;
-    this.min = Infinity;
-    this.max = -Infinity;
-    this.kept = [];
-  }
-
-  addDelays(values) {
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      this.n++;
-      this.sum += v;
-      this.sumSq += v * v;
-      if (v < this.min) this.min = v;
-      if (v > this.max) this.max = v;
-      if (this.kept.length < RESERVOIR) {
-        this.kept.push(v);
-      } else {
-        const j = Math.floor(Math.random() * this.n);
-        if (j < RESERVOIR) this.kept[j] = v;
-      }
-    }
-  }
-
-  // The window's delay statistics in seconds ({} when no sample was recorded), then a new window.
-  take() {
-    const delay = {};
-    if (this.n > 0) {
-      const mean = this.sum / this.n;
-      const sorted = Float64Array.from(this.kept).sort();
-      // The nearest-rank percentile.
-      const pct = (q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-      const ms = { min: this.min, max: this.max, mean,
-        stddev: Math.sqrt(Math.max(0, this.sumSq / this.n - mean * mean)),
-        p50: pct(0.5), p90: pct(0.9), p99: pct(0.99) };
-      for (const k of DELAY_STATS) delay[k] = ms[k] / 1000;
-    }
-    this.reset();
-    return delay;
-  }
-}
 
 class Metrics {
   // `otelLogger`: an OpenTelemetry Logger (@opentelemetry/api-logs) for lag.stall records, or null.
-  constructor(meter, conditions, otelLogger) {
+  // `producers`: the histograms of recorded samples go to MetricProducers (lib/producer.js), not
+  // to this meter.
+  constructor(meter, conditions, otelLogger, producers = false) {
     this.meter = checkMeter(meter);
     this.noop = isNoopMeter(this.meter);
     this.otelLogger = otelLogger;
@@ -141,8 +88,6 @@ class Metrics {
     this.stallDuration = histogram(m, 'lag_stall_duration_histogram',
       'Longest sample of each stall episode', 'ms', STALL_BUCKETS);
     this.jumps = m.createCounter('lag_clock_jumps', { description: 'Clock jumps seen by clockDrift', unit: '{jump}' });
-    this.selfLag = histogram(m, 'lag_worker_self_lag_histogram',
-      'How late the worker thread\'s own timer fired', 'ms', LAG_BUCKETS);
     this.workerHangs = m.createCounter('lag_worker_hangs', {
       description: 'Hangs of the main thread flagged by the worker thread', unit: '{hang}',
     });
@@ -167,9 +112,12 @@ class Metrics {
       description: 'Electron renderers and child processes that went away, by type and reason',
       unit: '{process}',
     });
-    this.monitors = {};
-    for (const [name, [metric, description, unit, buckets]] of Object.entries(MONITOR_HISTOGRAMS)) {
-      this.monitors[name] = histogram(m, metric, description, unit, buckets);
+    // Recorded from the batches, one record() per sample, unless producers export them.
+    this.samples = {};
+    if (!producers) {
+      for (const [key, [metric, description, unit, buckets]] of Object.entries(SAMPLE_HISTOGRAMS)) {
+        this.samples[key] = histogram(m, metric, description, unit, buckets);
+      }
     }
   }
 
@@ -187,8 +135,7 @@ class Metrics {
     for (const cause of CAUSES) this.stallCauses.add(0, { kind: 'hang', cause });
     this.workerHangs.add(0);
     this.hangDuration.record(NaN);
-    this.selfLag.record(NaN);
-    for (const hist of Object.values(this.monitors)) hist.record(NaN);
+    for (const hist of Object.values(this.samples)) hist.record(NaN);
   }
 
   onStall(stall) {
@@ -243,12 +190,13 @@ class Metrics {
 
   // The semantic-convention event-loop metrics, from the recorded samples of driftLag and
   // idleAvailability. `readTime` returns the loop's { activeMs, idleMs } over idleAvailability's
-  // recorded periods since start.
-  observeEventLoop(readTime) {
+  // recorded periods since start; `takeDelay` driftLag's recorded lateness since its last call
+  // ({ count, min, max, mean, stddev, p50, p90, p99 }, ms), then a new window, kept from when
+  // `keepDelay` is called (only a meter that records needs it).
+  observeEventLoop(readTime, takeDelay, keepDelay) {
     if (this.noop || this.eventLoop !== null) return;
-    const win = new EventLoopWindow();
+    keepDelay();
     let last = { activeMs: 0, idleMs: 0 }; // at the previous collection
-    this.eventLoop = win;
     const m = this.meter;
     const gauges = {};
     for (const k of DELAY_STATS) {
@@ -266,9 +214,10 @@ class Metrics {
       description: 'Cumulative duration of time the event loop has been in each state (recorded periods)',
       unit: 's',
     });
+    this.eventLoop = true;
     m.addBatchObservableCallback((result) => {
-      const delay = win.take();
-      for (const k of Object.keys(delay)) result.observe(gauges[k], delay[k]);
+      const delay = takeDelay();
+      if (delay.count > 0) for (const k of DELAY_STATS) result.observe(gauges[k], delay[k] / 1000);
       const t = readTime();
       const span = (t.activeMs - last.activeMs) + (t.idleMs - last.idleMs);
       if (span > 0) result.observe(utilization, (t.activeMs - last.activeMs) / span);
@@ -300,16 +249,17 @@ class Metrics {
   }
 
   // One flush of the monitors: every value each monitor recorded since the last one.
+  // (Not with producers: then no histogram here, and the batches only reach 'samples' listeners.)
   onBatch(batches, selfLag) {
     if (this.noop) return;
     for (const name of Object.keys(batches)) {
-      const hist = this.monitors[name];
+      const hist = this.samples[name];
       if (hist === undefined) continue;
       const values = batches[name];
       for (let i = 0; i < values.length; i++) hist.record(values[i]);
     }
-    if (this.eventLoop !== null && batches.driftLag !== undefined) this.eventLoop.addDelays(batches.driftLag);
-    if (selfLag !== undefined) for (let i = 0; i < selfLag.length; i++) this.selfLag.record(selfLag[i]);
+    const hist = this.samples.selfLag;
+    if (selfLag !== undefined && hist !== undefined) for (let i = 0; i < selfLag.length; i++) hist.record(selfLag[i]);
   }
 
   onDispose() {
@@ -317,4 +267,4 @@ class Metrics {
   }
 }
 
-module.exports = { Metrics, formatStack, createNoopMeter, MONITOR_HISTOGRAMS, LAG_BUCKETS, STALL_BUCKETS, RATIO_BUCKETS };
+module.exports = { Metrics, formatStack, createNoopMeter, SAMPLE_HISTOGRAMS, LAG_BUCKETS, STALL_BUCKETS, RATIO_BUCKETS };

@@ -6,6 +6,7 @@ const path = require('path');
 const { PerformanceObserver } = require('perf_hooks');
 const native = require('./native');
 const { Conditions, createConditions } = require('./conditions');
+const { checkProducers } = require('./producer');
 const { typeError, checkOptions, checkFunction } = require('./util');
 
 // The monitors and their options, as the C core names them ('driftLag.intervalMs', ...);
@@ -123,10 +124,14 @@ class MonitorSet {
     const { enabled, flat } = monitorOptions(o.monitors);
     if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
     native.monCheck(flat); // a bad option throws here, before anything exists
-    this.conditions = createConditions({
+    const producers = checkProducers(o.metricProducers);
+    if (producers.some((p) => p._set !== null)) {
+      throw new RangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
+    }
+    this.conditions = new Conditions({
       clock: o.clock, logger: o.logger, meter: o.meter, stallThresholdMs: o.stallThresholdMs,
       holdMs: o.holdMs, episodeDelayMs: o.episodeDelayMs, retentionMs: o.retentionMs,
-    });
+    }, producers.length > 0);
     try {
       this._h = native.monCreate(this.conditions._h, this, flat);
     } catch (err) {
@@ -134,11 +139,23 @@ class MonitorSet {
       throw err;
     }
     this.conditions._set = this;
-    // The recorded values reach JS only when something reads them: a meter that records them,
-    // or a 'samples' listener (from when it is added). Otherwise nothing is copied per sample:
-    // loopBlock's values would take memory in proportion to the loop's iteration rate.
+    // The histograms of recorded samples, exported whole by these producers (lib/producer.js).
+    this._producers = producers;
+    if (producers.length > 0) {
+      try {
+        native.monKeepAggregates(this._h, true);
+      } catch (err) {
+        this.conditions.dispose();
+        throw err;
+      }
+    }
+    for (const p of producers) p._bind(this);
+    // The recorded values reach JS only when something reads them: a meter that records them
+    // (not when producers export them), or a 'samples' listener (from when it is added).
+    // Otherwise nothing is copied per sample.
     const c = this.conditions;
-    const keep = (more) => native.monKeepBatches(this._h, !c._metrics.noop || c.listenerCount('samples') + more > 0);
+    const meterReads = !c._metrics.noop && producers.length === 0;
+    const keep = (more) => native.monKeepBatches(this._h, meterReads || c.listenerCount('samples') + more > 0);
     keep(0);
     c.on('newListener', (name) => { if (name === 'samples') keep(1); });
     c.on('removeListener', (name) => { if (name === 'samples') keep(0); });
@@ -158,7 +175,7 @@ class MonitorSet {
       () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
     // SPEC §10: nodejs.eventloop.* from the recorded samples (after stop(), the final sums).
     this.conditions._guard('metrics', () => this.conditions._metrics.observeEventLoop(
-      () => native.monLoopTime(this._h)));
+      () => native.monLoopTime(this._h), () => native.monTakeDelay(this._h), () => native.monKeepDelay(this._h)));
     // SPEC §12: V8's GC pauses of this thread, for the gcMs of a hang's cause (real clock only:
     // the simulation has its own). perf_hooks hands them over a loop iteration or two late.
     this._gcObserver = null;
@@ -246,6 +263,12 @@ class MonitorSet {
     }
     if (this._onExit !== null) process.removeListener('exit', this._onExit);
     native.monFinish(this._h);
+    // Producers keep the final values; the core's copy goes.
+    if (this._producers.length > 0) {
+      const last = native.monAggregates(this._h);
+      for (const p of this._producers) p._unbind(this, last);
+      native.monKeepAggregates(this._h, false);
+    }
     if (current === this) current = null;
   }
 }

@@ -65,9 +65,12 @@ const MAX_BUCKETS = 160;
 // no observation reports scale 0, and a merge keeps the smaller scale), which would leave every
 // histogram scraped once before its first observation at schema 0 (buckets of x2) for good.
 // Everything else stays cumulative.
+// (A MetricProducer's histograms, lagwatch's own, come cumulative: each collection replaces
+// their series.)
 class NativeHistogramReader extends MetricReader {
-  constructor() {
+  constructor(metricProducers = []) {
     super({
+      metricProducers,
       aggregationSelector: (type) => (type === InstrumentType.HISTOGRAM
         ? { type: AggregationType.EXPONENTIAL_HISTOGRAM }
         : { type: AggregationType.DEFAULT }),
@@ -213,8 +216,8 @@ function labels(attributes, scope) {
 }
 
 // OpenTelemetry's collected ResourceMetrics as io.prometheus.client MetricFamily objects; each
-// exponential histogram's delta is added to its series in `natives` (name -> key -> series), and
-// every series seen so far is written.
+// exponential histogram's delta is added to its series in `natives` (name -> key -> series), a
+// cumulative one replaces it, and every series seen so far is written.
 function toFamilies(resourceMetrics, natives) {
   const families = [];
   const resourceLabels = Object.entries(resourceMetrics.resource.attributes)
@@ -241,10 +244,11 @@ function toFamilies(resourceMetrics, natives) {
           const key = `${scope.name}\0${scope.version}\0${md.descriptor.name}`;
           if (!natives.has(key)) natives.set(key, { name, help, series: new Map() });
           const { series } = natives.get(key);
+          const cumulative = md.aggregationTemporality === AggregationTemporality.CUMULATIVE;
           for (const p of points) {
             const label = labels(p.attributes, scope);
             const id = JSON.stringify(label);
-            if (!series.has(id)) series.set(id, { label, h: new NativeSeries() });
+            if (!series.has(id) || cumulative) series.set(id, { label, h: new NativeSeries() });
             series.get(id).h.add(p.value);
           }
           continue; // written below, with the series that had no new observation
@@ -266,12 +270,17 @@ function toFamilies(resourceMetrics, natives) {
 
 class PrometheusEndpoint {
   // `protobuf`: the protobufjs module, or null (then text only, and `onNoProtobuf` is called the
-  // first time a scraper asks for the protobuf exposition).
+  // first time a scraper asks for the protobuf exposition). The histograms of recorded samples
+  // come from lagwatch's MetricProducers (lib/producer.js), one per reader, with that reader's
+  // kind of histogram: give producers() to setupAllMonitors.
   constructor(protobuf, onNoProtobuf = () => {}) {
     this.onNoProtobuf = onNoProtobuf;
     const { PrometheusExporter } = require('@opentelemetry/exporter-prometheus');
-    this.text = new PrometheusExporter({ preventServerStart: true });
-    this.native = protobuf ? new NativeHistogramReader() : null;
+    const { createMetricProducer } = require('./producer');
+    this.textProducer = createMetricProducer({ aggregation: 'explicit' });
+    this.nativeProducer = protobuf ? createMetricProducer({ aggregation: 'exponential' }) : null;
+    this.text = new PrometheusExporter({ preventServerStart: true, metricProducers: [this.textProducer] });
+    this.native = protobuf ? new NativeHistogramReader([this.nativeProducer]) : null;
     this.natives = new Map();
     this.MetricFamily = protobuf ? protobuf.parse(SCHEMA, { keepCase: false }).root
       .lookupType('io.prometheus.client.MetricFamily') : null;
@@ -279,6 +288,10 @@ class PrometheusEndpoint {
 
   readers() {
     return this.native ? [this.text, this.native] : [this.text];
+  }
+
+  producers() {
+    return this.native ? [this.textProducer, this.nativeProducer] : [this.textProducer];
   }
 
   // The delimited protobuf exposition of everything the native reader collects.

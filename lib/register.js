@@ -127,14 +127,22 @@ function serve(endpoint, port, host) {
   server.unref();
 }
 
-// The readers of each exporter asked for (those whose packages are there).
+// The readers of each exporter asked for (those whose packages are there), and the
+// MetricProducers that give them the histograms of recorded samples (lib/producer.js: no JS per
+// sample), one per reader, in the temporality its exporter asks for.
 function readersFor(env, exporters, port) {
   const readers = [];
-  const periodic = (sdk, exporter) => new sdk.PeriodicExportingMetricReader({
-    exporter,
-    exportIntervalMillis: msFrom(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60000),
-    exportTimeoutMillis: msFrom(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30000),
-  });
+  const producers = [];
+  const periodic = (sdk, exporter, temporality = 'cumulative') => {
+    const producer = lagwatch.createMetricProducer({ temporality });
+    producers.push(producer);
+    return new sdk.PeriodicExportingMetricReader({
+      exporter,
+      exportIntervalMillis: msFrom(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60000),
+      exportTimeoutMillis: msFrom(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30000),
+      metricProducers: [producer],
+    });
+  };
   for (const name of exporters) {
     if (name === 'prometheus') {
       if (typeof port !== 'number') continue; // a bad port: already reported
@@ -152,6 +160,7 @@ function readersFor(env, exporters, port) {
       const host = first(env, ['OTEL_EXPORTER_PROMETHEUS_HOST', 'LAGWATCH_PROMETHEUS_HOST']);
       serve(endpoint, port, host === null ? '127.0.0.1' : host[1]);
       readers.push(...endpoint.readers());
+      producers.push(...endpoint.producers());
     } else if (name === 'otlp') {
       const set = first(env, ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']);
       const protocol = set === null ? 'http/protobuf' : set[1].trim();
@@ -163,25 +172,29 @@ function readersFor(env, exporters, port) {
       }
       const mods = load(`OTLP metrics over ${protocol}`, [...SDK, pkg]);
       if (mods === null) continue;
-      // The exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, temporality) itself.
-      readers.push(periodic(mods[0], new mods[2].OTLPMetricExporter()));
+      // The exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, temporality) itself;
+      // histograms are deltas for its 'delta' and 'lowmemory' preferences.
+      const preference = String(env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE || '').trim().toLowerCase();
+      readers.push(periodic(mods[0], new mods[2].OTLPMetricExporter(),
+        preference === 'delta' || preference === 'lowmemory' ? 'delta' : 'cumulative'));
     } else if (name === 'console') {
       const mods = load('OTEL_METRICS_EXPORTER=console', SDK);
       if (mods !== null) readers.push(periodic(mods[0], new mods[0].ConsoleMetricExporter()));
     }
   }
-  return readers;
+  return { readers, producers };
 }
 
 // A MeterProvider of its own for lagwatch's metrics (never the global one: the app may register
 // its own SDK), with the resource of OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. Pushed
 // metrics are flushed once when the app's loop runs dry, so that a short script's last values
-// reach the collector. Returns a meter, or undefined (then the global API's, SPEC §7).
+// reach the collector. Returns { meter, producers } (lib/producer.js: the histograms of recorded
+// samples), or undefined (then the global API's meter, SPEC §7).
 function meterFrom(env) {
   const port = portFrom(env);
   const exporters = exportersFrom(env, port);
   if (exporters.length === 0) return undefined;
-  const readers = readersFor(env, exporters, port);
+  const { readers, producers } = readersFor(env, exporters, port);
   if (readers.length === 0) return undefined;
   const { MeterProvider } = require('@opentelemetry/sdk-metrics');
   const { defaultResource, detectResources, envDetector } = require('@opentelemetry/resources');
@@ -195,7 +208,7 @@ function meterFrom(env) {
       provider.forceFlush().catch((err) => say(`cannot push the last metrics: ${err && err.message}`));
     });
   }
-  return provider.getMeter('lagwatch', version);
+  return { meter: provider.getMeter('lagwatch', version), producers };
 }
 
 // ", cause: starved (run queue 5200 ms, cpu 600 ms of 5800 ms)": the dominant part first, then
@@ -221,15 +234,16 @@ function register(env = process.env) {
   // lagwatch's own stack thread is no app thread to monitor.
   const { workerData } = require('worker_threads');
   if (workerData && workerData.lagwatchStackThread === true) return null;
-  let meter;
+  let exported;
   try {
-    meter = meterFrom(env);
+    exported = meterFrom(env);
   } catch (err) {
     say(`cannot export metrics: ${err && err.message} (monitoring goes on)`);
   }
   try {
     const m = lagwatch.setupAllMonitors({
-      meter,
+      meter: exported && exported.meter,
+      metricProducers: exported && exported.producers,
       // The stack thread costs nothing while the loop is healthy; LAGWATCH_STACKS=0 turns it off.
       stacks: env.LAGWATCH_STACKS !== '0',
       logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },

@@ -277,11 +277,29 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
     assert.ok(base ** (j - 1) < ms && ms <= base ** j, `${ms} ms in bucket ${j} of schema ${h.schema}`);
     const target = fam.target_info.metric.map(labelsOf);
     assert.strictEqual(target[0].service_name, 'lagwatch-test');
+    // The histograms of recorded samples come from lagwatch's exponential producer (no JS per
+    // sample): native too, every sample in a bucket or the zero bucket.
+    for (const name of ['lag_loop_block_histogram', 'lag_drift_histogram', 'lag_worker_self_lag_histogram']) {
+      assert.strictEqual(fam[name].type, 'HISTOGRAM', name);
+      assert.strictEqual(fam[name].metric.length, 1, name);
+      const n = fam[name].metric[0].histogram;
+      assert.ok(n.sampleCount > 0, `${name}: ${n.sampleCount} samples`);
+      assert.strictEqual(n.bucket.length, 0, `${name}: no classic buckets`);
+      let count = 0;
+      let inBuckets = 0;
+      for (const d of n.positiveDelta) inBuckets += (count += Number(d));
+      assert.strictEqual(inBuckets + Number(n.zeroCount), Number(n.sampleCount), name);
+    }
   });
 
   it('Prometheus stored what it scraped as native histograms and counters named as the seed\'s queries', async function () {
     assert.deepStrictEqual(await query('lag_stalls_total'), [], 'no _total series');
     assert.deepStrictEqual(await query('lag_stall_duration_histogram_bucket'), [], 'no classic buckets');
+    // loopBlock's histogram, exported by lagwatch's producer, stored as a native one.
+    assert.deepStrictEqual(await query('lag_loop_block_histogram_bucket'), [], 'no classic loopBlock buckets');
+    const blocks = await query('histogram_count(lag_loop_block_histogram)');
+    assert.strictEqual(blocks.length, 1, JSON.stringify(blocks));
+    assert.ok(blocks[0].value > 0, JSON.stringify(blocks));
     const hang = await query('lag_stalls{kind="hang"}');
     assert.strictEqual(hang.length, 1);
     assert.strictEqual(hang[0].value, 1);

@@ -344,6 +344,31 @@ describe('lagwatch/register follows OpenTelemetry\'s environment variables', fun
       const hang = stalls.sum.dataPoints.find((d) => d.attributes.some((a) => a.key === 'kind' && a.value.stringValue === 'hang'));
       assert.strictEqual(Number(hang.asInt !== undefined ? hang.asInt : hang.asDouble), 1, JSON.stringify(hang));
       assert.ok(scope.metrics.some((md) => md.name === 'nodejs.eventloop.delay.p99'));
+      // The histograms of recorded samples come from lagwatch's producer: one cumulative point each.
+      const blocks = rm.scopeMetrics.flatMap((sm) => sm.metrics).filter((md) => md.name === 'lag_loop_block_histogram');
+      assert.strictEqual(blocks.length, 1, 'exported once');
+      assert.strictEqual(blocks[0].histogram.aggregationTemporality, 2, 'CUMULATIVE');
+      assert.ok(Number(blocks[0].histogram.dataPoints[0].count) > 0, JSON.stringify(blocks[0]));
+    } finally {
+      await new Promise((resolve) => collector.server.close(resolve));
+    }
+  });
+
+  it('OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta: the histograms of recorded samples are deltas too, as the exporter\'s own', async function () {
+    const collector = await fakeCollector();
+    try {
+      const p = run(APP, { env: { OTEL_METRICS_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'delta',
+        LAGWATCH_STACKS: '0', ...QUICK } });
+      const exit = await p.waitExit(30000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+      const posts = collector.requests.filter((r) => r.method === 'POST' && r.url === '/v1/metrics');
+      assert.ok(posts.length >= 1, JSON.stringify(collector.requests.map((r) => [r.method, r.url])));
+      const metrics = JSON.parse(posts[posts.length - 1].body.toString('utf8')).resourceMetrics[0].scopeMetrics
+        .flatMap((sm) => sm.metrics);
+      const temporality = (name) => metrics.find((md) => md.name === name).histogram.aggregationTemporality;
+      assert.strictEqual(temporality('lag_stall_duration_histogram'), 1, 'the SDK\'s own histogram: DELTA');
+      assert.strictEqual(temporality('lag_loop_block_histogram'), 1, 'the producer\'s: DELTA');
     } finally {
       await new Promise((resolve) => collector.server.close(resolve));
     }

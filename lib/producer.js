@@ -1,0 +1,192 @@
+'use strict';
+// The histograms of recorded samples (SPEC §10: one per monitor, and the worker's self-lag) as an
+// OpenTelemetry SDK MetricProducer: each collection reads the aggregates the C core keeps (count,
+// sum, min, max and buckets, cumulative from start) in one native call, so that no JS runs per
+// sample on the way to OpenTelemetry (issue 14). The OpenTelemetry API has no way to record an
+// aggregate into a histogram, and an observable instrument cannot be one: a MetricProducer,
+// given to an SDK reader (`metricProducers`), is the SDK's own way to add data made elsewhere.
+//
+//   const producer = lagwatch.createMetricProducer();
+//   const reader = new PeriodicExportingMetricReader({ exporter, metricProducers: [producer] });
+//   const provider = new MeterProvider({ readers: [reader] });
+//   lagwatch.setupAllMonitors({ meter: provider.getMeter('app'), metricProducers: [producer] });
+//
+// A set given producers records none of these histograms on its meter (they would be exported
+// twice); its other metrics stay on the meter. The SDK's types are not loaded: the enums below
+// are the values of @opentelemetry/sdk-metrics 1.x and 2.x (DataPointType, AggregationTemporality)
+// and @opentelemetry/api (ValueType).
+const native = require('./native');
+const { typeError, checkOptions } = require('./util');
+const { version } = require('./otel');
+
+const DATA_POINT_HISTOGRAM = 0;
+const DATA_POINT_EXPONENTIAL_HISTOGRAM = 1;
+const TEMPORALITY_DELTA = 0;
+const TEMPORALITY_CUMULATIVE = 1;
+const VALUE_TYPE_DOUBLE = 1;
+
+const BOUNDS = native.bucketBounds();
+
+// The histograms a producer exports: [aggregate key, name, description, unit, boundaries].
+const HISTOGRAMS = [
+  ['driftLag', 'lag_drift_histogram', 'Lateness of the driftLag timer (recorded samples)', 'ms', BOUNDS.lag],
+  ['macrotaskLag', 'lag_macrotask_histogram', 'Delay of a zero-delay task (recorded samples)', 'ms', BOUNDS.lag],
+  ['loopBlock', 'lag_loop_block_histogram', 'Busy time of each event-loop iteration (recorded samples)', 'ms', BOUNDS.lag],
+  ['worker', 'lag_worker_lag_histogram', 'Time a worker heartbeat waited for the main thread (recorded samples)', 'ms', BOUNDS.lag],
+  ['idleAvailability', 'lag_idle_availability', 'Idle share of the event loop per period (recorded samples)', '1', BOUNDS.ratio],
+  ['selfLag', 'lag_worker_self_lag_histogram', 'How late the worker thread\'s own timer fired', 'ms', BOUNDS.lag],
+];
+
+const AGGREGATIONS = ['explicit', 'exponential'];
+const TEMPORALITIES = ['cumulative', 'delta'];
+
+// OpenTelemetry's HrTime ([seconds, nanoseconds] since the epoch) of this thread's `ms`.
+function hrTime(ms) {
+  const t = performance.timeOrigin + ms;
+  const s = Math.floor(t / 1000);
+  return [s, Math.min(999999999, Math.round((t - s * 1000) * 1e6))];
+}
+
+// An exponential aggregate brought to the coarser `scale`: bucket i becomes i >> (its scale -
+// scale), as OpenTelemetry downscales (the core only ever lowers a scale, so a later aggregate is
+// never finer than an earlier one).
+function downscaled(a, scale) {
+  const by = a.scale - scale;
+  if (by <= 0 || a.bucketCounts.length === 0) return { offset: a.offset, counts: Array.from(a.bucketCounts) };
+  const d = 2 ** by;
+  const offset = Math.floor(a.offset / d);
+  const counts = [];
+  for (let k = 0; k < a.bucketCounts.length; k++) {
+    const j = Math.floor((a.offset + k) / d) - offset;
+    counts[j] = (counts[j] || 0) + a.bucketCounts[k];
+  }
+  for (let j = 0; j < counts.length; j++) if (counts[j] === undefined) counts[j] = 0;
+  return { offset, counts };
+}
+
+// `a` less the earlier aggregate `b` of the same histogram (a delta): counts, sum and buckets.
+// Min and max are the aggregate's since start (the core keeps no per-window extremes), so a delta
+// point carries them only when `b` is empty.
+function minus(a, b) {
+  const out = { ...a, count: a.count - b.count, sum: a.sum - b.sum };
+  if (b.count > 0) {
+    out.min = null;
+    out.max = null;
+  }
+  out.counts = Float64Array.from(a.counts, (n, i) => n - b.counts[i]);
+  out.zeroCount = a.zeroCount - b.zeroCount;
+  const pa = downscaled(a, a.scale);
+  const pb = downscaled(b, a.scale);
+  const counts = pa.counts.slice();
+  for (let k = 0; k < pb.counts.length; k++) counts[pb.offset + k - pa.offset] -= pb.counts[k];
+  out.offset = pa.offset;
+  out.bucketCounts = counts;
+  return out;
+}
+
+function pointValue(a, bounds, exponential) {
+  const v = { count: a.count, sum: a.sum };
+  if (a.min !== null) {
+    v.min = a.min;
+    v.max = a.max;
+  }
+  if (!exponential) {
+    v.buckets = { boundaries: bounds.slice(), counts: Array.from(a.counts) };
+    return v;
+  }
+  // Empty buckets at either end are left out (a delta's may be).
+  const counts = Array.from(a.bucketCounts);
+  let lo = 0;
+  let hi = counts.length;
+  while (lo < hi && counts[lo] === 0) lo++;
+  while (hi > lo && counts[hi - 1] === 0) hi--;
+  // With no bucket the scale means nothing; the SDK's aggregator then says 0, and so does this.
+  v.scale = lo < hi ? a.scale : 0;
+  v.zeroCount = a.zeroCount;
+  v.positive = { offset: a.offset + lo, bucketCounts: counts.slice(lo, hi) };
+  v.negative = { offset: 0, bucketCounts: [] };
+  return v;
+}
+
+class MetricProducer {
+  constructor(options) {
+    const o = checkOptions(options);
+    const aggregation = o.aggregation === undefined ? 'explicit' : o.aggregation;
+    const temporality = o.temporality === undefined ? 'cumulative' : o.temporality;
+    if (typeof aggregation !== 'string') throw typeError('The "options.aggregation" argument must be of type string');
+    if (!AGGREGATIONS.includes(aggregation)) {
+      throw new RangeError(`The "options.aggregation" argument must be one of ${AGGREGATIONS.join(', ')}`);
+    }
+    if (typeof temporality !== 'string') throw typeError('The "options.temporality" argument must be of type string');
+    if (!TEMPORALITIES.includes(temporality)) {
+      throw new RangeError(`The "options.temporality" argument must be one of ${TEMPORALITIES.join(', ')}`);
+    }
+    this.aggregation = aggregation;
+    this.temporality = temporality;
+    this._set = null;     // the monitor set it reads, while that runs
+    this._final = null;   // the aggregates at that set's stop()
+    this._startMs = null; // when it began to export the set's histograms
+    this._last = null;    // delta: the aggregates and time of the previous collection
+  }
+
+  // setupAllMonitors: this set's histograms from now on (a producer serves one set at a time; a
+  // new set after the previous one stopped starts new series).
+  _bind(set) {
+    if (this._set !== null) {
+      throw new RangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
+    }
+    this._set = set;
+    this._final = null;
+    this._startMs = native.now();
+    this._last = null;
+  }
+
+  // The set's stop(): its aggregates `last` no longer change; keep them, let the set go.
+  _unbind(set, last) {
+    if (this._set !== set) return;
+    this._final = last;
+    this._set = null;
+  }
+
+  // MetricProducer.collect() of @opentelemetry/sdk-metrics: one ScopeMetrics 'lagwatch' with the
+  // six histograms (none before a set is given it). The SDK keeps its own resource.
+  async collect() {
+    const aggs = this._set !== null ? native.monAggregates(this._set._h) : this._final;
+    const scopeMetrics = [];
+    if (aggs !== null) {
+      const nowMs = native.now();
+      const end = hrTime(nowMs);
+      const delta = this.temporality === 'delta';
+      const start = hrTime(delta && this._last !== null ? this._last.ms : this._startMs);
+      const exponential = this.aggregation === 'exponential';
+      const metrics = HISTOGRAMS.map(([key, name, description, unit, bounds]) => {
+        const a = delta && this._last !== null ? minus(aggs[key], this._last.aggs[key]) : aggs[key];
+        return {
+          descriptor: { name, description, unit, valueType: VALUE_TYPE_DOUBLE, type: 'HISTOGRAM',
+            advice: { explicitBucketBoundaries: bounds } },
+          aggregationTemporality: delta ? TEMPORALITY_DELTA : TEMPORALITY_CUMULATIVE,
+          dataPointType: exponential ? DATA_POINT_EXPONENTIAL_HISTOGRAM : DATA_POINT_HISTOGRAM,
+          dataPoints: [{ startTime: start, endTime: end, attributes: {}, value: pointValue(a, bounds, exponential) }],
+        };
+      });
+      if (delta) this._last = { aggs, ms: nowMs };
+      scopeMetrics.push({ scope: { name: 'lagwatch', version }, metrics });
+    }
+    return { resourceMetrics: { resource: { attributes: {} }, scopeMetrics }, errors: [] };
+  }
+}
+
+function createMetricProducer(options) {
+  return new MetricProducer(options);
+}
+
+// setupAllMonitors' `metricProducers`: an array of producers made by createMetricProducer().
+function checkProducers(producers) {
+  if (producers === undefined) return [];
+  if (!Array.isArray(producers) || !producers.every((p) => p instanceof MetricProducer)) {
+    throw typeError('The "options.metricProducers" argument must be an array of producers made by lagwatch.createMetricProducer()');
+  }
+  return [...new Set(producers)];
+}
+
+module.exports = { MetricProducer, createMetricProducer, checkProducers, HISTOGRAMS, BOUNDS };

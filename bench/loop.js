@@ -9,7 +9,9 @@
 //              write and one read on each side)
 // Variants (bench/lib/peers.js sets each up as its documentation shows, and stops it):
 //   monitorEventLoopDelay, @datadog/native-metrics, lagwatch (defaults), lagwatch-meter (defaults
-//   and an OpenTelemetry SDK MeterProvider, collected every second).
+//   and an OpenTelemetry SDK MeterProvider, collected every second: a record() per sample),
+//   lagwatch-producer (the same with lagwatch.createMetricProducer() on the reader: the histograms
+//   of recorded samples exported from C, no JS per sample).
 // Usage: node bench/loop.js [--workloads immediate,pingpong] [--variants a,b] [--rounds N]
 //        [--slice-ms MS] [--json]
 const net = require('net');
@@ -18,17 +20,19 @@ const { opt, flag, summary } = require('./lib/stats');
 
 const args = process.argv.slice(2);
 const workloads = opt(args, '--workloads', 'immediate,pingpong').split(',');
-const variants = opt(args, '--variants', 'monitorEventLoopDelay,@datadog/native-metrics,lagwatch,lagwatch-meter').split(',');
+const variants = opt(args, '--variants', 'monitorEventLoopDelay,@datadog/native-metrics,lagwatch,lagwatch-meter,lagwatch-producer').split(',');
 const rounds = opt(args, '--rounds', 12);
 const sliceMs = opt(args, '--slice-ms', 500);
 const asJson = flag(args, '--json');
 const log = (s) => console.error(s);
 
 // An OpenTelemetry SDK that collects every second, as an app's would (the exporter drops what it
-// gets): made once, its meter given to each lagwatch-meter slice.
-let meterProvider = null;
-function meter() {
-  if (meterProvider === null) {
+// gets): one made once for the lagwatch-meter slices, one whose reader has a lagwatch producer
+// for the lagwatch-producer slices.
+const providers = {};
+function meter(withProducer) {
+  const key = withProducer ? 'producer' : 'meter';
+  if (providers[key] === undefined) {
     const { MeterProvider, PeriodicExportingMetricReader, AggregationTemporality } = require('@opentelemetry/sdk-metrics');
     const exporter = {
       export: (metrics, done) => done({ code: 0 }),
@@ -36,17 +40,22 @@ function meter() {
       shutdown: async () => {},
       selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
     };
-    meterProvider = new MeterProvider({
-      readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 1000 })],
+    const producer = withProducer ? require(root).createMetricProducer() : null;
+    const provider = new MeterProvider({
+      readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 1000,
+        metricProducers: producer ? [producer] : [] })],
     });
+    providers[key] = { provider, producer };
   }
-  return meterProvider.getMeter('lagwatch');
+  return providers[key];
 }
 
 function start(variant) {
   if (variant === 'nothing') return { stop() {} };
-  if (variant === 'lagwatch-meter') {
-    const m = require(root).setupAllMonitors({ meter: meter() });
+  if (variant === 'lagwatch-meter' || variant === 'lagwatch-producer') {
+    const { provider, producer } = meter(variant === 'lagwatch-producer');
+    const m = require(root).setupAllMonitors({ meter: provider.getMeter('lagwatch'),
+      metricProducers: producer ? [producer] : undefined });
     return { stop: () => m.stop() };
   }
   return setup(variant);
@@ -150,7 +159,7 @@ async function measure(workload) {
 (async () => {
   const result = { node: process.version, rounds, sliceMs, workloads: {} };
   for (const w of workloads) result.workloads[w] = await measure(w);
-  if (meterProvider) await meterProvider.shutdown();
+  for (const { provider } of Object.values(providers)) await provider.shutdown();
   if (asJson) {
     console.log(JSON.stringify(result, null, 2));
     return;

@@ -397,13 +397,15 @@ function write(S, M, P, totalSeconds) {
       `for a ${b.sliceMs} ms slice between two slices of nothing, and its figure is its throughput ÷ the mean of those two ` +
       `(${b.rounds} rounds, the variants' order rotated each round; fresh-process runs vary by ±10 % here). \`immediate\`: a ` +
       '`setImmediate` chain, one loop iteration per callback; `pingpong`: 1-byte TCP ping-pong over 127.0.0.1 in the same process. ' +
-      '`lagwatch-meter`: lagwatch with an OpenTelemetry SDK MeterProvider collected every second.', '');
+      '`lagwatch-meter`: lagwatch with an OpenTelemetry SDK MeterProvider collected every second (one `record()` per ' +
+      'recorded sample); `lagwatch-producer`: the same with `lagwatch.createMetricProducer()` on the reader (the histograms of ' +
+      'recorded samples exported from C, no JS per sample).', '');
     for (const [w, res] of Object.entries(b.workloads)) {
       push(`**${w}** (nothing: ${f(res.nothingPerSecond.median, 0)} iterations/s):`, '');
       push(table(['variant', 'throughput ÷ nothing: median (min–max)', 'cost per iteration, ns'],
         Object.entries(res.variants).map(([v, x]) => [v, range(x.ratio, 3), f(x.nsPerIteration.median, 0)])));
       push('');
-      for (const v of ['lagwatch', 'lagwatch-meter']) {
+      for (const v of ['lagwatch', 'lagwatch-meter', 'lagwatch-producer']) {
         const x = res.variants[v];
         if (!x) continue;
         const met = x.ratio.median >= 0.97;

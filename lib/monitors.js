@@ -134,22 +134,15 @@ class MonitorSet {
     }, producers.length > 0);
     try {
       this._h = native.monCreate(this.conditions._h, this, flat);
+      // The histograms of recorded samples, kept in C for these producers (lib/producer.js),
+      // which are bound last, once nothing more can throw.
+      if (producers.length > 0) native.monKeepAggregates(this._h, true);
     } catch (err) {
       this.conditions.dispose();
       throw err;
     }
     this.conditions._set = this;
-    // The histograms of recorded samples, exported whole by these producers (lib/producer.js).
-    this._producers = producers;
-    if (producers.length > 0) {
-      try {
-        native.monKeepAggregates(this._h, true);
-      } catch (err) {
-        this.conditions.dispose();
-        throw err;
-      }
-    }
-    for (const p of producers) p._bind(this);
+    this._producers = [];
     // The recorded values reach JS only when something reads them: a meter that records them
     // (not when producers export them), or a 'samples' listener (from when it is added).
     // Otherwise nothing is copied per sample.
@@ -221,6 +214,8 @@ class MonitorSet {
         this._unpause.push(pauseWhileHidden(this.monitors[name], this.conditions));
       }
     }
+    this._producers = producers;
+    for (const p of producers) p._bind(this);
   }
 
   // SPEC §12: the stack the stack thread took for the hang flagged at `detectedAt`:

@@ -84,6 +84,27 @@ function minus(a, b) {
   return out;
 }
 
+// Two aggregates of one histogram added up (a stopped set's last delta and the next set's first),
+// at the coarser scale of the two.
+function plus(a, b) {
+  const scale = Math.min(a.scale, b.scale);
+  const pa = downscaled(a, scale);
+  const pb = downscaled(b, scale);
+  const counts = new Map();
+  for (const p of [pa, pb]) p.counts.forEach((n, k) => counts.set(p.offset + k, (counts.get(p.offset + k) || 0) + n));
+  const keys = [...counts.keys()];
+  const offset = keys.length ? Math.min(...keys) : 0;
+  const bucketCounts = keys.length ? Array.from({ length: Math.max(...keys) - offset + 1 }, (_, k) => counts.get(offset + k) || 0) : [];
+  const ext = (f, x, y) => (x === null ? y : y === null ? x : f(x, y));
+  return {
+    count: a.count + b.count, sum: a.sum + b.sum,
+    min: a.count === 0 ? b.min : b.count === 0 ? a.min : ext(Math.min, a.min, b.min),
+    max: a.count === 0 ? b.max : b.count === 0 ? a.max : ext(Math.max, a.max, b.max),
+    counts: Float64Array.from(a.counts, (n, i) => n + b.counts[i]),
+    scale, zeroCount: a.zeroCount + b.zeroCount, offset, bucketCounts,
+  };
+}
+
 function pointValue(a, bounds, exponential) {
   const v = { count: a.count, sum: a.sum };
   if (a.min !== null) {
@@ -127,6 +148,7 @@ class MetricProducer {
     this._final = null;   // the aggregates at that set's stop()
     this._startMs = null; // when it began to export the set's histograms
     this._last = null;    // delta: the aggregates and time of the previous collection
+    this._carry = null;   // delta: what a stopped set recorded after its last collection
   }
 
   // setupAllMonitors: this set's histograms from now on (a producer serves one set at a time; a
@@ -134,6 +156,14 @@ class MetricProducer {
   _bind(set) {
     if (this._set !== null) {
       throw new RangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
+    }
+    // Delta: what the previous set recorded after this producer's last collection goes out with
+    // the next one (nothing is lost between two sets); cumulative: new series start.
+    if (this.temporality === 'delta' && this._final !== null) {
+      const since = this._last;
+      const carry = {};
+      for (const [key] of HISTOGRAMS) carry[key] = since === null ? this._final[key] : minus(this._final[key], since.aggs[key]);
+      this._carry = { aggs: carry, ms: since === null ? this._startMs : since.ms };
     }
     this._set = set;
     this._final = null;
@@ -157,10 +187,12 @@ class MetricProducer {
       const nowMs = native.now();
       const end = hrTime(nowMs);
       const delta = this.temporality === 'delta';
-      const start = hrTime(delta && this._last !== null ? this._last.ms : this._startMs);
+      const carry = delta ? this._carry : null;
+      const start = hrTime(carry !== null ? carry.ms : delta && this._last !== null ? this._last.ms : this._startMs);
       const exponential = this.aggregation === 'exponential';
       const metrics = HISTOGRAMS.map(([key, name, description, unit, bounds]) => {
-        const a = delta && this._last !== null ? minus(aggs[key], this._last.aggs[key]) : aggs[key];
+        let a = delta && this._last !== null ? minus(aggs[key], this._last.aggs[key]) : aggs[key];
+        if (carry !== null) a = plus(carry.aggs[key], a);
         return {
           descriptor: { name, description, unit, valueType: VALUE_TYPE_DOUBLE, type: 'HISTOGRAM',
             advice: { explicitBucketBoundaries: bounds } },
@@ -169,7 +201,10 @@ class MetricProducer {
           dataPoints: [{ startTime: start, endTime: end, attributes: {}, value: pointValue(a, bounds, exponential) }],
         };
       });
-      if (delta) this._last = { aggs, ms: nowMs };
+      if (delta) {
+        this._last = { aggs, ms: nowMs };
+        this._carry = null;
+      }
       scopeMetrics.push({ scope: { name: 'lagwatch', version }, metrics });
     }
     return { resourceMetrics: { resource: { attributes: {} }, scopeMetrics }, errors: [] };

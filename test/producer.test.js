@@ -226,6 +226,41 @@ describe('metric producer (issue 14: no JS per sample on the way to OpenTelemetr
     m2.stop();
   });
 
+  it('delta across two sets: what the first recorded after its last collection goes out with the next one', async () => {
+    const producer = lagwatch.createMetricProducer({ temporality: 'delta' });
+    const count = async () => (await producer.collect()).resourceMetrics.scopeMetrics[0].metrics
+      .find((x) => x.descriptor.name === 'lag_drift_histogram').dataPoints[0].value.count;
+    const sim = lagwatch.createSimulation({ platform: 'linux' });
+    const a = lagwatch.setupAllMonitors({ clock: sim, metricProducers: [producer] });
+    sim.advance(2000);
+    let exported = await count();
+    sim.advance(2000); // recorded after the last collection...
+    a.stop(); // ...and no collection before the next set takes the producer
+    const sim2 = lagwatch.createSimulation({ platform: 'linux' });
+    const b = lagwatch.setupAllMonitors({ clock: sim2, metricProducers: [producer] });
+    sim2.advance(3000);
+    exported += await count();
+    b.stop();
+    exported += await count();
+    assert.strictEqual(exported, a.conditions.stats().monitors.driftLag.recorded + b.conditions.stats().monitors.driftLag.recorded);
+    assert.strictEqual(await count(), 0); // nothing twice
+  });
+
+  it('a set that fails to start leaves its producers free, and its error is the one thrown', () => {
+    const native = require('../lib/native');
+    const producer = lagwatch.createMetricProducer();
+    const keep = native.monKeepAggregates;
+    native.monKeepAggregates = () => { throw Object.assign(new Error('lagwatch: out of memory'), { code: 'ERR_MEMORY' }); };
+    try {
+      assert.throws(() => lagwatch.setupAllMonitors({ metricProducers: [producer] }), (err) => err.code === 'ERR_MEMORY');
+    } finally {
+      native.monKeepAggregates = keep;
+    }
+    assert.strictEqual(lagwatch.current(), undefined);
+    const m = lagwatch.setupAllMonitors({ metricProducers: [producer], exitHook: false });
+    m.stop();
+  });
+
   it('bad input: TypeError or RangeError naming the argument, nothing set up', () => {
     assert.throws(() => lagwatch.createMetricProducer({ aggregation: 'linear' }),
       (err) => err instanceof RangeError && /options\.aggregation/.test(err.message));

@@ -143,7 +143,6 @@ const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s);
 /* Whether recorded values are kept in the batches for JS (lw_monitors_keep_batches). */
 void lw_monset_keep_batches(lw_monset_t *s, int keep);
 int lw_monset_batches_wanted(const lw_monset_t *s);
-/* The loop's active and idle time over idleAvailability's recorded periods, since start. */
 /* The metric histograms of the recorded samples (core/aggregate.h), NULL unless kept
  * (lw_monitors_keep_aggregates). */
 const lw_agg_t *lw_monset_agg(const lw_monset_t *s, lw_mon_t mon);
@@ -153,6 +152,7 @@ int lw_monset_keep_aggregates(lw_monset_t *s, int keep);
  * kept from lw_monset_keep_delay on. */
 void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out);
 int lw_monset_keep_delay(lw_monset_t *s);
+/* The loop's active and idle time over idleAvailability's recorded periods, since start. */
 void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms);
 /* Native memory the set holds, for the owner to report to its garbage collector. */
 size_t lw_monset_memory(const lw_monset_t *s);

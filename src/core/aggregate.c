@@ -13,6 +13,8 @@ static const double stall_bounds[] = {5000,   6000,   7500,    10000,   15000,  
 static const double ratio_bounds[] = {0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1};
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+/* log2(e), written out: M_LOG2E is not standard C (MSVC hides it). */
+#define LOG2E 1.4426950408889634074
 _Static_assert(COUNT_OF(lag_bounds) <= LW_AGG_MAX_BOUNDS, "LW_AGG_MAX_BOUNDS");
 _Static_assert(COUNT_OF(stall_bounds) <= LW_AGG_MAX_BOUNDS, "LW_AGG_MAX_BOUNDS");
 _Static_assert(COUNT_OF(ratio_bounds) <= LW_AGG_MAX_BOUNDS, "LW_AGG_MAX_BOUNDS");
@@ -47,16 +49,26 @@ static int64_t floor_shift(int64_t x, int k) {
 
 /* The exponential bucket of v > 0 at `scale`: the i with base^i < v <= base^(i+1). An exact
  * power of two is the upper bound of its bucket; other values go by the logarithm, as the
- * OpenTelemetry SDKs compute it (a value within an ulp of a boundary may land on either side). */
+ * OpenTelemetry SDKs compute it (a value within an ulp of a boundary may land on either side).
+ * With v = m * 2^(e-1), 1 < m < 2, the index is (e-1) * 2^scale plus the bucket of m within its
+ * octave, from log1p(m - 1) (m - 1 is exact): not log2() or log(), which glibc 2.29 gave new
+ * symbol versions on x86_64, so that a prebuild using them would not load on older systems
+ * (scripts/prebuild.js refuses any symbol newer than GLIBC_2.17). */
 static int64_t exp_index(double v, int scale) {
   int e;
+  int64_t octave, within;
   double f = frexp(v, &e); /* v = f * 2^e, 0.5 <= f < 1 */
   if (f == 0.5) { /* v = 2^(e-1) */
     if (scale >= 0) return (int64_t)(e - 1) * ((int64_t)1 << scale) - 1;
     return floor_shift(e - 2, -scale);
   }
   if (scale <= 0) return floor_shift(e - 1, -scale);
-  return (int64_t)floor(log2(v) * ldexp(1.0, scale));
+  octave = (int64_t)1 << scale;
+  within = (int64_t)floor(log1p(2 * f - 1) * LOG2E * (double)octave);
+  /* log1p's rounding must not leave the octave: v lies strictly between its powers of two. */
+  if (within < 0) within = 0;
+  if (within >= octave) within = octave - 1;
+  return (int64_t)(e - 1) * octave + within;
 }
 
 /* Lowers the scale by `by`: bucket i becomes i >> by, merging neighbours. */

@@ -119,6 +119,10 @@ TEST_IMPL(aggregate_exponential) {
   ASSERT_LE(a.exp_len, LW_AGG_EXP_SIZE);
   check_exponential((const double[]){1, 4}, 2);
   check_exponential((const double[]){0.5, 1, 2, 4, 8, 1024}, 6);
+  /* Next to a power of two, on either side: the last bucket of one octave, the first of the next
+   * (the index is computed per octave, and log1p's rounding must not leave it). */
+  check_exponential((const double[]){nextafter(2, 0), nextafter(2, 4)}, 2);
+  check_exponential((const double[]){nextafter(1024, 0), nextafter(1024, 2048), nextafter(0.5, 0), nextafter(0.5, 1)}, 4);
   /* Lags over ten decades, random; a ratio's share; growing then shrinking values. */
   for (i = 0; i < 4000; i++) v[i] = ldexp(1.0, -10) * pow(10, 10 * rng_unit(&rng));
   check_exponential(v, 4000);

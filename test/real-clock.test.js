@@ -118,6 +118,45 @@ describe('real clock (SPEC §1, uv driver)', () => {
     c.dispose();
   });
 
+  it('a conditions that nothing else references keeps its held sample and its episode (pending work keeps it alive, as a timer does), then is collected', async function () {
+    this.timeout(12000);
+    // Before, the binding held the conditions only weakly: with no reference of the app's (its
+    // listener resolving a promise is no reference to it), a GC took it with its work pending, and
+    // the record and the episode never came (a CI run of this file once timed out so).
+    const v8 = require('v8');
+    const vm = require('vm');
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc');
+    let collected = false;
+    const registry = new FinalizationRegistry(() => {
+      collected = true;
+    });
+    const timer = setInterval(gc, 200).unref();
+    try {
+      const got = await new Promise((resolve) => {
+        (() => {
+          const c = lw.createConditions();
+          const v = c.createValidator({ name: 'orphan' });
+          const out = {};
+          registry.register(c, 'c');
+          c.on('stall', (s) => {
+            out.stall = s.kind;
+            resolve(out);
+          });
+          out.verdict = v.submit(6000, 6000, (x) => {
+            out.record = x;
+          });
+        })();
+      });
+      assert.deepStrictEqual(got, { verdict: 'held', record: 6000, stall: 'hang' });
+      // Its work done, nothing holds it: it goes with the next collections.
+      for (let i = 0; i < 20 && !collected; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(collected, 'the conditions was collected once its work was done');
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
   it('a child process with a held sample and nothing else exits on its own within about 1 s (unref\'d timer)', async function () {
     this.timeout(10000);
     const code = `

@@ -33,7 +33,9 @@ typedef struct lwb_cond_s {
   lw_conditions_t core;
   lwb_env_t *e;
   lw_sim_t *sim; /* NULL: driven by the uv driver */
-  napi_ref self; /* weak reference to the JS object that dispatch receives */
+  napi_ref self; /* reference to the JS object that dispatch receives: weak, but strong while
+                  * work is pending on the real clock (lwb_cond_keep_alive) */
+  int self_strong;
   int registered;
   unsigned refs;
   int has_reader; /* a lifecycle reader is set in JS: monitors ask it before their timers */
@@ -80,6 +82,12 @@ typedef int (*lwb_extra_cb)(napi_env env, napi_value arr, uint32_t *len, void *d
 int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data);
 lwb_cond_t *lwb_get_cond(napi_env env, napi_value v);
 void lwb_cond_rearm(lwb_cond_t *c);
+/* A conditions on the real clock with work pending (a held sample, an episode waiting to be
+ * reported) keeps its JS object alive, as a timer keeps its callback: an app that holds no
+ * reference of its own still gets every record and report. Weak again once nothing is pending.
+ * Call after anything that may change what is pending. */
+void lwb_cond_keep_alive(lwb_cond_t *c);
+
 /* Tells V8 how much native memory the conditions hold now (napi_adjust_external_memory), so
  * that its garbage collector runs when many are made and dropped. */
 void lwb_cond_report_memory(lwb_cond_t *c);

@@ -23,6 +23,7 @@ static void cond_run(lw_client_t *client, double now) {
   lwb_cond_t *c = (lwb_cond_t *)client;
   lw_conditions_run(&c->core, now);
   lwb_deliver(c, NULL, NULL);
+  lwb_cond_keep_alive(c);
   lwb_cond_report_memory(c);
 }
 
@@ -35,9 +36,20 @@ static void cond_unregister(lwb_cond_t *c) {
     lw_sched_remove(&c->e->uv.sched, &c->client);
 }
 
+void lwb_cond_keep_alive(lwb_cond_t *c) {
+  uint32_t count;
+  int want = c->sim == NULL && c->registered && c->self != NULL &&
+             lw_conditions_next_due(&c->core) != LW_NEVER;
+  if (want == c->self_strong) return;
+  if ((want ? napi_reference_ref(c->e->env, c->self, &count)
+            : napi_reference_unref(c->e->env, c->self, &count)) == napi_ok)
+    c->self_strong = want;
+}
+
 /* After a call that may have made work due earlier: tell the real driver. */
 void lwb_cond_rearm(lwb_cond_t *c) {
   if (c->sim == NULL && c->registered) lw_uv_rearm(&c->e->uv);
+  lwb_cond_keep_alive(c);
 }
 
 /* The JS object is gone: nothing is delivered any more. The memory goes with the last
@@ -137,6 +149,7 @@ static napi_value b_cond_dispose(napi_env env, napi_callback_info info) {
   if (lw_conditions_disposed(&c->core)) return NULL;
   lw_conditions_dispose(&c->core, lwb_cond_now(c));
   cond_unregister(c);
+  lwb_cond_keep_alive(c);
   lwb_deliver(c, NULL, NULL);
   lwb_cond_report_memory(c);
   return NULL;
@@ -150,6 +163,7 @@ static napi_value b_cond_flush(napi_env env, napi_callback_info info) {
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   lw_conditions_flush(&c->core, lwb_cond_now(c));
   lwb_deliver(c, NULL, NULL);
+  lwb_cond_keep_alive(c);
   return NULL;
 }
 

@@ -240,12 +240,26 @@ static void async_cb(uv_async_t *a) {
  * read. The hooks keep it raw (an integer compare) and convert it only when they use it. */
 static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->origin_ms; }
 
+/* The main thread's time on a CPU, plus (Linux) its time waiting for one: its run-queue delay from
+ * schedstat, which includes what a cgroup's CPU quota held back. A thread preempted on a loaded
+ * machine, or throttled, was runnable all along: that is not time spent outside libuv, however
+ * long the gap. The CPU part is the thread's CPU clock (exact to now; schedstat's CPU figure of a
+ * running thread lags by up to a scheduler tick); the wait is final for every wait before now.
+ * NAN if the delay cannot be read after all. */
+static double main_runnable_ms(lw_monset_t *s) {
+  lw_thread_times_t t;
+  double cpu = lw_clock_thread_cpu_ms();
+  if (!s->runq_known) return cpu;
+  if (lw_thread_src_read(&s->main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
+  return cpu + t.runq_ms;
+}
+
 /* The check phase of each iteration. libuv runs check handles newest first, so this one runs
  * before Node's immediates; then come the close callbacks and (libuv >= 1.45) the timers. If
  * the next iteration's prepare comes long after, the thread was either running the app's
  * immediates and timers (on a CPU) or outside libuv (an embedder's message loop, waiting). The
  * loop's cached time (the poll's end) raises the suspicion in prepare_cb at no cost; while one
- * stands, the wall clock and the thread's CPU time are read here, and prepare_cb counts as
+ * stands, the wall clock and the thread's CPU time (and run-queue delay) are read here, and prepare_cb counts as
  * outside only the part of the gap the thread spent off a CPU. */
 static void check_cb(uv_check_t *h) {
   lw_monset_t *s = h->data;
@@ -254,7 +268,7 @@ static void check_cb(uv_check_t *h) {
   if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
   if (s->suspect_outside > 0) { /* prepare_cb takes the reading and clears it */
     s->check_at = lw_uv_now(s->uv);
-    s->check_cpu = lw_clock_thread_cpu_ms();
+    s->check_cpu = main_runnable_ms(s);
   }
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
@@ -289,9 +303,10 @@ static void prepare_cb(uv_prepare_t *p) {
   now = lw_uv_now(s->uv);
   if (s->check_at > -INFINITY) {
     /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,
-     * close callbacks and timers): the time it waited outside libuv. */
-    outside = (now - s->check_at) - (lw_clock_thread_cpu_ms() - s->check_cpu);
-    if (outside < 0) outside = 0;
+     * close callbacks and timers) or waiting for one: the time it waited outside libuv. A
+     * reading that failed counts nothing as outside. */
+    outside = (now - s->check_at) - (main_runnable_ms(s) - s->check_cpu);
+    if (!(outside > 0)) outside = 0;
     s->check_at = -INFINITY;
   }
   /* A suspicion: LW_OUTSIDE_MIN_MS or more since the last check's poll ended. It stands for the
@@ -420,6 +435,10 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.main_waiting = rt_main_waiting;
     /* This is the main thread: its times are read from here on by the worker. */
     lw_thread_src_open_self(&s->main_src, 1);
+    {
+      lw_thread_times_t t;
+      s->runq_known = lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms);
+    }
     rd.main_sched = rt_main_sched;
     rd.self_sched = rt_self_sched;
     rd.gc_ms = rt_gc;

@@ -67,7 +67,8 @@ struct lw_monset_s {
   uv_prepare_t prepare;
   uv_check_t check;
   double check_at; /* the last check, -INFINITY when not read */
-  double check_cpu; /* the thread's CPU time then */
+  double check_cpu; /* the thread's CPU time then, plus its run-queue delay if runq_known */
+  int runq_known;   /* the main thread's run-queue delay can be read (Linux schedstat) */
   uint64_t check_loop_raw; /* uv_now() at the end of the last iteration; 0: none seen yet */
   int suspect_outside;   /* iterations whose end is still read from the clock */
   /* libuv's idle time at the last reading, and whether no poll since could have waited. */

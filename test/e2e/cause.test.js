@@ -8,7 +8,7 @@ const assert = require('assert');
 const { spawn } = require('child_process');
 const fs = require('fs');
 const path = require('path');
-const { spawnFixture, killAll, sleep, assertConservation } = require('./helpers');
+const { spawnFixture, killAll, sleep, assertConservation, makeCgroup } = require('./helpers');
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'cause.js');
 const CPU_CG = '/sys/fs/cgroup/cpu';
@@ -40,41 +40,6 @@ function sh(cmd) {
   const r = require('child_process').spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd}: ${r.stderr}`);
   return r.stdout;
-}
-
-// A cgroup of its own under `root`; move() puts a process (every thread) in it; remove() takes
-// them back out to the root and deletes it.
-function makeCgroup(root, name) {
-  assert.ok(fs.existsSync(path.join(root, 'cgroup.procs')),
-    `${root}: a cgroup v1 hierarchy is needed (this machine has one, writable as root)`);
-  const dir = path.join(root, `${name}-${process.pid}`);
-  fs.mkdirSync(dir);
-  return {
-    dir,
-    write(file, value) {
-      fs.writeFileSync(path.join(dir, file), String(value));
-    },
-    read(file) {
-      return fs.readFileSync(path.join(dir, file), 'utf8');
-    },
-    move(pid) {
-      fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(pid));
-    },
-    remove() {
-      try {
-        for (const pid of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
-          try {
-            fs.writeFileSync(path.join(root, 'cgroup.procs'), pid);
-          } catch {
-            // gone
-          }
-        }
-        fs.rmdirSync(dir);
-      } catch {
-        // removed already
-      }
-    },
-  };
 }
 
 describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {

@@ -235,7 +235,43 @@ function assertBetween(value, lo, hi, what) {
     `${what}: expected ${lo}..${hi}, got ${value}`);
 }
 
+// A cgroup of its own under `root`; move() puts a process (every thread) in it; remove() takes
+// them back out to the root and deletes it.
+// (cgroup v1, as root: this machine has `cpu` and `freezer` hierarchies under /sys/fs/cgroup.)
+function makeCgroup(root, name) {
+  assert.ok(fs.existsSync(path.join(root, 'cgroup.procs')),
+    `${root}: a cgroup v1 hierarchy is needed (this machine has one, writable as root)`);
+  const dir = path.join(root, `${name}-${process.pid}`);
+  fs.mkdirSync(dir);
+  return {
+    dir,
+    write(file, value) {
+      fs.writeFileSync(path.join(dir, file), String(value));
+    },
+    read(file) {
+      return fs.readFileSync(path.join(dir, file), 'utf8');
+    },
+    move(pid) {
+      fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(pid));
+    },
+    remove() {
+      try {
+        for (const pid of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+          try {
+            fs.writeFileSync(path.join(root, 'cgroup.procs'), pid);
+          } catch {
+            // gone
+          }
+        }
+        fs.rmdirSync(dir);
+      } catch {
+        // removed already
+      }
+    },
+  };
+}
+
 module.exports = {
   ROOT, FIXTURES, Fixture, spawnFixture, killAll, sleep, writeAtomic, tmpDir, withPreload, underAsan,
-  withoutAsan, gcc, sumValues, assertConservation, assertBetween,
+  withoutAsan, gcc, sumValues, assertConservation, assertBetween, makeCgroup,
 };

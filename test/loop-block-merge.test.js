@@ -50,3 +50,30 @@ describe('loopBlock: sub-millisecond iterations merge (real process)', () => {
     assert.ok(sorted[sorted.length >> 1] <= 1.5, `median sample ${sorted[sorted.length >> 1]} ms`);
   });
 });
+
+describe('loopBlock: sub-millisecond iterations of an I/O loop merge too (real process)', () => {
+  let got;
+  before(function () {
+    this.timeout(30000);
+    const r = spawnSync(process.execPath, [path.join(__dirname, 'fixtures', 'pingpong-child.js')], { encoding: 'utf8', timeout: 30000, maxBuffer: 256 << 20 });
+    assert.strictEqual(r.status, 0, r.stderr);
+    got = JSON.parse(r.stdout.trim().split('\n').pop());
+  });
+
+  it('TCP ping-pong makes at most one sample per millisecond of the loop\'s clock, not one per iteration (memory and record() calls bounded by time)', () => {
+    const { trips, durationMs, samples } = got;
+    // Each round trip takes an iteration or more, and every poll may wait: before, each was
+    // timed, and a meter got one record() per iteration.
+    assert.ok(samples.length <= durationMs + 20, `${samples.length} samples in ${durationMs.toFixed(0)} ms`);
+    assert.ok(trips >= 10 * samples.length, `${trips} round trips, ${samples.length} samples`);
+  });
+
+  it('the samples add up to the loop\'s active time (the merged polls\' waits are no busy time)', () => {
+    const { samples, activeMs, durationMs } = got;
+    const sum = samples.reduce((a, v) => a + v, 0);
+    // eventLoopUtilization() reads libuv's idle time, as loopBlock does; the windows' ends differ
+    // by an iteration or two.
+    assert.ok(activeMs < durationMs - 50, `the loop did wait: active ${activeMs.toFixed(1)} of ${durationMs.toFixed(1)} ms`);
+    assert.ok(Math.abs(sum - activeMs) <= 5, `sum ${sum.toFixed(2)} ms, active ${activeMs.toFixed(2)} ms`);
+  });
+});

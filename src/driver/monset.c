@@ -285,12 +285,13 @@ static void check_cb(uv_check_t *h) {
  * the previous poll could have waited (rt_idle), the timer re-armed only when a due time may
  * have changed.
  * Iterations shorter than the loop's millisecond merge: while libuv's cached time (read at the
- * iteration's start) has not moved since the last timed prepare, and this poll cannot wait, the
- * iteration is not timed; the next timed one takes the busy time of all since the last (one
- * loopBlock sample, exact: the core measures from the last timed prepare). A sample thus covers
+ * iteration's start) has not moved since the last timed prepare, the iteration is not timed; the
+ * next timed one takes the busy time of all since the last (one loopBlock sample, exact: the core
+ * measures from the last timed prepare, less the idle time libuv counted since, so the
+ * sub-millisecond waits of an I/O loop's merged polls are no busy time). A sample thus covers
  * at least one tick of the loop's clock, an iteration of 1 ms or more is one sample alone but for
  * the sub-millisecond iterations of its tick before it, and a busy loop costs no clock read per
- * iteration. No wait, no outside gap and no stop can hide in a merge: the loop's time would
+ * iteration. No long wait, no outside gap and no stop can hide in a merge: the loop's time would
  * have moved. */
 static void prepare_cb(uv_prepare_t *p) {
   lw_monset_t *s = p->data;
@@ -298,7 +299,16 @@ static void prepare_cb(uv_prepare_t *p) {
   uint64_t began = uv_now(loop);
   double now, outside = 0;
   int rearm;
-  if (began == s->prepare_raw && s->merge_ok && uv_backend_timeout(loop) == 0) return;
+  if (began == s->prepare_raw && s->merge_ok) {
+    /* This poll may wait and add to libuv's idle time: the next timed prepare reads it again
+     * (once a millisecond at most; a sub-millisecond wait does not move the loop's time, a
+     * longer one does, and check_cb clears the reading then too). The wait goes without the
+     * rest of the hook: the worker is not told (it checks as while busy) and driftLag stays
+     * armed (it wakes the loop within its interval, and that iteration, whose time has moved,
+     * is timed). */
+    s->idle_valid = 0;
+    return;
+  }
   if (s->uw == NULL) return; /* finished */
   now = lw_uv_now(s->uv);
   if (s->check_at > -INFINITY) {

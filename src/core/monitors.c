@@ -561,7 +561,6 @@ static int stopped_near(lw_monitors_t *m, double t, double now, lw_interval_t *i
          lw_tracker_find(&m->c->tracker, t, t + u, LW_REASON_PAUSE, now, iv);
 }
 
-int lw_monitors_asleep(const lw_monitors_t *m) { return m->drift_asleep || m->macro_asleep; }
 
 int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
   double wake_due, until;

@@ -358,7 +358,8 @@ int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
 int lw_monitors_idle(lw_monitors_t *m, double now);
 int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end);
 /* Whether a timer sleeps (lw_monitors_idle): the driver then calls lw_monitors_awake(). */
-int lw_monitors_asleep(const lw_monitors_t *m);
+/* Inline: the loop's check hook asks at every iteration. */
+static inline int lw_monitors_asleep(const lw_monitors_t *m) { return m->drift_asleep || m->macro_asleep; }
 /* driftLag's recorded lateness since the last call (nodejs.eventloop.delay.*, SPEC §10): count,
  * min, max, mean and standard deviation exact, percentiles within 1/LW_HIST_SUB (histogram.h);
  * NAN but count when none. Then a new window. */

@@ -127,10 +127,6 @@ void lw_uvworker_progress(lw_uvworker_t *uw, double now, double idle) {
   lw_atomic_store(&uw->progress_ns, (int64_t)(now * 1e6));
 }
 
-void lw_uvworker_set_waiting(lw_uvworker_t *uw, int waiting) {
-  if (lw_atomic_load_relaxed(&uw->waiting) != waiting) lw_atomic_store(&uw->waiting, waiting);
-}
-
 double lw_uvworker_avail(lw_uvworker_t *uw, double idle) {
   int64_t base = lw_atomic_load(&uw->avail_base_ns);
   return base == INT64_MIN ? NAN : (double)base / 1e6 + idle;

@@ -66,7 +66,10 @@ void lw_uvworker_stop(lw_uvworker_t *uw); /* stops and joins; does nothing if st
 /* The main thread showed progress at `now` (ms), its loop's idle time being `idle` (ms). */
 void lw_uvworker_progress(lw_uvworker_t *uw, double now, double idle);
 /* The main thread: its poll may wait (prepare), or it has stopped waiting (check). */
-void lw_uvworker_set_waiting(lw_uvworker_t *uw, int waiting);
+/* Inline: the hooks call it at every iteration; a store only when the state changes. */
+static inline void lw_uvworker_set_waiting(lw_uvworker_t *uw, int waiting) {
+  if (lw_atomic_load_relaxed(&uw->waiting) != waiting) lw_atomic_store(&uw->waiting, waiting);
+}
 /* Worker thread: the last moment the main loop was seen waiting, given its idle time now (ms;
  * libuv's reading counts the wait in progress): the end of the wait that followed the last
  * progress, or about now while it lasts; NAN before any progress. Read the idle time first: a

@@ -12,8 +12,10 @@
 //   and an OpenTelemetry SDK MeterProvider, collected every second: a record() per sample),
 //   lagwatch-producer (the same with lagwatch.createMetricProducer() on the reader: the histograms
 //   of recorded samples exported from C, no JS per sample).
+// For lagwatch's variants, the native memory its set holds at the end of each slice: the same on
+// both workloads (one ~1.4 M iterations a second, the other ~50 000), as issue 14 asks of memory.
 // Usage: node bench/loop.js [--workloads immediate,pingpong] [--variants a,b] [--rounds N]
-//        [--slice-ms MS] [--json]
+//        [--slice-ms MS] [--settle-ms MS] [--json]
 const net = require('net');
 const { setup, root } = require('./lib/peers');
 const { opt, flag, summary } = require('./lib/stats');
@@ -23,6 +25,11 @@ const workloads = opt(args, '--workloads', 'immediate,pingpong').split(',');
 const variants = opt(args, '--variants', 'monitorEventLoopDelay,@datadog/native-metrics,lagwatch,lagwatch-meter,lagwatch-producer').split(',');
 const rounds = opt(args, '--rounds', 12);
 const sliceMs = opt(args, '--slice-ms', 500);
+// After each switch (a variant on, or off again), the workload runs this long before a slice is
+// counted: the figure is the steady state's (a set's start-up is its own section, idle from
+// start-up), and a stop's aftermath (a thread joined, garbage collected) is not charged to the
+// next slice of nothing.
+const settleMs = opt(args, '--settle-ms', 100);
 const asJson = flag(args, '--json');
 const log = (s) => console.error(s);
 
@@ -56,10 +63,15 @@ function start(variant) {
     const { provider, producer } = meter(variant === 'lagwatch-producer');
     const m = require(root).setupAllMonitors({ meter: provider.getMeter('lagwatch'),
       metricProducers: producer ? [producer] : undefined });
-    return { stop: () => m.stop() };
+    return { set: m, stop: () => m.stop() };
   }
   return setup(variant);
 }
+
+// The native memory a lagwatch set holds (what it reports to V8: its buffers of samples waiting
+// for the next flush, its aggregates), read at the end of a slice; null for the other variants.
+const native = require(require('path').join(root, 'lib', 'native'));
+const heldBytes = (h) => (h.set ? native.monMemory(h.set._h) : null);
 
 // Counts iterations of `step` (which calls back once per iteration) for `ms`.
 function immediateSlice(ms) {
@@ -128,6 +140,7 @@ async function measure(workload) {
   }
   const ratios = Object.fromEntries(variants.map((v) => [v, []]));
   const nsPerIteration = Object.fromEntries(variants.map((v) => [v, []]));
+  const bytes = Object.fromEntries(variants.map((v) => [v, []]));
   const base = [];
   for (let r = 0; r < rounds; r++) {
     const order = variants.map((_, k) => variants[(k + r) % variants.length]);
@@ -135,8 +148,12 @@ async function measure(workload) {
     base.push(before);
     for (const v of order) {
       const h = start(v);
+      if (settleMs > 0) await slice(settleMs);
       const got = await slice(sliceMs);
+      const held = heldBytes(h);
+      if (held !== null) bytes[v].push(held);
       h.stop();
+      if (settleMs > 0) await slice(settleMs);
       const after = await slice(sliceMs);
       base.push(after);
       const ref = (before + after) / 2;
@@ -152,12 +169,13 @@ async function measure(workload) {
     variants: Object.fromEntries(variants.map((v) => [v, {
       ratio: summary(ratios[v]),
       nsPerIteration: summary(nsPerIteration[v]),
+      heldBytes: bytes[v].length ? summary(bytes[v]) : null,
     }])),
   };
 }
 
 (async () => {
-  const result = { node: process.version, rounds, sliceMs, workloads: {} };
+  const result = { node: process.version, rounds, sliceMs, settleMs, workloads: {} };
   for (const w of workloads) result.workloads[w] = await measure(w);
   for (const { provider } of Object.values(providers)) await provider.shutdown();
   if (asJson) {
@@ -169,7 +187,7 @@ async function measure(workload) {
       'throughput ÷ nothing (median [min-max] of rounds), cost per iteration:');
     for (const [v, x] of Object.entries(res.variants)) {
       console.log(`  ${v.padEnd(26)} ${x.ratio.median.toFixed(3)} [${x.ratio.min.toFixed(3)}-${x.ratio.max.toFixed(3)}]` +
-        `  ${x.nsPerIteration.median.toFixed(0)} ns`);
+        `  ${x.nsPerIteration.median.toFixed(0)} ns` + (x.heldBytes ? `  ${(x.heldBytes.max / 1024).toFixed(1)} KiB native at most` : ''));
     }
   }
 })();

@@ -402,8 +402,8 @@ function write(S, M, P, totalSeconds) {
       'recorded samples exported from C, no JS per sample).', '');
     for (const [w, res] of Object.entries(b.workloads)) {
       push(`**${w}** (nothing: ${f(res.nothingPerSecond.median, 0)} iterations/s):`, '');
-      push(table(['variant', 'throughput ÷ nothing: median (min–max)', 'cost per iteration, ns'],
-        Object.entries(res.variants).map(([v, x]) => [v, range(x.ratio, 3), f(x.nsPerIteration.median, 0)])));
+      push(table(['variant', 'throughput ÷ nothing: median (min–max)', 'cost per iteration, ns', 'native memory of the set at a slice\'s end, KiB: max'],
+        Object.entries(res.variants).map(([v, x]) => [v, range(x.ratio, 3), f(x.nsPerIteration.median, 0), x.heldBytes ? f(x.heldBytes.max / 1024, 1) : '–'])));
       push('');
       for (const v of ['lagwatch', 'lagwatch-meter', 'lagwatch-producer']) {
         const x = res.variants[v];
@@ -412,6 +412,29 @@ function write(S, M, P, totalSeconds) {
         summaryRows.push([`${w}: ${v} ÷ nothing`, '≥ 0.97', range(x.ratio, 3), verdict(met), `\`${B.command}\``]);
         if (!met) misses.push(`busy loops: ${w} with ${v} at ${f(x.ratio.median, 3)} × nothing (target ≥ 0.97)`);
       }
+    }
+    // Memory that does not grow with the iteration rate: a set holds as much on the fastest loop
+    // as on the slowest (before issue 14, loopBlock's batch grew 8 bytes an iteration).
+    const fast = b.workloads.immediate;
+    const slow = b.workloads.pingpong;
+    if (fast && slow) {
+      const rate = fast.nothingPerSecond.median / slow.nothingPerSecond.median;
+      const lines = [];
+      for (const v of ['lagwatch', 'lagwatch-meter', 'lagwatch-producer']) {
+        const a = fast.variants[v];
+        const z = slow.variants[v];
+        if (!a || !z || !a.heldBytes || !z.heldBytes) continue;
+        const ratio = a.heldBytes.max / z.heldBytes.max;
+        const met = ratio <= 1.5;
+        lines.push(`${v} ${f(a.heldBytes.max / 1024, 1)} KiB against ${f(z.heldBytes.max / 1024, 1)} KiB (${f(ratio)} ×)`);
+        summaryRows.push([`native memory of a set, ${v}: immediate ÷ pingpong (${f(rate, 0)} × the iterations/s)`, '≤ 1.5', f(ratio),
+          verdict(met), `\`${B.command}\``]);
+        if (!met) misses.push(`busy loops: ${v} holds ${f(ratio)} × the memory at ${f(rate, 0)} × the iteration rate (target ≤ 1.5)`);
+      }
+      push(`Native memory (\`lw_monset_memory()\`, what a set reports to V8), the most at any slice's end: ${lines.join('; ')}, ` +
+        `with the \`setImmediate\` chain running ${f(rate, 0)} × as many iterations a second as ping-pong. Iterations shorter ` +
+        'than the loop\'s millisecond merge into one loopBlock sample, so what waits for a flush is bounded by time, not by ' +
+        'iterations; a set with a producer and no \'samples\' listener keeps no sample at all, only its fixed aggregates.', '');
     }
   }
 

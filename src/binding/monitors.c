@@ -498,6 +498,15 @@ static napi_value b_mon_take_delay(napi_env env, napi_callback_info info) {
   return o;
 }
 
+/* monMemory(m) -> the bytes of native memory the set holds now (what it reports to V8). */
+static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  lwb_mon_t *m;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  return lwb_make_number(env, (double)lw_monset_memory(&m->set));
+}
+
 /* bucketBounds() -> { lag, stall, ratio }: the explicit bucket boundaries of lagwatch's
  * histograms (core/aggregate.c), for the advice of those recorded from JS. */
 static napi_value b_bucket_bounds(napi_env env, napi_callback_info info) {
@@ -612,7 +621,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monKeepBatches", b_mon_keep_batches}, {"monStacksId", b_mon_stacks_id},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},
-      {"bucketBounds", b_bucket_bounds},
+      {"bucketBounds", b_bucket_bounds}, {"monMemory", b_mon_memory},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

@@ -37,7 +37,7 @@ const COMMANDS = {
   hang: ['bench/hang.js', '--runs', quick ? '1' : '5', '--ms', '7000', '--json'],
   core: ['bench/submit.js', ...(quick ? ['--rounds', '3'] : []), '--json'],
   scale: ['--expose-gc', 'bench/scale.js', ...(quick ? ['--checkpoints', '3', '--submits', '200000'] : []), '--json'],
-  loop: ['bench/loop.js', '--rounds', quick ? '1' : '10', '--slice-ms', quick ? '200' : '500', '--json'],
+  loop: ['bench/loop.js', '--rounds', quick ? '1' : '20', '--slice-ms', quick ? '200' : '300', '--json'],
   idleStart: ['bench/idle-start.js', '--rounds', quick ? '1' : '5', '--seconds', quick ? '5' : '15', '--json'],
 };
 const show = (a) => `node ${a.join(' ')}`;
@@ -394,7 +394,8 @@ function write(S, M, P, totalSeconds) {
   } else {
     const b = B.result;
     push(`Command: \`${B.command}\` (${f(B.seconds, 0)} s). One process runs the workload all along; each variant is switched on ` +
-      `for a ${b.sliceMs} ms slice between two slices of nothing, and its figure is its throughput ÷ the mean of those two ` +
+      `for a ${b.sliceMs} ms slice between two slices of nothing, each counted after ${b.settleMs} ms of the workload past the switch ` +
+      '(the steady state: a set\'s start-up is §8\'s), and its figure is its throughput ÷ the mean of those two ' +
       `(${b.rounds} rounds, the variants' order rotated each round; fresh-process runs vary by ±10 % here). \`immediate\`: a ` +
       '`setImmediate` chain, one loop iteration per callback; `pingpong`: 1-byte TCP ping-pong over 127.0.0.1 in the same process. ' +
       '`lagwatch-meter`: lagwatch with an OpenTelemetry SDK MeterProvider collected every second (one `record()` per ' +

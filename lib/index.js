@@ -5,8 +5,6 @@ const { createConditions, Conditions } = require('./conditions');
 const { createSimulation, Simulation } = require('./simulation');
 const { setupAllMonitors, currentSet, pauseWhileHidden } = require('./monitors');
 const { createNoopMeter } = require('./metrics');
-const { createMetricProducer } = require('./producer');
-const { attachElectron, attachDocument } = require('./electron');
 
 // One `exports.name = ...` line per export, never `module.exports = { ... }`: Node's ESM loader
 // finds a CommonJS module's names with cjs-module-lexer, which reads these assignments from the
@@ -25,9 +23,16 @@ exports.current = currentSet;
 exports.pauseWhileHidden = pauseWhileHidden;
 exports.createNoopMeter = createNoopMeter;
 // The histograms of recorded samples for an OpenTelemetry SDK reader, with no JS per sample.
-exports.createMetricProducer = createMetricProducer;
-exports.attachElectron = attachElectron;
-exports.attachDocument = attachDocument;
+// lib/producer.js and lib/electron.js load at their first use (start-up costs CPU: issue 14).
+exports.createMetricProducer = function createMetricProducer(options) {
+  return require('./producer').createMetricProducer(options);
+};
+exports.attachElectron = function attachElectron(conditions, options) {
+  return require('./electron').attachElectron(conditions, options);
+};
+exports.attachDocument = function attachDocument(conditions, document) {
+  return require('./electron').attachDocument(conditions, document);
+};
 exports.Conditions = Conditions;
 exports.Simulation = Simulation;
 

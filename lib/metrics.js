@@ -11,7 +11,7 @@ const { defaultMeter, isNoopMeter, createNoopMeter } = require('./otel');
 
 // Bucket boundaries (the core's, core/aggregate.c), given through each histogram's `advice`
 // (OpenTelemetry's default buckets stop at 10 000, and a stall can last hours).
-const { HISTOGRAMS, BOUNDS } = require('./producer');
+const { HISTOGRAMS, BOUNDS } = require('./histograms');
 const LAG_BUCKETS = BOUNDS.lag;
 const STALL_BUCKETS = BOUNDS.stall;
 // Electron reports a window unresponsive after about 1 s of no answer.

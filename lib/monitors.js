@@ -6,7 +6,6 @@ const path = require('path');
 const { PerformanceObserver } = require('perf_hooks');
 const native = require('./native');
 const { Conditions, createConditions } = require('./conditions');
-const { checkProducers } = require('./producer');
 const { typeError, checkOptions, checkFunction } = require('./util');
 
 // The monitors and their options, as the C core names them ('driftLag.intervalMs', ...);
@@ -124,7 +123,8 @@ class MonitorSet {
     const { enabled, flat } = monitorOptions(o.monitors);
     if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
     native.monCheck(flat); // a bad option throws here, before anything exists
-    const producers = checkProducers(o.metricProducers);
+    // lib/producer.js is loaded only for a set that is given producers.
+    const producers = o.metricProducers === undefined ? [] : require('./producer').checkProducers(o.metricProducers);
     if (producers.some((p) => p._set !== null)) {
       throw new RangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
     }

@@ -26,7 +26,9 @@ const native = load();
 function timeOriginNs() {
   let best = Infinity;
   let origin = 0n;
-  for (let i = 0; i < 200; i++) {
+  // Up to 200 reads; once 20 are done and one was bracketed within 0.5 µs, the origin is pinned
+  // far closer than SPEC §1's 0.01 ms (the rest would cost start-up time for nothing).
+  for (let i = 0; i < 200 && !(i >= 20 && best <= 0.0005); i++) {
     const a = performance.now();
     const h = process.hrtime.bigint();
     const b = performance.now();

@@ -18,24 +18,13 @@
 const native = require('./native');
 const { typeError, checkOptions } = require('./util');
 const { version } = require('./otel');
+const { HISTOGRAMS, BOUNDS } = require('./histograms');
 
 const DATA_POINT_HISTOGRAM = 0;
 const DATA_POINT_EXPONENTIAL_HISTOGRAM = 1;
 const TEMPORALITY_DELTA = 0;
 const TEMPORALITY_CUMULATIVE = 1;
 const VALUE_TYPE_DOUBLE = 1;
-
-const BOUNDS = native.bucketBounds();
-
-// The histograms a producer exports: [aggregate key, name, description, unit, boundaries].
-const HISTOGRAMS = [
-  ['driftLag', 'lag_drift_histogram', 'Lateness of the driftLag timer (recorded samples)', 'ms', BOUNDS.lag],
-  ['macrotaskLag', 'lag_macrotask_histogram', 'Delay of a zero-delay task (recorded samples)', 'ms', BOUNDS.lag],
-  ['loopBlock', 'lag_loop_block_histogram', 'Busy time of each event-loop iteration (recorded samples)', 'ms', BOUNDS.lag],
-  ['worker', 'lag_worker_lag_histogram', 'Time a worker heartbeat waited for the main thread (recorded samples)', 'ms', BOUNDS.lag],
-  ['idleAvailability', 'lag_idle_availability', 'Idle share of the event loop per period (recorded samples)', '1', BOUNDS.ratio],
-  ['selfLag', 'lag_worker_self_lag_histogram', 'How late the worker thread\'s own timer fired', 'ms', BOUNDS.lag],
-];
 
 const AGGREGATIONS = ['explicit', 'exponential'];
 const TEMPORALITIES = ['cumulative', 'delta'];

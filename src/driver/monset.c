@@ -299,17 +299,20 @@ static void prepare_cb(uv_prepare_t *p) {
   uint64_t began = uv_now(loop);
   double now, outside = 0;
   int rearm;
+  if (s->uw == NULL) return; /* finished */
   if (began == s->prepare_raw && s->merge_ok) {
-    /* This poll may wait and add to libuv's idle time: the next timed prepare reads it again
-     * (once a millisecond at most; a sub-millisecond wait does not move the loop's time, a
-     * longer one does, and check_cb clears the reading then too). The wait goes without the
-     * rest of the hook: the worker is not told (it checks as while busy) and driftLag stays
-     * armed (it wakes the loop within its interval, and that iteration, whose time has moved,
-     * is timed). */
+    /* Not timed. Its poll may wait and add to libuv's idle time: the next timed prepare reads
+     * it again (once a millisecond at most; a sub-millisecond wait does not move the loop's
+     * time, a longer one does, and check_cb clears the reading then too). A poll that may wait
+     * is told to the worker, and driftLag and macrotaskLag may sleep through it, as after a
+     * timed prepare: an I/O loop's last iteration before a long wait is often a merged one. */
     s->idle_valid = 0;
+    if (uv_backend_timeout(loop) != 0) {
+      lw_uvworker_set_waiting(s->uw, 1);
+      if (monset_idle(s, lw_uv_now(s->uv))) lw_uv_rearm(s->uv);
+    }
     return;
   }
-  if (s->uw == NULL) return; /* finished */
   now = lw_uv_now(s->uv);
   if (s->check_at > -INFINITY) {
     /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,

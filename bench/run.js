@@ -38,7 +38,7 @@ const COMMANDS = {
   core: ['bench/submit.js', ...(quick ? ['--rounds', '3'] : []), '--json'],
   scale: ['--expose-gc', 'bench/scale.js', ...(quick ? ['--checkpoints', '3', '--submits', '200000'] : []), '--json'],
   loop: ['bench/loop.js', '--rounds', quick ? '1' : '20', '--slice-ms', quick ? '200' : '300', '--json'],
-  idleStart: ['bench/idle-start.js', '--rounds', quick ? '1' : '5', '--seconds', quick ? '5' : '15', '--json'],
+  idleStart: ['bench/idle-start.js', '--rounds', quick ? '1' : '9', '--seconds', quick ? '5' : '15', '--json'],
 };
 const show = (a) => `node ${a.join(' ')}`;
 

@@ -306,8 +306,8 @@ static void prepare_cb(uv_prepare_t *p) {
      * time, a longer one does, and check_cb clears the reading then too). A poll that may wait
      * is told to the worker, and driftLag and macrotaskLag may sleep through it, as after a
      * timed prepare: an I/O loop's last iteration before a long wait is often a merged one. */
-    s->idle_valid = 0;
     if (uv_backend_timeout(loop) != 0) {
+      s->idle_valid = 0;
       lw_uvworker_set_waiting(s->uw, 1);
       if (monset_idle(s, lw_uv_now(s->uv))) lw_uv_rearm(s->uv);
     }

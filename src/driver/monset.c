@@ -281,6 +281,25 @@ static void check_cb(uv_check_t *h) {
   }
 }
 
+/* The check hook runs only while something needs the end of a poll (check_cb): a poll that may
+ * wait (the worker's flag, the idle reading, timers asleep through it), a suspicion being
+ * measured, an embedded loop. A loop that runs immediates back to back needs none of it, and its
+ * check hook is stopped: libuv then calls one hook of ours an iteration, not two. While it is
+ * off, the gap a suspicion looks at counts from the last timed prepare's iteration start (a
+ * suspicion only starts the measurement, with the hook on: a false one costs a few measured
+ * iterations). Started again, the hook is the newest check handle, and runs first as before. */
+static void check_needed(lw_monset_t *s, int may_wait, uint64_t began) {
+  int need = may_wait || s->suspect_outside > 0 || s->core.embedded || lw_monitors_asleep(&s->core);
+  if (need != s->check_on) {
+    if (need)
+      uv_check_start(&s->check, check_cb);
+    else
+      uv_check_stop(&s->check);
+    s->check_on = need;
+  }
+  if (!need) s->check_loop_raw = began;
+}
+
 /* Once per loop iteration, right before the poll: one clock read, libuv's idle time only when
  * the previous poll could have waited (rt_idle), the timer re-armed only when a due time may
  * have changed.
@@ -298,15 +317,18 @@ static void prepare_cb(uv_prepare_t *p) {
   uv_loop_t *loop = s->uv->timer.loop;
   uint64_t began = uv_now(loop);
   double now, outside = 0;
-  int rearm;
+  int rearm, may_wait;
   if (s->uw == NULL) return; /* finished */
   if (began == s->prepare_raw && s->merge_ok) {
     /* Not timed. Its poll may wait and add to libuv's idle time: the next timed prepare reads
      * it again (once a millisecond at most; a sub-millisecond wait does not move the loop's
      * time, a longer one does, and check_cb clears the reading then too). A poll that may wait
      * is told to the worker, and driftLag and macrotaskLag may sleep through it, as after a
-     * timed prepare: an I/O loop's last iteration before a long wait is often a merged one. */
-    if (uv_backend_timeout(loop) != 0) {
+     * timed prepare: an I/O loop's last iteration before a long wait is often a merged one.
+     * With the check hook off (a loop of immediates), the next timed prepare reads the idle time
+     * anyway, and nothing else is done here: a wait that begins now has the timers awake, and
+     * the first of them to fire times its iteration. */
+    if (s->check_on && uv_backend_timeout(loop) != 0) {
       s->idle_valid = 0;
       lw_uvworker_set_waiting(s->uw, 1);
       if (monset_idle(s, lw_uv_now(s->uv))) lw_uv_rearm(s->uv);
@@ -327,13 +349,15 @@ static void prepare_cb(uv_prepare_t *p) {
   if (s->suspect_outside > 0) s->suspect_outside--;
   if (s->check_loop_raw != 0 && now - loop_time(s, s->check_loop_raw) >= LW_OUTSIDE_MIN_MS)
     s->suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
+  if (!s->check_on) s->idle_valid = 0; /* no check_cb saw whether a poll since waited */
   lw_uvworker_progress(s->uw, now, rt_idle(s));
   rearm = lw_monitors_iteration(&s->core, now, outside);
   /* The poll that follows waits only with a timeout: without one (an immediate, an idle handle,
    * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
    * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep
    * (check_cb wakes them): libuv computes the poll's timeout after the prepare callbacks. */
-  if (uv_backend_timeout(loop) != 0) {
+  may_wait = uv_backend_timeout(loop) != 0;
+  if (may_wait) {
     lw_uvworker_set_waiting(s->uw, 1);
     s->idle_valid = 0;
     if (monset_idle(s, now)) rearm = 1;
@@ -341,6 +365,7 @@ static void prepare_cb(uv_prepare_t *p) {
   if (rearm) lw_uv_rearm(s->uv);
   s->prepare_raw = began;
   s->merge_ok = s->suspect_outside == 0 && !s->core.embedded;
+  check_needed(s, may_wait, began);
 }
 
 static void handle_closed(uv_handle_t *h) {
@@ -400,9 +425,11 @@ static int uv_sync(lw_monset_t *s) {
   if (k->running[LW_MON_LOOPBLOCK] || k->running[LW_MON_LIVENESS]) {
     uv_prepare_start(&s->prepare, prepare_cb);
     uv_check_start(&s->check, check_cb);
+    s->check_on = 1; /* until the first prepare says otherwise */
   } else {
     uv_prepare_stop(&s->prepare);
     uv_check_stop(&s->check);
+    s->check_on = 0;
     /* Restarted, the hooks start afresh: the first prepare is timed, no old check is read. */
     s->check_at = -INFINITY;
     s->merge_ok = 0;

@@ -69,7 +69,9 @@ struct lw_monset_s {
   double check_at; /* the last check, -INFINITY when not read */
   double check_cpu; /* the thread's CPU time then, plus its run-queue delay if runq_known */
   int runq_known;   /* the main thread's run-queue delay can be read (Linux schedstat) */
-  uint64_t check_loop_raw; /* uv_now() at the end of the last iteration; 0: none seen yet */
+  uint64_t check_loop_raw; /* uv_now() at the end of the last iteration's poll (check_cb), or
+                            * at the last timed prepare while the check hook is off; 0: none */
+  int check_on;             /* the check hook runs (check_needed) */
   int suspect_outside;   /* iterations whose end is still read from the clock */
   /* libuv's idle time at the last reading, and whether no poll since could have waited. */
   double idle_last;

@@ -5,7 +5,7 @@
 // lets this test post plain "Chromium" tasks that busy-wait with no uv iteration. Both process
 // variants (Electron's main process, process.type 'browser', and a renderer) run the same
 // scenarios, each in one embedder process:
-//   idle 30 s            loop recognised as embedded; loopBlock p99 near 0, idleAvailability
+//   idle 30 s            loop recognised as embedded; loopBlock sums to the thread's own time, idleAvailability
 //                        near 1; nothing stalls, jumps or is discarded
 //   300 ms Chromium task about 300 ms of loopBlock
 //   6 s Chromium task    exactly one hang episode and one workerHang, ~6 s each
@@ -73,20 +73,29 @@ for (const type of ['browser', 'renderer']) {
         `the embedder exits cleanly: ${e.describe()}`);
     });
 
-    it('idle 30 s: recognised as embedded; loopBlock p99 < 2 ms, idleAvailability > 0.97; nothing stalls, jumps or is discarded', async () => {
+    // loopBlock must not count the time the embedder's message loop waits: with that bug every
+    // idle sample was ~20 ms and their sum the whole window. What an idle loop's samples can add
+    // up to is what its thread did, which the kernel counts (on a CPU, or waiting for one), so
+    // that bound holds on a loaded host too; a tail quantile does not (under ASan on a busy CI host
+    // the p99 once read 2.2 ms: a long iteration there is real lag, not the bug), so only the
+    // median is held to a fixed 2 ms.
+    it('idle 30 s: recognised as embedded; loopBlock sums to no more than the thread\'s own time, median < 2 ms, idleAvailability > 0.97; nothing stalls, jumps or is discarded', async () => {
       await e.mark();
       await sleep(30000);
       const r = await e.report('idle');
       assert.strictEqual(r.processType, type);
       assert.strictEqual(r.loop, 'embedded');
       assert.ok(r.loopBlock.n > 1000, `loopBlock samples: ${r.loopBlock.n}`);
-      assert.ok(r.loopBlock.p99 < 2, `idle loopBlock p99 ${r.loopBlock.p99} ms (it was ~20 ms, the time spent in the message loop)`);
+      const threadMs = r.thread.runMs + r.thread.waitMs;
+      assert.ok(r.loopBlock.sum <= threadMs * 1.05 + 5,
+        `idle loopBlock samples sum to ${r.loopBlock.sum} ms over ${r.loopBlock.n} samples, the main thread ran ${r.thread.runMs} ms and waited ${r.thread.waitMs} ms for a CPU (the message loop's waits counted would make ~30000 ms)`);
+      assert.ok(r.loopBlock.p50 < 2, `idle loopBlock median ${r.loopBlock.p50} ms (it was ~20 ms, the time spent in the message loop)`);
       assert.ok(r.idleAvailability.mean > 0.97, `idleAvailability ${r.idleAvailability.mean} (it was ~0)`);
       noStalls(r, 'idle');
       assert.deepStrictEqual(r.events.jump, []);
       assert.deepStrictEqual(r.events.workerHang, []);
       assert.strictEqual(Object.values(r.stats.discarded).reduce((a, b) => a + b, 0), 0, JSON.stringify(r.stats.discarded));
-      figures.idle = { loopBlockP50: r.loopBlock.p50, loopBlockP99: r.loopBlock.p99, idleAvailability: r.idleAvailability.mean };
+      figures.idle = { loopBlockP50: r.loopBlock.p50, loopBlockP99: r.loopBlock.p99, loopBlockSum: r.loopBlock.sum, n: r.loopBlock.n, thread: r.thread, idleAvailability: r.idleAvailability.mean };
     });
 
     it('a 300 ms Chromium task (no uv iteration) is about 300 ms of loopBlock', async () => {

@@ -19,6 +19,14 @@ m.conditions.on('samples', (b) => {
   for (const k of Object.keys(batches)) if (b[k]) batches[k].push(...b[k]);
 });
 
+// The main thread's time on a CPU and waiting for one (ns), from the kernel's schedstat: what
+// the loop's own iterations can have taken at most, whatever else runs on the machine.
+function threadTimes() {
+  const [run, wait] = require('fs').readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+  return { run, wait };
+}
+let since = threadTimes();
+
 function quantile(values, q) {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
@@ -32,6 +40,7 @@ globalThis.mark = (seq) => {
   events.stall.length = 0;
   events.workerHang.length = 0;
   events.jump.length = 0;
+  since = threadTimes();
   emit('marked', { seq, at: lagwatch.now() });
 };
 
@@ -39,6 +48,7 @@ globalThis.report = (tag, seq) => {
   m.conditions.flush(); // the batches recorded so far reach the listeners
   const lb = batches.loopBlock;
   const ia = batches.idleAvailability;
+  const now = threadTimes();
   emit('report', {
     tag,
     seq,
@@ -46,7 +56,8 @@ globalThis.report = (tag, seq) => {
     loop: m.workerStats().loop,
     processType: process.type,
     running: Object.fromEntries(Object.entries(m.monitors).map(([k, v]) => [k, v.running])),
-    loopBlock: { n: lb.length, p50: quantile(lb, 0.5), p99: quantile(lb, 0.99), max: lb.length ? Math.max(...lb) : null },
+    loopBlock: { n: lb.length, p50: quantile(lb, 0.5), p99: quantile(lb, 0.99), max: lb.length ? Math.max(...lb) : null, sum: lb.reduce((a, b) => a + b, 0) },
+    thread: { runMs: (now.run - since.run) / 1e6, waitMs: (now.wait - since.wait) / 1e6 },
     idleAvailability: { n: ia.length, mean: ia.length ? ia.reduce((a, b) => a + b, 0) / ia.length : null },
     driftLag: { n: batches.driftLag.length, max: batches.driftLag.length ? Math.max(...batches.driftLag) : null },
     events,

@@ -163,6 +163,15 @@ static int monset_idle(lw_monset_t *s, double now) {
   return lw_monitors_idle(&s->core, now);
 }
 
+/* The poll after this prepare may wait (a non-zero timeout): the worker is told, the idle reading
+ * is dropped (the wait will add to libuv's idle time), and the timers may sleep through it.
+ * Returns 1 if a due time changed. */
+static int poll_may_wait(lw_monset_t *s, double now) {
+  lw_uvworker_set_waiting(s->uw, 1);
+  s->idle_valid = 0;
+  return monset_idle(s, now);
+}
+
 /* Hands events over, and the batches when `flush`; then the batches start again. */
 static void hand_over(lw_monset_t *s, int flush, int from_loop, double now) {
   if (s->owner.deliver) s->owner.deliver(s->owner.data, flush, from_loop);
@@ -328,11 +337,8 @@ static void prepare_cb(uv_prepare_t *p) {
      * With the check hook off (a loop of immediates), the next timed prepare reads the idle time
      * anyway, and nothing else is done here: a wait that begins now has the timers awake, and
      * the first of them to fire times its iteration. */
-    if (s->check_on && uv_backend_timeout(loop) != 0) {
-      s->idle_valid = 0;
-      lw_uvworker_set_waiting(s->uw, 1);
-      if (monset_idle(s, lw_uv_now(s->uv))) lw_uv_rearm(s->uv);
-    }
+    if (s->check_on && uv_backend_timeout(loop) != 0 && poll_may_wait(s, lw_uv_now(s->uv)))
+      lw_uv_rearm(s->uv);
     return;
   }
   now = lw_uv_now(s->uv);
@@ -357,11 +363,7 @@ static void prepare_cb(uv_prepare_t *p) {
    * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep
    * (check_cb wakes them): libuv computes the poll's timeout after the prepare callbacks. */
   may_wait = uv_backend_timeout(loop) != 0;
-  if (may_wait) {
-    lw_uvworker_set_waiting(s->uw, 1);
-    s->idle_valid = 0;
-    if (monset_idle(s, now)) rearm = 1;
-  }
+  if (may_wait && poll_may_wait(s, now)) rearm = 1;
   if (rearm) lw_uv_rearm(s->uv);
   s->prepare_raw = began;
   s->merge_ok = s->suspect_outside == 0 && !s->core.embedded;

@@ -3,6 +3,7 @@
 // app would set them up, with what they report kept for the test. The test drives it through
 // the embedder's stdin: plain "Chromium" tasks (`busy MS`), and `js CODE` tasks that call the
 // functions below. Lines of JSON on stdout: { type: 'ready' | 'report', ... }.
+const fs = require('fs');
 const path = require('path');
 
 const lagwatch = require(path.resolve(__dirname, '..', '..'));
@@ -22,7 +23,7 @@ m.conditions.on('samples', (b) => {
 // The main thread's time on a CPU and waiting for one (ns), from the kernel's schedstat: what
 // the loop's own iterations can have taken at most, whatever else runs on the machine.
 function threadTimes() {
-  const [run, wait] = require('fs').readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+  const [run, wait] = fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
   return { run, wait };
 }
 let since = threadTimes();

@@ -921,6 +921,26 @@ static int main_sched(const lw_readings_t *rd, lw_thread_times_t *out) {
   return rd->main_sched != NULL && rd->main_sched(rd->data, out) == 0;
 }
 
+/* A baseline read at a rest stays while the loop has since only waited, or run short iterations
+ * between waits (less than LW_REST_BUSY_MS in all: a write's completion, a timer): the span then
+ * starts where the loop last waited, `avail_at`, less the time it ran since the baseline, whose
+ * CPU the times include. A stop seen so far came before (a poll's wait lasted through it) and is
+ * no part of the span. Without a reading of the loop's busy time, iterations (`progressed`)
+ * cannot be bounded: the baseline is read again at the next check without progress. */
+static int rest_base_holds(lw_worker_t *w, const lw_readings_t *rd, int progressed,
+                           double avail_at) {
+  double busy = 0;
+  if (!w->cause_has_base || !w->cause_at_rest || w->hang_active) return 0;
+  if (progressed) {
+    busy = rd->main_busy != NULL ? rd->main_busy(rd->data) - w->cause_busy : NAN;
+    if (!(busy < LW_REST_BUSY_MS)) return 0;
+    if (busy < 0) busy = 0;
+  }
+  w->cause_avail = avail_at - busy;
+  w->cause_stopped = 0;
+  return 1;
+}
+
 /* The hang in progress ended: the main thread showed progress at `progress`. */
 static void hang_end(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
                      lw_msg_t *o) {
@@ -991,7 +1011,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
 
   if (w->liveness_on && w->lv_due <= now) {
     double next, at;
-    int fresh = 0;
+    int fresh = 0, progressed = 0;
     int waited = 0;
     int rest;
     double avail_at = -INFINITY;
@@ -1011,24 +1031,18 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
       w->avail_prev = avail;
     }
     if (progress != w->last_progress_seen) {
-      fresh = 1;
+      fresh = progressed = 1;
       w->last_progress_seen = progress;
       if (progress > w->last_progress_at) w->last_progress_at = progress;
       w->ping_sent = 0;
-      if (w->hang_active) hang_end(w, now, progress, rd, &out[n++]);
-      w->cause_has_base = 0;
+      if (!waited || !rest_base_holds(w, rd, 1, avail_at)) {
+        if (w->hang_active) hang_end(w, now, progress, rd, &out[n++]);
+        w->cause_has_base = 0;
+      }
     } else if (waited) {
       fresh = 1; /* waiting: nothing to watch, nothing to wake */
       w->ping_sent = 0;
-      /* A baseline read at a rest stays: the loop has only waited since (no progress), and the
-       * span starts where it last waited; a stop seen so far came before (the poll's wait
-       * lasted through it) and is no part of the span. */
-      if (w->cause_at_rest && !w->hang_active) {
-        w->cause_avail = avail_at;
-        w->cause_stopped = 0;
-      } else {
-        w->cause_has_base = 0;
-      }
+      if (!rest_base_holds(w, rd, 0, avail_at)) w->cause_has_base = 0;
     }
     /* No progress over a whole check, or a progress stamp already a threshold old (the worker
      * itself could not run for that long): perhaps a hang. */
@@ -1077,13 +1091,20 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     w->lv_due = next;
     /* A hang that begins during the rest is first seen up to a rest later: the cause's baseline
      * is read now, while the main thread waits (once per progress of the loop: at most once a
-     * worker interval), and kept while the loop only waits. */
-    if (rest && !w->cause_has_base && main_sched(rd, &w->cause_base)) {
-      w->cause_has_base = 1;
-      w->cause_base_at = now;
-      w->cause_stopped = 0;
-      w->cause_at_rest = 1;
-      w->cause_avail = now;
+     * worker interval), and kept while the loop only waits or runs short iterations
+     * (rest_base_holds): a baseline kept through the last rest is read again, so that what the
+     * loop ran since it never adds up over rests. */
+    if (rest && (!w->cause_has_base || progressed)) {
+      lw_thread_times_t base;
+      if (main_sched(rd, &base)) {
+        w->cause_base = base;
+        w->cause_has_base = 1;
+        w->cause_base_at = now;
+        w->cause_stopped = 0;
+        w->cause_at_rest = 1;
+        w->cause_avail = now;
+        w->cause_busy = rd->main_busy != NULL ? rd->main_busy(rd->data) : NAN;
+      }
     }
   }
 

@@ -47,6 +47,9 @@ typedef struct lw_readings_s {
   /* Worker thread: 1 if the main loop is in its poll's wait now, as far as the driver can tell
    * (the poll phase's callbacks may be running); NULL if unknown: the worker then never rests. */
   int (*main_waiting)(void *data);
+  /* Worker thread: the main loop's time outside its poll's waits up to its last progress stamp,
+   * a running total (only its growth counts); NAN or NULL if unknown. */
+  double (*main_busy)(void *data);
   double (*cpu)(void *data);  /* the main thread's CPU time; NULL if unknown */
   /* The main thread's times by state, read by the worker thread during a hang; returns -1 (or is
    * NULL) where nothing can be read. */
@@ -103,6 +106,10 @@ typedef enum {
 #define LW_COALESCE_MS 10.0
 /* How often the worker refreshes its own run-queue baseline (one read of its schedstat). */
 #define LW_SELF_BASE_MS 1000.0
+/* A cause's baseline read as the worker began a rest holds while the main loop has run less than
+ * this in all since (short iterations between waits: their CPU then inside the span); after more,
+ * it is read again (lw_worker_run). No stop of the process hides in so little. */
+#define LW_REST_BUSY_MS LW_STOP_MIN_MS
 
 typedef struct lw_msg_s {
   lw_msg_type_t type;
@@ -150,6 +157,7 @@ typedef struct lw_worker_s {
    * where the loop last waited (`cause_avail`), the wait having added nothing to the times. */
   int cause_at_rest;
   double cause_avail;
+  double cause_busy; /* the main loop's busy total (readings' main_busy) at that baseline */
   /* The worker's own times, refreshed every LW_SELF_BASE_MS and at each judged lateness. */
   int self_has_base;
   lw_thread_times_t self_base;

@@ -59,6 +59,7 @@ static double rt_main_avail(void *d) {
   return lw_uvworker_avail(s->uw, idle);
 }
 static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
+static double rt_main_busy(void *d) { return lw_uvworker_busy(((lw_monset_t *)d)->uw); }
 static double rt_cpu(void *d) {
   (void)d;
   return lw_clock_thread_cpu_ms();
@@ -475,6 +476,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.cpu = rt_cpu;
     rd.main_avail = rt_main_avail;
     rd.main_waiting = rt_main_waiting;
+    rd.main_busy = rt_main_busy;
     /* This is the main thread: its times are read from here on by the worker. */
     lw_thread_src_open_self(&s->main_src, 1);
     {

@@ -132,6 +132,11 @@ double lw_uvworker_avail(lw_uvworker_t *uw, double idle) {
   return base == INT64_MIN ? NAN : (double)base / 1e6 + idle;
 }
 
+double lw_uvworker_busy(lw_uvworker_t *uw) {
+  int64_t base = lw_atomic_load(&uw->avail_base_ns);
+  return base == INT64_MIN ? NAN : (double)base / 1e6;
+}
+
 int lw_uvworker_waiting(lw_uvworker_t *uw) { return lw_atomic_load(&uw->waiting) != 0; }
 
 void lw_uvworker_await_overdue(lw_uvworker_t *uw, double now) {

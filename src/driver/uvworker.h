@@ -75,6 +75,9 @@ static inline void lw_uvworker_set_waiting(lw_uvworker_t *uw, int waiting) {
  * progress, or about now while it lasts; NAN before any progress. Read the idle time first: a
  * progress published in between then makes the result early, never late. */
 double lw_uvworker_avail(lw_uvworker_t *uw, double idle);
+/* Worker thread: the main loop's time outside its poll's waits up to its last progress (ms, a
+ * running total: its last progress less its idle time then); NAN before any progress. */
+double lw_uvworker_busy(lw_uvworker_t *uw);
 /* Worker thread: 1 if the main loop's poll may be waiting now. */
 int lw_uvworker_waiting(lw_uvworker_t *uw);
 /* Evidence first at a wake-up (SPEC §12): if the worker is overdue by LW_STOP_MIN_MS or more

@@ -126,10 +126,12 @@ typedef struct {
   double gc_start, gc_end; /* one GC pause */
   double avail;            /* the main loop's last moment seen waiting */
   int waiting;             /* its poll waits now */
+  double busy;             /* its time outside its poll's waits up to its last progress */
 } times_t;
 
 static double fake_avail(void *d) { return ((times_t *)d)->avail; }
 static int fake_waiting(void *d) { return ((times_t *)d)->waiting; }
+static double fake_busy(void *d) { return ((times_t *)d)->busy; }
 
 static int fake_main(void *d, lw_thread_times_t *out) {
   *out = ((times_t *)d)->main;
@@ -355,6 +357,109 @@ TEST_IMPL(worker_rest_cause_with_stops) {
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2700);
   run(&x, 2700, 1000, log, &n);
   ASSERT_EQ(log[n - 1].type, LW_MSG_PING);
+  cfx_free(&x);
+  return 0;
+}
+
+/* The loop runs a few short iterations during a rest (a write's completion, a timer of its own),
+ * waits again, then hangs: the rest's baseline still holds, and the span starts where the loop
+ * last waited less the time it ran since the baseline (the CPU of those iterations is inside the
+ * span). A baseline dropped there would be read a check after the rest ended, the hang's first
+ * second lost from its span (as seen under ASan in e2e/cause.test.js: 5108 ms of a 6 s loop). */
+TEST_IMPL(worker_rest_cause_after_short_iterations) {
+  cfx_t x;
+  lw_msg_t log[256];
+  size_t n = 0;
+  double t;
+  /* A: iterations of 3 ms in all from 1150 on (the last progress 1190), the wait ending at 1300,
+   * a hang from then on, 5800 ms of CPU since the baseline. */
+  cfx_init(&x);
+  x.rd.main_busy = fake_busy;
+  x.t.busy = 400;
+  rest_from_1100(&x, log, &n);
+  x.t.busy = 403;
+  x.t.avail = 1300;
+  x.t.waiting = 0;
+  run(&x, 2100, 1190, log, &n); /* fresh progress, no longer waiting */
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2200);
+  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1190, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_START);
+  ASSERT_DBL_EQ(log[n - 1].hang_start, 1300);
+  x.t.main.cpu_ms += 5803;
+  x.t.avail = 7200;
+  run(&x, 7200, 7100, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
+  ASSERT_EQ(log[n - 1].cause_known, 1);
+  ASSERT_DBL_EQ(log[n - 1].cause_start, 1297);
+  ASSERT_DBL_EQ(log[n - 1].cause_delta.cpu_ms, 5803);
+  cfx_free(&x);
+  /* B: the loop ran 150 ms since the baseline (more than LW_REST_BUSY_MS): that is no longer
+   * the rest's CPU alone, the baseline is read again at the first check without progress. */
+  n = 0;
+  cfx_init(&x);
+  x.rd.main_busy = fake_busy;
+  x.t.busy = 400;
+  rest_from_1100(&x, log, &n);
+  x.t.busy = 550;
+  x.t.avail = 1300;
+  x.t.waiting = 0;
+  run(&x, 2100, 1190, log, &n);
+  x.t.main.cpu_ms += 100;
+  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1190, log, &n);
+  x.t.main.cpu_ms += 5000;
+  run(&x, 7200, 7100, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log[n - 1].cause_start, 2200);
+  ASSERT_DBL_EQ(log[n - 1].cause_delta.cpu_ms, 5000);
+  cfx_free(&x);
+  /* C: no reading of the loop's busy time: iterations since the rest cannot be bounded, the
+   * baseline is read again; without iterations (the wait alone ended) it holds as before. */
+  n = 0;
+  cfx_init(&x);
+  rest_from_1100(&x, log, &n);
+  x.t.avail = 1300;
+  x.t.waiting = 0;
+  run(&x, 2100, 1190, log, &n);
+  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1190, log, &n);
+  run(&x, 7200, 7100, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log[n - 1].cause_start, 2200);
+  cfx_free(&x);
+  n = 0;
+  cfx_init(&x);
+  rest_from_1100(&x, log, &n);
+  x.t.avail = 1300;
+  x.t.waiting = 0;
+  run(&x, 2100, 1000, log, &n);
+  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1000, log, &n);
+  run(&x, 7200, 7100, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log[n - 1].cause_start, 1300);
+  cfx_free(&x);
+  /* D: short iterations in one rest, then a rest again: the baseline kept is read again as the
+   * second rest begins (2100), so that what the loop runs never adds up over rests; the hang
+   * from 2500 then has the CPU since 2100 alone, its span from 2500 less 1 ms run since. */
+  n = 0;
+  cfx_init(&x);
+  x.rd.main_busy = fake_busy;
+  x.t.busy = 400;
+  rest_from_1100(&x, log, &n);
+  x.t.busy = 410;
+  x.t.main.cpu_ms += 10;
+  x.t.avail = 2100; /* waiting again since 1510 */
+  run(&x, 2100, 1500, log, &n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 3100);
+  x.t.busy = 411;
+  x.t.avail = 2500;
+  x.t.waiting = 0;
+  run(&x, 3100, 2400, log, &n);
+  for (t = 3200; t <= 8400; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 2400, log, &n);
+  x.t.main.cpu_ms += 6000;
+  run(&x, 8500, 8400, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log[n - 1].hang_start, 2500);
+  ASSERT_DBL_EQ(log[n - 1].cause_start, 2499);
+  ASSERT_DBL_EQ(log[n - 1].cause_delta.cpu_ms, 6000);
   cfx_free(&x);
   return 0;
 }

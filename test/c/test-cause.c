@@ -361,6 +361,33 @@ TEST_IMPL(worker_rest_cause_with_stops) {
   return 0;
 }
 
+/* From a rest at 1100 (the loop's busy total 400 then, read if `busy_known`), the loop ran `ran`
+ * ms more (its last progress stamp `stamp`), stopped waiting at 1300 and hangs; the main thread
+ * uses `before` ms of CPU before the check at 2200, `during` after; progress returns at 7100.
+ * Returns the worker's last message (the hang's end, seen at 7200). */
+static lw_msg_t hang_after_rest(int busy_known, double ran, double stamp, double before,
+                                double during) {
+  cfx_t x;
+  lw_msg_t log[256], last;
+  size_t n = 0;
+  double t;
+  cfx_init(&x);
+  if (busy_known) x.rd.main_busy = fake_busy;
+  x.t.busy = 400;
+  rest_from_1100(&x, log, &n);
+  x.t.busy = 400 + ran;
+  x.t.avail = 1300;
+  x.t.waiting = 0;
+  run(&x, 2100, stamp, log, &n); /* no longer waiting: the next check 100 ms later */
+  x.t.main.cpu_ms += before;
+  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, stamp, log, &n);
+  x.t.main.cpu_ms += during;
+  run(&x, 7200, 7100, log, &n);
+  last = log[n - 1];
+  cfx_free(&x);
+  return last;
+}
+
 /* The loop runs a few short iterations during a rest (a write's completion, a timer of its own),
  * waits again, then hangs: the rest's baseline still holds, and the span starts where the loop
  * last waited less the time it ran since the baseline (the CPU of those iterations is inside the
@@ -368,74 +395,31 @@ TEST_IMPL(worker_rest_cause_with_stops) {
  * second lost from its span (as seen under ASan in e2e/cause.test.js: 5108 ms of a 6 s loop). */
 TEST_IMPL(worker_rest_cause_after_short_iterations) {
   cfx_t x;
-  lw_msg_t log[256];
+  lw_msg_t log[256], end;
   size_t n = 0;
   double t;
-  /* A: iterations of 3 ms in all from 1150 on (the last progress 1190), the wait ending at 1300,
-   * a hang from then on, 5800 ms of CPU since the baseline. */
-  cfx_init(&x);
-  x.rd.main_busy = fake_busy;
-  x.t.busy = 400;
-  rest_from_1100(&x, log, &n);
-  x.t.busy = 403;
-  x.t.avail = 1300;
-  x.t.waiting = 0;
-  run(&x, 2100, 1190, log, &n); /* fresh progress, no longer waiting */
-  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2200);
-  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1190, log, &n);
-  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_START);
-  ASSERT_DBL_EQ(log[n - 1].hang_start, 1300);
-  x.t.main.cpu_ms += 5803;
-  x.t.avail = 7200;
-  run(&x, 7200, 7100, log, &n);
-  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
-  ASSERT_EQ(log[n - 1].cause_known, 1);
-  ASSERT_DBL_EQ(log[n - 1].cause_start, 1297);
-  ASSERT_DBL_EQ(log[n - 1].cause_delta.cpu_ms, 5803);
-  cfx_free(&x);
+  /* A: iterations of 3 ms in all (the last progress 1190), the wait ending at 1300, a hang from
+   * then on, 5803 ms of CPU since the baseline. */
+  end = hang_after_rest(1, 3, 1190, 0, 5803);
+  ASSERT_EQ(end.type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(end.hang_start, 1300);
+  ASSERT_EQ(end.cause_known, 1);
+  ASSERT_DBL_EQ(end.cause_start, 1297);
+  ASSERT_DBL_EQ(end.cause_delta.cpu_ms, 5803);
   /* B: the loop ran 150 ms since the baseline (more than LW_REST_BUSY_MS): that is no longer
    * the rest's CPU alone, the baseline is read again at the first check without progress. */
-  n = 0;
-  cfx_init(&x);
-  x.rd.main_busy = fake_busy;
-  x.t.busy = 400;
-  rest_from_1100(&x, log, &n);
-  x.t.busy = 550;
-  x.t.avail = 1300;
-  x.t.waiting = 0;
-  run(&x, 2100, 1190, log, &n);
-  x.t.main.cpu_ms += 100;
-  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1190, log, &n);
-  x.t.main.cpu_ms += 5000;
-  run(&x, 7200, 7100, log, &n);
-  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
-  ASSERT_DBL_EQ(log[n - 1].cause_start, 2200);
-  ASSERT_DBL_EQ(log[n - 1].cause_delta.cpu_ms, 5000);
-  cfx_free(&x);
+  end = hang_after_rest(1, 150, 1190, 100, 5000);
+  ASSERT_EQ(end.type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(end.cause_start, 2200);
+  ASSERT_DBL_EQ(end.cause_delta.cpu_ms, 5000);
   /* C: no reading of the loop's busy time: iterations since the rest cannot be bounded, the
    * baseline is read again; without iterations (the wait alone ended) it holds as before. */
-  n = 0;
-  cfx_init(&x);
-  rest_from_1100(&x, log, &n);
-  x.t.avail = 1300;
-  x.t.waiting = 0;
-  run(&x, 2100, 1190, log, &n);
-  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1190, log, &n);
-  run(&x, 7200, 7100, log, &n);
-  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
-  ASSERT_DBL_EQ(log[n - 1].cause_start, 2200);
-  cfx_free(&x);
-  n = 0;
-  cfx_init(&x);
-  rest_from_1100(&x, log, &n);
-  x.t.avail = 1300;
-  x.t.waiting = 0;
-  run(&x, 2100, 1000, log, &n);
-  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1000, log, &n);
-  run(&x, 7200, 7100, log, &n);
-  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
-  ASSERT_DBL_EQ(log[n - 1].cause_start, 1300);
-  cfx_free(&x);
+  end = hang_after_rest(0, 3, 1190, 100, 5000);
+  ASSERT_DBL_EQ(end.cause_start, 2200);
+  ASSERT_DBL_EQ(end.cause_delta.cpu_ms, 5000);
+  end = hang_after_rest(0, 3, 1000, 100, 5000);
+  ASSERT_DBL_EQ(end.cause_start, 1300);
+  ASSERT_DBL_EQ(end.cause_delta.cpu_ms, 5100);
   /* D: short iterations in one rest, then a rest again: the baseline kept is read again as the
    * second rest begins (2100), so that what the loop runs never adds up over rests; the hang
    * from 2500 then has the CPU since 2100 alone, its span from 2500 less 1 ms run since. */

@@ -31,8 +31,31 @@ const failed = [];
 
 let ran = 0;
 // Each step's output is passed on when it ends; a failed step's last lines are printed again at
-// the very end, so that what failed is in the tail of a long log (CI keeps the tail).
+// the very end, so that what failed is in the tail of a long log (CI keeps the tail), and after
+// them one line per failure of every failed step (a mocha test with its error, a FAILED line),
+// so that the shortest tail still names each.
 const tails = [];
+const briefs = [];
+
+// The failures a step's output names: mocha's epilogue ("  N) suite" / "       test:" / "" /
+// "      Error: ..."), one line each with its error, and every line that says FAILED.
+function failuresIn(text) {
+  const lines = text.split('\n');
+  const out = [];
+  const from = lines.findIndex((l) => /^\s+\d+ failing/.test(l));
+  for (let k = from < 0 ? lines.length : from + 1; k < lines.length && out.length < 20; k++) {
+    const m = /^ {2}(\d+)\) (.*)$/.exec(lines[k]);
+    if (!m) continue;
+    let title = m[2];
+    let j = k + 1;
+    while (j < lines.length && lines[j].trim() !== '') title += ` > ${lines[j++].trim()}`;
+    while (j < lines.length && lines[j].trim() === '') j++;
+    out.push(`${m[1]}) ${title} ${(lines[j] || '').trim()}`);
+    k = j;
+  }
+  for (const l of lines) if (/FAILED/.test(l) && out.length < 30) out.push(l.trim());
+  return out.map((l) => `  ${l.slice(0, 400)}`);
+}
 function step(name, cmd, args, env) {
   ran++;
   console.log(`\n=== ${name}: ${cmd === process.execPath ? 'node' : cmd} ${args.join(' ')}`);
@@ -46,6 +69,7 @@ function step(name, cmd, args, env) {
     failed.push(name);
     const lines = `${r.stdout || ''}\n${r.stderr || ''}${r.error ? `\n${r.error.message}` : ''}`.trimEnd().split('\n');
     tails.push(`--- ${name}: its last lines\n${lines.slice(-40).join('\n')}`);
+    briefs.push(`${name}:`, ...failuresIn(lines.join('\n')));
   }
   return ok;
 }
@@ -90,6 +114,7 @@ if (asan) {
 }
 
 for (const t of tails) console.log(`\n${t}`);
+if (briefs.length) console.log(`\nWhat failed, one line each:\n${briefs.join('\n')}`);
 console.log(failed.length ? `\nFAILED: ${failed.join(', ')}` : '\nall suites passed');
 console.log(`suites: ${ran - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length ? 1 : 0);

@@ -921,6 +921,20 @@ static int main_sched(const lw_readings_t *rd, lw_thread_times_t *out) {
   return rd->main_sched != NULL && rd->main_sched(rd->data, out) == 0;
 }
 
+/* Reads the cause's baseline at `now`, at a rest (`at_rest`: the main loop waits) or at a check
+ * without progress; a baseline already held stays if the reading fails. */
+static void cause_base_read(lw_worker_t *w, const lw_readings_t *rd, double now, int at_rest) {
+  lw_thread_times_t base;
+  if (!main_sched(rd, &base)) return;
+  w->cause_base = base;
+  w->cause_has_base = 1;
+  w->cause_base_at = now;
+  w->cause_stopped = 0;
+  w->cause_at_rest = at_rest;
+  w->cause_avail = now;
+  w->cause_busy = rd->main_busy != NULL ? rd->main_busy(rd->data) : NAN;
+}
+
 /* A baseline read at a rest stays while the loop has since only waited, or run short iterations
  * between waits (less than LW_REST_BUSY_MS in all: a write's completion, a timer): the span then
  * starts where the loop last waited, `avail_at`, less the time it ran since the baseline, whose
@@ -1049,12 +1063,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     if (!fresh || (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms)) {
       /* The cause's baseline is read once, here; a healthy loop, which shows progress at every
        * check, reads nothing. */
-      if (!w->cause_has_base && main_sched(rd, &w->cause_base)) {
-        w->cause_has_base = 1;
-        w->cause_base_at = now;
-        w->cause_stopped = 0;
-        w->cause_at_rest = 0;
-      }
+      if (!w->cause_has_base) cause_base_read(w, rd, now, 0);
       if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
         lw_msg_t *o = &out[n++];
         w->hang_active = 1;
@@ -1094,18 +1103,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
      * worker interval), and kept while the loop only waits or runs short iterations
      * (rest_base_holds): a baseline kept through the last rest is read again, so that what the
      * loop ran since it never adds up over rests. */
-    if (rest && (!w->cause_has_base || progressed)) {
-      lw_thread_times_t base;
-      if (main_sched(rd, &base)) {
-        w->cause_base = base;
-        w->cause_has_base = 1;
-        w->cause_base_at = now;
-        w->cause_stopped = 0;
-        w->cause_at_rest = 1;
-        w->cause_avail = now;
-        w->cause_busy = rd->main_busy != NULL ? rd->main_busy(rd->data) : NAN;
-      }
-    }
+    if (rest && (!w->cause_has_base || progressed)) cause_base_read(w, rd, now, 1);
   }
 
   if (w->heartbeat_on && w->hb_due <= now) {

@@ -127,15 +127,13 @@ void lw_uvworker_progress(lw_uvworker_t *uw, double now, double idle) {
   lw_atomic_store(&uw->progress_ns, (int64_t)(now * 1e6));
 }
 
-double lw_uvworker_avail(lw_uvworker_t *uw, double idle) {
-  int64_t base = lw_atomic_load(&uw->avail_base_ns);
-  return base == INT64_MIN ? NAN : (double)base / 1e6 + idle;
-}
-
 double lw_uvworker_busy(lw_uvworker_t *uw) {
   int64_t base = lw_atomic_load(&uw->avail_base_ns);
   return base == INT64_MIN ? NAN : (double)base / 1e6;
 }
+
+/* The busy total up to the last progress, plus all the idle time: where the wait after it ended. */
+double lw_uvworker_avail(lw_uvworker_t *uw, double idle) { return lw_uvworker_busy(uw) + idle; }
 
 int lw_uvworker_waiting(lw_uvworker_t *uw) { return lw_atomic_load(&uw->waiting) != 0; }
 

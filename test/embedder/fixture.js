@@ -3,16 +3,20 @@
 // app would set them up, with what they report kept for the test. The test drives it through
 // the embedder's stdin: plain "Chromium" tasks (`busy MS`), and `js CODE` tasks that call the
 // functions below. Lines of JSON on stdout: { type: 'ready' | 'report', ... }.
-const fs = require('fs');
 const path = require('path');
 
 const lagwatch = require(path.resolve(__dirname, '..', '..'));
+const { watchThreads } = require('../schedstat');
 
 function emit(type, data) {
   process.stdout.write(`${JSON.stringify({ type, ...data })}\n`);
 }
 
-const m = lagwatch.setupAllMonitors();
+// The main thread's times on a CPU and waiting for one, and those of the threads lagwatch starts
+// (its worker thread), from the kernel's schedstat (test/schedstat.js): what the loop's own
+// iterations and the worker's checks can have taken at most, whatever else runs on the machine.
+const watched = watchThreads(() => lagwatch.setupAllMonitors());
+const m = watched.value;
 const events = { stall: [], workerHang: [], jump: [] };
 for (const name of Object.keys(events)) m.conditions.on(name, (e) => events[name].push({ ...e, seenAt: lagwatch.now() }));
 let batches = { loopBlock: [], idleAvailability: [], driftLag: [] };
@@ -20,12 +24,7 @@ m.conditions.on('samples', (b) => {
   for (const k of Object.keys(batches)) if (b[k]) batches[k].push(...b[k]);
 });
 
-// The main thread's time on a CPU and waiting for one (ns), from the kernel's schedstat: what
-// the loop's own iterations can have taken at most, whatever else runs on the machine.
-function threadTimes() {
-  const [run, wait] = fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
-  return { run, wait };
-}
+const threadTimes = watched.snapshot;
 let since = threadTimes();
 
 function quantile(values, q) {
@@ -58,7 +57,8 @@ globalThis.report = (tag, seq) => {
     processType: process.type,
     running: Object.fromEntries(Object.entries(m.monitors).map(([k, v]) => [k, v.running])),
     loopBlock: { n: lb.length, p50: quantile(lb, 0.5), p99: quantile(lb, 0.99), max: lb.length ? Math.max(...lb) : null, sum: lb.reduce((a, b) => a + b, 0) },
-    thread: { runMs: (now.run - since.run) / 1e6, waitMs: (now.wait - since.wait) / 1e6 },
+    thread: { runMs: now.main.runMs - since.main.runMs, waitMs: now.main.waitMs - since.main.waitMs },
+    worker: now.added && since.added ? { runMs: now.added.runMs - since.added.runMs, waitMs: now.added.waitMs - since.added.waitMs } : null,
     idleAvailability: { n: ia.length, mean: ia.length ? ia.reduce((a, b) => a + b, 0) / ia.length : null },
     driftLag: { n: batches.driftLag.length, max: batches.driftLag.length ? Math.max(...batches.driftLag) : null },
     events,

@@ -9,6 +9,7 @@ const { spawn } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { spawnFixture, killAll, sleep, assertConservation, makeCgroup } = require('./helpers');
+const { waited } = require('../schedstat');
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'cause.js');
 const CPU_CG = '/sys/fs/cgroup/cpu';
@@ -53,11 +54,16 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
   // The span starts where the loop stopped waiting, whether the worker was resting then (the
   // baseline read as the rest began holds through the short iterations of 'tickspin', less the
   // time they ran) or checking every 100 ms (the baseline read at the second check at most,
-  // 200 ms in); it ends at the check that sees progress again.
+  // 200 ms in); it ends at the check that sees progress again. On a loaded machine those checks
+  // come late by the worker thread's wait for a CPU, and the progress after the work by the main
+  // thread's (schedstat, test/schedstat.js): each side of the 300 ms gets what was measured.
   function spanCoversWork(c, r) {
     const work = r.work.end - r.work.start;
-    assert.ok(c.spanMs >= work - 300 && c.spanMs <= work + 300,
-      `the span covers the hang of ${work.toFixed(1)} ms: ${JSON.stringify(c)}`);
+    const workerWait = waited(r.schedAtSetup, r.sched, 'added');
+    const after = waited(r.work.schedAtEnd, r.sched);
+    assert.ok(c.spanMs >= work - 300 - workerWait && c.spanMs <= work + 300 + workerWait + after,
+      `the span covers the hang of ${work.toFixed(1)} ms: ${JSON.stringify(c)} (run-queue delay: worker ` +
+      `${workerWait.toFixed(1)} ms, main after the work ${after.toFixed(1)} ms)`);
   }
 
   for (const what of ['spin', 'tickspin']) {
@@ -65,8 +71,14 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
       const f = spawnFixture('cause.js', [what, 1000, 3500]);
       const r = await f.result(40000);
       const c = oneHang(r, f.describe());
-      assert.strictEqual(c.dominant, 'busy', JSON.stringify(c));
-      assert.ok(c.cpuMs >= 0.9 * c.spanMs, JSON.stringify(c));
+      // The loop is on a CPU all along, except where the machine kept it waiting for one (two
+      // competitors on two CPUs: about a third of the span): that wait, measured by the fixture
+      // over the work, is no CPU time but starvation. Busy dominates unless the wait was most
+      // of the span; a CPU time not read (the bug: blocked) fails either way.
+      const waitIn = waited(r.work.schedAtStart, r.work.schedAtEnd);
+      const what = `${JSON.stringify(c)}; the main thread waited ${waitIn.toFixed(1)} ms for a CPU in the work`;
+      assert.ok(c.dominant === 'busy' || (c.dominant === 'starved' && waitIn >= 0.4 * c.spanMs), what);
+      assert.ok(c.cpuMs >= 0.9 * (c.spanMs - waitIn), what);
       spanCoversWork(c, r);
     });
   }
@@ -183,8 +195,10 @@ describe('e2e: stops of any length on Linux (SPEC §12, real processes)', functi
     });
   }
 
-  it('4 s of CPU work with a 3 s SIGSTOP inside: no hang (4 s of the app\'s own)', async () => {
-    const f = spawnFixture('cause.js', ['cpu:4000', 1000, 3500]);
+  // 4 s of the thread's own time (on a CPU or waiting for one): 4 s of CPU work would take ~6 s
+  // of it beside two busy competitors, a hang by SPEC §12 (starvation is lag, never a pause).
+  it('4 s of busy work (the thread\'s own time) with a 3 s SIGSTOP inside: no hang (4 s of the app\'s own)', async () => {
+    const f = spawnFixture('cause.js', ['own:4000', 1000, 3500]);
     await f.waitFor('ready', 20000);
     await sleep(1700); // the work runs from 200 ms after 'ready'
     f.signal('SIGSTOP');

@@ -24,14 +24,25 @@ function judge(res, want) {
   if (res.workerHangs !== 1) problems.push(`${res.workerHangs} workerHang events, want 1`);
   if (res.stats.lost !== 0) problems.push(`${res.stats.lost} lost`);
   // SPEC §12: the busy loop's cause, from the platform's thread times (schedstat, thread_info,
-  // GetThreadTimes); the run-queue delay is known on Linux only.
+  // GetThreadTimes); the run-queue delay is known on Linux only. On a loaded host (competitors,
+  // an emulator's own threads) the loop also waits for a CPU: that time, the cause's runQueueMs,
+  // is starvation and not CPU, so it is taken out of the span the CPU time must fill half of;
+  // and it may even win (dominant starved) once it is most of the span.
   const c = res.cause;
-  if (!c || c.dominant !== 'busy' || !(c.cpuMs >= 0.5 * c.spanMs)) problems.push(`cause ${JSON.stringify(c)}, want busy`);
+  const waited = c && typeof c.runQueueMs === 'number' ? c.runQueueMs : 0;
+  if (!c || !(c.dominant === 'busy' || (c.dominant === 'starved' && waited >= 0.4 * c.spanMs)) ||
+      !(c.cpuMs >= 0.5 * (c.spanMs - waited))) problems.push(`cause ${JSON.stringify(c)}, want busy`);
   else if ((c.runQueueMs === null) !== !res.platform.startsWith('linux')) problems.push(`runQueueMs ${c.runQueueMs} on ${res.platform}`);
   // The span is the busy loop's: the baseline read as the worker's rest began holds through the
   // idle loop's short iterations (lagwatch's own timers), so no second of the hang is lost (it
-  // was: 4902-4929 ms of 6000 on every platform here before 9e2896f).
-  else if (!(Math.abs(c.spanMs - res.busyMs) <= 300)) problems.push(`cause span ${c.spanMs} ms, want the busy loop's ${res.busyMs} ms within 300`);
+  // was: 4902-4929 ms of 6000 on every platform here before 9e2896f). The worker's checks that
+  // bound it come late by the worker thread's wait for a CPU (workerWaitMs, where known).
+  else {
+    const slack = 300 + (typeof res.workerWaitMs === 'number' ? res.workerWaitMs : 0);
+    if (!(Math.abs(c.spanMs - res.busyMs) <= slack)) {
+      problems.push(`cause span ${c.spanMs} ms, want the busy loop's ${res.busyMs} ms within ${Math.round(slack)} (300 + the worker's run-queue delay)`);
+    }
+  }
   if (!want.sleepClock.includes(res.workerStats.sleepClock)) {
     problems.push(`sleep clock ${res.workerStats.sleepClock}, want ${want.sleepClock.map(String).join(' or ')}`);
   }

@@ -76,9 +76,9 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
       // over the work, is no CPU time but starvation. Busy dominates unless the wait was most
       // of the span; a CPU time not read (the bug: blocked) fails either way.
       const waitIn = waited(r.work.schedAtStart, r.work.schedAtEnd);
-      const what = `${JSON.stringify(c)}; the main thread waited ${waitIn.toFixed(1)} ms for a CPU in the work`;
-      assert.ok(c.dominant === 'busy' || (c.dominant === 'starved' && waitIn >= 0.4 * c.spanMs), what);
-      assert.ok(c.cpuMs >= 0.9 * (c.spanMs - waitIn), what);
+      const detail = `${JSON.stringify(c)}; the main thread waited ${waitIn.toFixed(1)} ms for a CPU in the work`;
+      assert.ok(c.dominant === 'busy' || (c.dominant === 'starved' && waitIn >= 0.4 * c.spanMs), detail);
+      assert.ok(c.cpuMs >= 0.9 * (c.spanMs - waitIn), detail);
       spanCoversWork(c, r);
     });
   }

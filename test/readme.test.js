@@ -1,23 +1,33 @@
 'use strict';
-// Docs that run (issue 13): every JavaScript block of README.md runs here, in its own process, and
-// prints what the README says it prints; every relative link of README.md points to a file that
-// the packed tarball ships.
+// Docs that run: every JavaScript block of README.md and of each docs/*.md runs here, in its own
+// process, and prints what the text says it prints; every relative link of those files (and of
+// CONTRIBUTING.md and CHANGELOG.md) points to a file that the packed tarball ships, and every
+// `#anchor` to a heading of its target; README.md stays short and the user-facing docs carry no
+// logbook; docs/spec.md is the shared SPEC.md that the sources cite as "SPEC §N".
 //
-// THE CONVENTION (for whoever adds a README section):
+// THE CONVENTION (for whoever adds a section to README.md or docs/*.md):
 //
 // - A ```js (also ```javascript, ```cjs, ```mjs, ```ts, ```typescript) block is a whole program:
 //   it has its own `require('lagwatch')` / `import … from 'lagwatch'` and runs alone, as
 //   `node app.js` (`app.cjs`, `app.mjs` as ESM) in a directory of its own inside a temporary
 //   project whose node_modules has `lagwatch` (a link to this checkout) and a link to every
-//   package of this checkout's node_modules (the OpenTelemetry SDK, …). A ```ts block is transpiled to CommonJS with the project's TypeScript
+//   package of this checkout's node_modules (the OpenTelemetry SDK, …); the project is the working
+//   directory. A ```ts block is transpiled to CommonJS with the project's TypeScript
 //   (`transpileModule`, no type check: compiling is the types test's job) and then run the same way.
 // - Right after the block (blank lines aside) comes ONE of these HTML comments:
 //     <!-- output -->                 then a fenced block (```text, ```json, …): its exact stdout
 //     <!-- output: numbers vary -->   the same, but every number in it stands for any number
 //     <!-- output: none -->           it prints nothing on stdout
-//   Options go after `output:`, comma-separated: `numbers vary`, `stop after <ms> ms` (a server
-//   that runs on: it is sent SIGTERM after that long, and what it printed until then is compared),
-//   `timeout <ms> ms` (default 30000).
+//   Options go after `output:`, comma-separated:
+//     `numbers vary`;
+//     `stop after <ms> ms`   a server that runs on: it is sent SIGTERM after that long, and what it
+//                            printed until then is compared;
+//     `timeout <ms> ms`      default 30000;
+//     `node <arguments>`     Node's own arguments before the file, e.g. `node -r lagwatch/register`
+//                            (for a block the text says to run that way);
+//     `port <NAME>`          the environment variable NAME is set to a free TCP port (a server
+//                            that reads its port from the environment, as its text says to set it);
+//     `env <NAME>=<value>`   any other variable. LAGWATCH_* and OTEL_* are otherwise unset.
 // - In a stated output, `…` stands for any text within a line, and a line that is only `…` for any
 //   number of lines (zero included). A ```json output is compared as JSON (whitespace and key order
 //   do not matter): `…` inside a string stands for any text, and an array element "…" for any
@@ -28,42 +38,70 @@
 // - A block that is not JavaScript meant to run (a fragment, pseudo-code) says so right before its
 //   opening fence: `<!-- not run: <why> -->`. Keep these rare: they are counted and listed.
 // - A block that needs Electron is shown as real code; here `require('electron')` gets
-//   test/fixtures/readme-electron.js (test/fakes/electron.js's fakes, plus the methods the README
-//   calls that the adapter does not need), put in the temporary node_modules as `electron`.
+//   test/fixtures/readme-electron.js (test/fakes/electron.js's fakes, plus the methods the docs
+//   call that the adapter does not need), put in the temporary node_modules as `electron`.
+// - docs/spec.md is the contract's own text, copied byte for byte from ../shared/SPEC.md: its
+//   blocks are not run (its §7 block is a sketch) and the logbook rules below do not apply to it;
+//   its links are checked like the others'.
 //
 // ```sh, ```promql, ```json (unless it is an output), ``` and other blocks are not run.
+//
+// LINKS: a relative link ([t](x), ![a](x), [r]: x, <a href>, <img src>, outside code) resolves
+// against its file's directory to a file of this checkout that `npm pack` ships (package.json's
+// "files"); `x#anchor` and `#anchor` name a heading of the target Markdown file by GitHub's slug
+// rule (lower case, punctuation dropped, spaces to hyphens, `-1`, `-2` for repeated headings).
+//
+// THE LOGBOOK RULES (README.md and docs/*.md but docs/spec.md): README.md has at most 250 lines;
+// no commit hash (a 7–40 character hex word with a digit and a letter), no issue or pull-request
+// number ("issue 14", "#14"), no CI log figure (a run's duration in seconds such as "2301 s",
+// "CI's duration", "clean-clone run"). History goes to CHANGELOG.md. The duration of `npm test`,
+// stated once in README's Start section, is given in minutes.
 const assert = require('assert');
 const fs = require('fs');
+const net = require('net');
 const os = require('os');
 const path = require('path');
 const { spawn, execFileSync } = require('child_process');
 
 const ROOT = path.resolve(__dirname, '..');
-const README = path.join(ROOT, 'README.md');
+const DOCS_DIR = path.join(ROOT, 'docs');
+const SPEC = 'docs/spec.md';
+const SHARED_SPEC = path.resolve(ROOT, '..', 'shared', 'SPEC.md');
+const README_MAX_LINES = 250;
+// The files whose blocks run and whose links are checked, by path from the checkout's root.
+const DOCS = ['README.md', ...(fs.existsSync(DOCS_DIR) ? fs.readdirSync(DOCS_DIR) : [])
+  .filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+// Linked from README.md and checked for links too, but not run: they hold no JavaScript to run.
+const LINKED_ONLY = ['CONTRIBUTING.md', 'CHANGELOG.md'];
 const RUNNABLE = { js: '.js', javascript: '.js', cjs: '.cjs', mjs: '.mjs', ts: '.ts', typescript: '.ts' };
 const DEFAULT_TIMEOUT_MS = 30000;
 const ELLIPSIS = '…';
 const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w])/gi;
 const MARKER = /^\s*<!--\s*(output|not run)\b\s*(?::\s*([\s\S]*?))?\s*-->\s*$/;
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})\s*([^`]*)$/;
+const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})\s*$/;
+
+const read = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
 // Fenced blocks, with the HTML comment lines around them: [{ kind: 'fence', info, lang, body,
-// line } | { kind: 'comment', text, line }] in the order of the file (other lines are dropped).
-function scan(text) {
+// line } | { kind: 'marker', type, options, line } | { kind: 'text', line }] in the order of the
+// file.
+function scan(text, file = 'README.md') {
   const lines = text.split('\n');
   const items = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^ {0,3}(`{3,}|~{3,})\s*([^`]*)$/.exec(lines[i]);
+    const open = FENCE_OPEN.exec(lines[i]);
     if (open) {
       const fence = open[1];
       const info = open[2].trim();
       const body = [];
       let j = i + 1;
       for (; j < lines.length; j++) {
-        const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(lines[j]);
+        const close = FENCE_CLOSE.exec(lines[j]);
         if (close && close[1][0] === fence[0] && close[1].length >= fence.length) break;
         body.push(lines[j]);
       }
-      assert.ok(j < lines.length, `README.md:${i + 1}: a fenced block that is never closed`);
+      assert.ok(j < lines.length, `${file}:${i + 1}: a fenced block that is never closed`);
       items.push({ kind: 'fence', info, lang: info.split(/\s+/)[0].toLowerCase(), body: body.join('\n'), line: i + 1 });
       i = j;
       continue;
@@ -75,24 +113,30 @@ function scan(text) {
   return items;
 }
 
-function parseOptions(type, options, line) {
-  const out = { none: false, numbersVary: false, stopAfterMs: null, timeoutMs: DEFAULT_TIMEOUT_MS };
+function parseOptions(type, options, line, file = 'README.md') {
+  const out = {
+    none: false, numbersVary: false, stopAfterMs: null, timeoutMs: DEFAULT_TIMEOUT_MS,
+    nodeArgs: [], ports: [], env: {},
+  };
   for (const raw of options.split(',').map((s) => s.trim()).filter(Boolean)) {
     let m;
     if (raw === 'none') out.none = true;
     else if (raw === 'numbers vary') out.numbersVary = true;
     else if ((m = /^stop after (\d+) ms$/.exec(raw))) out.stopAfterMs = Number(m[1]);
     else if ((m = /^timeout (\d+) ms$/.exec(raw))) out.timeoutMs = Number(m[1]);
-    else assert.fail(`README.md:${line}: unknown option "${raw}" in <!-- ${type}: … -->`);
+    else if ((m = /^node (\S.*)$/.exec(raw))) out.nodeArgs = m[1].split(/\s+/);
+    else if ((m = /^port ([A-Z_][A-Z0-9_]*)$/.exec(raw))) out.ports.push(m[1]);
+    else if ((m = /^env ([A-Z_][A-Z0-9_]*)=(.*)$/.exec(raw))) out.env[m[1]] = m[2];
+    else assert.fail(`${file}:${line}: unknown option "${raw}" in <!-- ${type}: … -->`);
   }
   return out;
 }
 
-// The README's code blocks: { runnable: [{ lang, code, line, expected: { none, text, json, …} }],
+// A file's code blocks: { runnable: [{ file, lang, code, line, expected: { none, text, json, …} }],
 // notRun: [{ line, lang, why }] }. Throws on a runnable block with no stated output, and on a
 // marker that belongs to no block.
-function readmeBlocks(text) {
-  const items = scan(text);
+function docBlocks(text, file = 'README.md') {
+  const items = scan(text, file);
   const runnable = [];
   const notRun = [];
   const used = new Set();
@@ -101,29 +145,29 @@ function readmeBlocks(text) {
     if (it.kind !== 'fence' || !(it.lang in RUNNABLE)) continue;
     const before = items[i - 1];
     if (before && before.kind === 'marker' && before.type === 'not run') {
-      assert.ok(before.options.trim(), `README.md:${before.line}: <!-- not run: … --> needs a reason`);
+      assert.ok(before.options.trim(), `${file}:${before.line}: <!-- not run: … --> needs a reason`);
       used.add(before);
       notRun.push({ line: it.line, lang: it.lang, why: before.options.trim() });
       continue;
     }
     const marker = items[i + 1];
     assert.ok(marker && marker.kind === 'marker' && marker.type === 'output',
-      `README.md:${it.line}: this \`\`\`${it.lang} block has no stated output: follow it with ` +
+      `${file}:${it.line}: this \`\`\`${it.lang} block has no stated output: follow it with ` +
       '<!-- output --> and a fenced block, or <!-- output: none --> (see test/readme.test.js)');
     used.add(marker);
-    const expected = parseOptions('output', marker.options, marker.line);
+    const expected = parseOptions('output', marker.options, marker.line, file);
     if (!expected.none) {
       const out = items[i + 2];
-      assert.ok(out && out.kind === 'fence', `README.md:${marker.line}: <!-- output --> must be followed by a fenced block`);
+      assert.ok(out && out.kind === 'fence', `${file}:${marker.line}: <!-- output --> must be followed by a fenced block`);
       used.add(out);
       expected.line = out.line;
       if (out.lang === 'json') expected.json = JSON.parse(out.body); // a syntax error fails here
       else expected.text = out.body;
     }
-    runnable.push({ lang: it.lang, code: it.body, line: it.line, expected });
+    runnable.push({ file, lang: it.lang, code: it.body, line: it.line, expected });
   }
   for (const it of items) {
-    if (it.kind === 'marker') assert.ok(used.has(it), `README.md:${it.line}: <!-- ${it.type} --> belongs to no block`);
+    if (it.kind === 'marker') assert.ok(used.has(it), `${file}:${it.line}: <!-- ${it.type} --> belongs to no block`);
   }
   return { runnable, notRun };
 }
@@ -207,7 +251,7 @@ function jsonDiff(stated, actual, numbersVary, at = '$') {
 }
 
 // A temporary project: node_modules/lagwatch is this checkout, node_modules/electron the fakes,
-// and every other package of this checkout's node_modules is linked in (the README may use the
+// and every other package of this checkout's node_modules is linked in (the docs may use the
 // OpenTelemetry packages).
 function makeProject() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-readme-'));
@@ -235,17 +279,33 @@ function transpileTs(code) {
   }).outputText;
 }
 
+// A TCP port that was free a moment ago (the OS's pick for port 0).
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 // Runs one block; resolves { code, signal, stdout, stderr, stopped, timedOut }.
-function runBlock(dir, block) {
+async function runBlock(dir, block) {
   const ext = RUNNABLE[block.lang];
   // Each block is app.js (app.mjs, app.cjs) in a directory of its own, under the project.
-  fs.mkdirSync(path.join(dir, `readme-${block.line}`));
-  const file = path.join(dir, `readme-${block.line}`, `app${ext === '.ts' ? '.js' : ext}`);
+  const own = path.join(dir, `${block.file.replace(/[^\w]+/g, '-')}-${block.line}`);
+  fs.mkdirSync(own);
+  const file = path.join(own, `app${ext === '.ts' ? '.js' : ext}`);
   fs.writeFileSync(file, ext === '.ts' ? transpileTs(block.code) : block.code);
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (/^(LAGWATCH_|OTEL_)/.test(k)) delete env[k];
+  Object.assign(env, block.expected.env);
+  for (const name of block.expected.ports) env[name] = String(await freePort());
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...block.expected.nodeArgs, file], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let stopped = false;
@@ -270,12 +330,13 @@ function runBlock(dir, block) {
 }
 
 function describeRun(block, r) {
-  return `README.md:${block.line} (\`\`\`${block.lang})\n--- stdout ---\n${r.stdout}--- stderr ---\n${r.stderr}` +
+  return `${block.file}:${block.line} (\`\`\`${block.lang})\n--- stdout ---\n${r.stdout}--- stderr ---\n${r.stderr}` +
     `--- exit: ${r.code === null ? r.signal : r.code}${r.timedOut ? ' (timed out)' : ''}`;
 }
 
 function checkRun(block, r) {
   const e = block.expected;
+  const at = `${block.file}:${e.line}`;
   assert.ok(!r.timedOut, `timed out after ${e.timeoutMs} ms: ${describeRun(block, r)}`);
   if (r.stopped) assert.strictEqual(r.signal, 'SIGTERM', `did not stop on SIGTERM: ${describeRun(block, r)}`);
   else assert.strictEqual(r.code, 0, `did not exit 0: ${describeRun(block, r)}`);
@@ -286,66 +347,143 @@ function checkRun(block, r) {
     try {
       actual = JSON.parse(r.stdout);
     } catch (err) {
-      assert.fail(`README.md:${e.line} states JSON, stdout is not one JSON value (${err.message}): ${describeRun(block, r)}`);
+      assert.fail(`${at} states JSON, stdout is not one JSON value (${err.message}): ${describeRun(block, r)}`);
     }
     const diff = jsonDiff(e.json, actual, e.numbersVary);
-    assert.strictEqual(diff, null, `stdout differs from README.md:${e.line} at ${diff}: ${describeRun(block, r)}`);
+    assert.strictEqual(diff, null, `stdout differs from ${at} at ${diff}: ${describeRun(block, r)}`);
   } else {
     assert.ok(linesMatch(toLines(e.text), toLines(r.stdout), e.numbersVary),
-      `stdout differs from README.md:${e.line}${e.numbersVary ? ' (numbers vary)' : ''}:\n--- stated ---\n${e.text}\n${describeRun(block, r)}`);
+      `stdout differs from ${at}${e.numbersVary ? ' (numbers vary)' : ''}:\n--- stated ---\n${e.text}\n${describeRun(block, r)}`);
   }
 }
 
-describe('README.md: every JavaScript block runs and prints what the README says', function () {
-  let parsed = { runnable: [], notRun: [] };
-  let parseError = null;
-  try {
-    parsed = readmeBlocks(fs.readFileSync(README, 'utf8'));
-  } catch (err) {
-    parseError = err;
+// Markdown links and images ([t](x), ![a](x), [r]: x) and HTML href/src, outside code: every
+// target that is not a URL (`#anchor` alone included).
+function relativeLinks(text) {
+  const prose = text.replace(/^ {0,3}(`{3,}|~{3,})[\s\S]*?^ {0,3}\1[^\S\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
+  const out = [];
+  const add = (target) => {
+    const t = target.trim().replace(/^<|>$/g, '').split(/\s+/)[0];
+    if (!t || /^[a-z][a-z0-9+.-]*:/i.test(t) || t.startsWith('//')) return;
+    out.push(t);
+  };
+  for (const m of prose.matchAll(/!?\[[^\]]*\]\(([^)]*)\)/g)) add(m[1]);
+  for (const m of prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*(\S+)/gm)) add(m[1]);
+  for (const m of prose.matchAll(/<(?:a|img)\b[^>]*\b(?:href|src)\s*=\s*["']([^"']*)["']/gi)) add(m[1]);
+  return out;
+}
+
+// GitHub's anchor of a heading's text (github-slugger): the rendered text in lower case, with
+// everything but letters, digits, `_`, `-` and spaces dropped, each space a hyphen.
+function slug(heading) {
+  const textOf = heading
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // links and images: their text
+    .replace(/<[^>]+>/g, '') // HTML tags
+    .replace(/`/g, '') // code spans: their content
+    .replace(/\*/g, ''); // emphasis
+  return textOf.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+}
+
+// The anchors of a Markdown file: its ATX headings' slugs (repeated ones get -1, -2, …, as on
+// GitHub) and the ids and names of its HTML elements; headings inside code blocks do not count.
+function anchors(text) {
+  const out = new Set();
+  const seen = new Map();
+  const prose = text.replace(/^ {0,3}(`{3,}|~{3,})[\s\S]*?^ {0,3}\1[^\S\n]*$/gm, '');
+  for (const m of prose.matchAll(/^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/gm)) {
+    const base = slug(m[1]);
+    const n = seen.get(base) || 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
   }
-  const { runnable, notRun } = parsed;
-  let dir;
+  for (const m of prose.matchAll(/<[a-z][^>]*\b(?:id|name)\s*=\s*["']([^"']+)["']/gi)) out.add(m[1]);
+  return out;
+}
 
-  before(function () {
-    dir = makeProject();
-  });
-
-  after(function () {
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('follows the convention (a stated output or <!-- not run: … --> for every block)', function () {
-    if (parseError) throw parseError;
-  });
-
-  it('has runnable blocks', function () {
-    assert.ok(runnable.length > 0, 'README.md has no runnable ```js block');
-  });
-
-  it(`marks ${notRun.length} block(s) as not run`, function () {
-    for (const b of notRun) console.log(`      not run: README.md:${b.line} (\`\`\`${b.lang}): ${b.why}`);
-  });
-
-  for (const block of runnable) {
-    const what = block.expected.none ? 'prints nothing' : `prints README.md:${block.expected.line}`;
-    it(`README.md:${block.line} (\`\`\`${block.lang}) runs and ${what}`, async function () {
-      this.timeout(block.expected.timeoutMs + 10000);
-      checkRun(block, await runBlock(dir, block));
-    });
+let packedFiles = null;
+// The paths `npm pack` would ship, once per run.
+function packed() {
+  if (!packedFiles) {
+    const json = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+    }));
+    packedFiles = new Set(json[0].files.map((f) => f.path));
   }
-});
+  return packedFiles;
+}
 
-describe('README.md: the convention of test/readme.test.js is enforced', function () {
+const inCheckout = {
+  exists: (rel) => fs.existsSync(path.join(ROOT, rel)),
+  text: (rel) => read(rel),
+};
+
+// What is wrong with each relative link of `file` (a path from the root): ['link: why', …].
+// `shipped`: the paths the tarball ships; `files`: how to see the checkout's files.
+function brokenLinks(file, text, shipped, files = inCheckout) {
+  const problems = [];
+  for (const link of relativeLinks(text)) {
+    const hash = link.indexOf('#');
+    const target = decodeURIComponent((hash < 0 ? link : link.slice(0, hash)).split('?')[0]);
+    const fragment = hash < 0 ? null : decodeURIComponent(link.slice(hash + 1));
+    const rel = target === '' ? file
+      : path.posix.normalize(path.posix.join(path.posix.dirname(file), target)).replace(/\/$/, '');
+    if (rel.startsWith('..') || path.posix.isAbsolute(rel)) {
+      problems.push(`${link}: outside the package`);
+      continue;
+    }
+    if (!files.exists(rel)) {
+      problems.push(`${link}: no such file (${rel})`);
+      continue;
+    }
+    if (!shipped.has(rel) && ![...shipped].some((f) => f.startsWith(`${rel}/`))) {
+      problems.push(`${link}: the tarball does not ship ${rel} (package.json "files")`);
+      continue;
+    }
+    if (fragment !== null) {
+      if (!rel.endsWith('.md')) problems.push(`${link}: an anchor into a file that is not Markdown`);
+      else if (!anchors(files.text(rel)).has(fragment)) problems.push(`${link}: ${rel} has no heading with the anchor #${fragment}`);
+    }
+  }
+  return problems;
+}
+
+// Hex words that are not commit hashes, should a user-facing file need one (none does yet).
+const HEX_WORDS_ALLOWED = new Set([]);
+
+// What a user-facing file must not hold: [`line: what`, …].
+function logbook(text) {
+  const found = [];
+  text.split('\n').forEach((line, i) => {
+    const at = `line ${i + 1}`;
+    for (const m of line.matchAll(/\b[0-9a-f]{7,40}\b/g)) {
+      if (/[0-9]/.test(m[0]) && /[a-f]/.test(m[0]) && !HEX_WORDS_ALLOWED.has(m[0])) found.push(`${at}: "${m[0]}" looks like a commit hash`);
+    }
+    for (const m of line.matchAll(/\b(?:issues?|pull requests?|PRs?)\s*#?\d+\b/gi)) found.push(`${at}: "${m[0]}" is an issue number`);
+    for (const m of line.matchAll(/(?:^|[^\w&/])(#\d+)(?![\w-])/g)) found.push(`${at}: "${m[1]}" is an issue number`);
+    for (const m of line.matchAll(/\b\d{3,}(?:\.\d+)? ?s\b(?!\/)/g)) found.push(`${at}: "${m[0]}" reads as a CI run's duration`);
+    for (const m of line.matchAll(/\bCI(?:'s)? (?:duration|run|log)s?\b|\bclean[- ]clone runs?\b|\blanding (?:run|try)\b/gi)) {
+      found.push(`${at}: "${m[0]}" is a CI log`);
+    }
+  });
+  return found;
+}
+
+describe('docs: the convention of test/readme.test.js is enforced', function () {
   const good = '```js\nconsole.log(1)\n```\n<!-- output -->\n```text\n1\n```\n';
 
   it('a block with no stated output fails', function () {
-    assert.throws(() => readmeBlocks('```js\nconsole.log(1)\n```\n'), /no stated output/);
-    assert.strictEqual(readmeBlocks(good).runnable.length, 1);
+    assert.throws(() => docBlocks('```js\nconsole.log(1)\n```\n'), /no stated output/);
+    assert.strictEqual(docBlocks(good).runnable.length, 1);
   });
 
   it('a marker of no block fails', function () {
-    assert.throws(() => readmeBlocks('<!-- output: none -->\ntext\n'), /belongs to no block/);
+    assert.throws(() => docBlocks('<!-- output: none -->\ntext\n'), /belongs to no block/);
+  });
+
+  it('options: node arguments, free ports, environment', function () {
+    const o = parseOptions('output', 'node -r lagwatch/register, port PORT, env A=b c, stop after 10 ms', 1);
+    assert.deepStrictEqual([o.nodeArgs, o.ports, o.env, o.stopAfterMs], [['-r', 'lagwatch/register'], ['PORT'], { A: 'b c' }, 10]);
+    assert.throws(() => parseOptions('output', 'port lower', 1), /unknown option/);
   });
 
   it('stated lines: `…`, a line of `…`, numbers vary', function () {
@@ -365,41 +503,184 @@ describe('README.md: the convention of test/readme.test.js is enforced', functio
     assert.notStrictEqual(jsonDiff({ a: 1 }, { a: 1, b: 2 }, true), null);
     assert.notStrictEqual(jsonDiff({ m: ['…', 'x', '…'] }, { m: ['y'] }, true), null);
   });
-});
 
-describe('README.md: every relative link points to a file the tarball ships', function () {
-  // Markdown links and images ([t](x), ![a](x), [r]: x) and HTML href/src, outside code.
-  function relativeLinks(text) {
-    const prose = text.replace(/^ {0,3}(`{3,}|~{3,})[\s\S]*?^ {0,3}\1[^\S\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
-    const out = [];
-    const add = (target) => {
-      const t = target.trim().replace(/^<|>$/g, '').split(/\s+/)[0];
-      if (!t || t.startsWith('#') || /^[a-z][a-z0-9+.-]*:/i.test(t) || t.startsWith('//')) return;
-      out.push(t);
-    };
-    for (const m of prose.matchAll(/!?\[[^\]]*\]\(([^)]*)\)/g)) add(m[1]);
-    for (const m of prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*(\S+)/gm)) add(m[1]);
-    for (const m of prose.matchAll(/<(?:a|img)\b[^>]*\b(?:href|src)\s*=\s*["']([^"']*)["']/gi)) add(m[1]);
-    return out;
-  }
-
-  it('relativeLinks finds links and images, not code', function () {
+  it('relativeLinks finds links, images and anchors, not code or URLs', function () {
     assert.deepStrictEqual(relativeLinks('[a](x.md) ![i](img/p.png "t") [b](https://e.org) [c](#s)\n' +
-      '`[d](no.md)`\n```md\n[e](no2.md)\n```\n[r]: ref.md\n<img src="h.png">'), ['x.md', 'img/p.png', 'ref.md', 'h.png']);
+      '`[d](no.md)`\n```md\n[e](no2.md)\n```\n[r]: ref.md\n<img src="h.png">'), ['x.md', 'img/p.png', '#s', 'ref.md', 'h.png']);
   });
 
-  it('npm pack ships every file README.md links to', function () {
-    this.timeout(60000);
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-      cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
-    }));
-    const files = new Set(packed[0].files.map((f) => f.path));
-    const missing = [];
-    for (const link of relativeLinks(fs.readFileSync(README, 'utf8'))) {
-      const rel = path.posix.normalize(decodeURIComponent(link.split(/[?#]/)[0])).replace(/^\.\//, '').replace(/\/$/, '');
-      const shipped = files.has(rel) || [...files].some((f) => f.startsWith(`${rel}/`));
-      if (!shipped) missing.push(link);
-    }
-    assert.deepStrictEqual(missing, [], `README.md links to files the tarball lacks: ${missing.join(', ')}`);
+  it("anchors follow GitHub's heading slugs", function () {
+    assert.strictEqual(slug('Zero code: `node -r lagwatch/register`'), 'zero-code-node--r-lagwatchregister');
+    assert.strictEqual(slug("What a `'stall'` event looks like"), 'what-a-stall-event-looks-like');
+    assert.strictEqual(slug('10. Metrics (OpenTelemetry instrument names, unit ms unless said)'),
+      '10-metrics-opentelemetry-instrument-names-unit-ms-unless-said');
+    assert.strictEqual(slug('Windows: one file for `node.exe`, Electron and [any](x.md) renamed'), 'windows-one-file-for-nodeexe-electron-and-any-renamed');
+    assert.strictEqual(slug('Decisions — where SPEC §4 is silent'), 'decisions--where-spec-4-is-silent');
+    assert.deepStrictEqual([...anchors('# A\n## A\n```\n# B\n```\n### C ##\n<a id="d"></a>\n')], ['a', 'a-1', 'c', 'd']);
+  });
+
+  it('broken links are found: a missing file, an unshipped one, a missing anchor', function () {
+    const shipped = new Set(['README.md', 'docs/api.md', 'lib/index.js']);
+    const files = {
+      exists: (rel) => ['README.md', 'docs/api.md', 'lib', 'lib/index.js', 'package-lock.json'].includes(rel),
+      text: (rel) => ({ 'README.md': '# lagwatch\n## Start\n', 'docs/api.md': '# API\n## Calls\n' })[rel],
+    };
+    assert.deepStrictEqual(brokenLinks('docs/api.md', '[a](../README.md#start) [b](api.md#nope) [c](../package-lock.json) ' +
+      '[d](nothing.md) [e](../lib/) [f](#calls) [g](../../x.md) [h](../lib/index.js#x)', shipped, files), [
+      'api.md#nope: docs/api.md has no heading with the anchor #nope',
+      '../package-lock.json: the tarball does not ship package-lock.json (package.json "files")',
+      'nothing.md: no such file (docs/nothing.md)',
+      '../../x.md: outside the package',
+      '../lib/index.js#x: an anchor into a file that is not Markdown',
+    ]);
+  });
+
+  it('the logbook rules find hashes, issue numbers and CI durations, not ordinary figures', function () {
+    const bad = logbook("at 9c984a8, fixed in de2db1c.\nissue 14 and #12\nCI's duration: 2301 s, the last clean-clone run\n");
+    assert.strictEqual(bad.length, 7, bad.join('\n'));
+    assert.deepStrictEqual(logbook('a 6 s hang, 5000.9 ms, 0xc06d007e, [x](spec.md#6-monitors), deadbeef, 1234567, ' +
+      'SPEC §12, 1.14 M iterations/s, 20 minutes\n'), []);
+  });
+});
+
+describe('docs: README.md and docs/*.md', function () {
+  // The blocks of every file run in one temporary project.
+  let project = null;
+  before(function () {
+    project = makeProject();
+  });
+  after(function () {
+    if (project) fs.rmSync(project, { recursive: true, force: true });
+  });
+
+  for (const file of DOCS) {
+    const title = file === SPEC ? `${file}: every relative link resolves (its blocks are the contract's, not run)`
+      : `${file}: every JavaScript block runs and prints what it says; every relative link resolves`;
+    describe(title, function () {
+      const text = read(file);
+      const runs = file !== SPEC;
+      let parsed = { runnable: [], notRun: [] };
+      let parseError = null;
+      if (runs) {
+        try {
+          parsed = docBlocks(text, file);
+        } catch (err) {
+          parseError = err;
+        }
+      }
+      const { runnable, notRun } = parsed;
+
+      if (runs) {
+        it('follows the convention (a stated output or <!-- not run: … --> for every block)', function () {
+          if (parseError) throw parseError;
+        });
+
+        if (file === 'README.md') {
+          it('has runnable blocks', function () {
+            assert.ok(runnable.length > 0, 'README.md has no runnable ```js block');
+          });
+        }
+
+        if (notRun.length) {
+          it(`marks ${notRun.length} block(s) as not run`, function () {
+            for (const b of notRun) console.log(`      not run: ${file}:${b.line} (\`\`\`${b.lang}): ${b.why}`);
+          });
+        }
+
+        for (const block of runnable) {
+          const what = block.expected.none ? 'prints nothing' : `prints ${file}:${block.expected.line}`;
+          it(`${file}:${block.line} (\`\`\`${block.lang}) runs and ${what}`, async function () {
+            this.timeout(block.expected.timeoutMs + 10000);
+            checkRun(block, await runBlock(project, block));
+          });
+        }
+      }
+
+      it('every relative link points to a file the tarball ships, and every #anchor to a heading', function () {
+        this.timeout(60000);
+        const problems = brokenLinks(file, text, packed());
+        assert.deepStrictEqual(problems, [], `${file}:\n  ${problems.join('\n  ')}`);
+      });
+
+      if (runs) {
+        it('holds no commit hash, issue number or CI log', function () {
+          const found = logbook(text);
+          assert.deepStrictEqual(found, [], `${file} is for users; history goes to CHANGELOG.md:\n  ${found.join('\n  ')}`);
+        });
+      }
+    });
+  }
+});
+
+describe('README.md: short, and its neighbours linked', function () {
+  it(`has at most ${README_MAX_LINES} lines`, function () {
+    const text = read('README.md');
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines: move the detail to docs/`);
+  });
+
+  it("names every panel of dashboards/grafana.json, each on one line (the Prometheus test reads them here)", function () {
+    const text = read('README.md');
+    const dashboard = JSON.parse(read('dashboards/grafana.json'));
+    const missing = dashboard.panels.map((p) => p.title).filter((t) => !text.includes(t));
+    assert.deepStrictEqual(missing, [], `README.md does not name the panels ${missing.join('; ')}`);
+  });
+
+  it('links every docs/*.md page, CONTRIBUTING.md and CHANGELOG.md', function () {
+    const links = new Set(relativeLinks(read('README.md')).map((l) => l.split('#')[0]));
+    const missing = [...DOCS.filter((f) => f !== 'README.md'), ...LINKED_ONLY].filter((f) => !links.has(f));
+    assert.deepStrictEqual(missing, [], `README.md does not link ${missing.join(', ')}`);
+  });
+
+  for (const file of LINKED_ONLY) {
+    it(`${file}: every relative link points to a file the tarball ships, and every #anchor to a heading`, function () {
+      this.timeout(60000);
+      const problems = brokenLinks(file, read(file), packed());
+      assert.deepStrictEqual(problems, [], `${file}:\n  ${problems.join('\n  ')}`);
+    });
+  }
+});
+
+describe('docs/spec.md: the contract the sources cite', function () {
+  const sections = (text) => new Set([...text.matchAll(/^## (\d+)\. /gm)].map((m) => Number(m[1])));
+
+  if (fs.existsSync(SHARED_SPEC)) {
+    it('is ../shared/SPEC.md, byte for byte', function () {
+      assert.ok(fs.existsSync(path.join(ROOT, SPEC)), `${SPEC} is missing: cp ../shared/SPEC.md ${SPEC}`);
+      assert.ok(fs.readFileSync(SHARED_SPEC).equals(fs.readFileSync(path.join(ROOT, SPEC))),
+        `${SPEC} differs from ../shared/SPEC.md: copy it (cp ../shared/SPEC.md ${SPEC})`);
+    });
+  } else {
+    // No shared directory beside this checkout (a clone of its own, a tarball): what can be checked
+    // without the original is that the copy is there and whole.
+    it('is there, not empty, with its numbered sections from §1 on (../shared/SPEC.md is not beside this checkout)', function () {
+      assert.ok(fs.existsSync(path.join(ROOT, SPEC)), `${SPEC} is missing: copy the shared SPEC.md there`);
+      const text = read(SPEC);
+      assert.ok(/^# lagwatch — specification/m.test(text), `${SPEC} does not start as the specification does`);
+      const found = [...sections(text)].sort((a, b) => a - b);
+      assert.ok(found.length >= 12, `${SPEC} has sections ${found.join(', ')}`);
+      assert.deepStrictEqual(found, found.map((_, i) => i + 1), `${SPEC}'s sections are not §1…§${found.length} in order`);
+    });
+  }
+
+  it('has every section that a "SPEC §N" in src/ and lib/ names', function () {
+    const have = sections(read(SPEC));
+    const cited = new Set();
+    const walk = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(c|h|js|ts)$/.test(e.name)) {
+          for (const m of fs.readFileSync(p, 'utf8').matchAll(/SPEC\s*((?:§\d+(?:\s*[–-]\s*§?\d+)?[,\s]*)+)/g)) {
+            for (const n of m[1].matchAll(/\d+/g)) cited.add(Number(n[0]));
+          }
+        }
+      }
+    };
+    walk(path.join(ROOT, 'src'));
+    walk(path.join(ROOT, 'lib'));
+    assert.ok(cited.size > 0, 'no "SPEC §N" found in src/ and lib/');
+    const missing = [...cited].filter((n) => !have.has(n)).sort((a, b) => a - b);
+    assert.deepStrictEqual(missing, [], `the sources cite SPEC §${missing.join(', §')}, which ${SPEC} lacks`);
   });
 });

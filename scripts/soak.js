@@ -1,0 +1,78 @@
+'use strict';
+// `npm run test:soak [-- --runs N] [-- --busy N] [-- test/e2e/x.test.js ...]`: the real-process
+// suites (scripts/suites.js REAL_PROCESS, or the files named), run N times in a row (5) while N
+// other processes (2, as many as this project's machines have cores) spin on the CPU. A timing
+// tolerance tuned on a quiet machine fails here; one that comes from what the test measures of
+// the machine holds. Ends with one line per failure and `soak: N passed, N failed` (runs).
+//
+// It needs what npm test needs (the addon built, the embedder and the prebuilds made: run
+// `npm test` once first, or `npm run build && make -C test/embedder && npm run prebuild`).
+const { spawn, spawnSync } = require('child_process');
+const path = require('path');
+const { REAL_PROCESS } = require('./suites');
+
+const root = path.resolve(__dirname, '..');
+const mocha = require.resolve('mocha/bin/mocha.js');
+
+function option(name, fallback) {
+  const at = process.argv.indexOf(name);
+  if (at < 0) return fallback;
+  const n = Number(process.argv[at + 1]);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`soak: ${name} wants a whole number, got ${process.argv[at + 1]}`);
+    process.exit(2);
+  }
+  return n;
+}
+const runs = option('--runs', 5);
+const busy = option('--busy', 2);
+const named = process.argv.slice(2).filter((a, i, all) => a.endsWith('.js') && !['--runs', '--busy'].includes(all[i - 1]));
+const files = named.length ? named : REAL_PROCESS;
+
+// The competitors: plain spinning processes, started before the first run and ended after the
+// last (and on any exit of ours).
+const spinners = [];
+for (let i = 0; i < busy; i++) {
+  spinners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+}
+const endSpinners = () => { for (const s of spinners) s.kill('SIGKILL'); };
+process.on('exit', endSpinners);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+
+const failures = [];
+let passed = 0;
+const t0 = Date.now();
+for (let run = 1; run <= runs; run++) {
+  const started = Date.now();
+  const r = spawnSync(process.execPath, [mocha, '--reporter', 'dot', ...files], {
+    cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out = `${r.stdout || ''}\n${r.stderr || ''}`;
+  const passing = /(\d+) passing/.exec(out);
+  const failing = /(\d+) failing/.exec(out);
+  const secs = Math.round((Date.now() - started) / 1000);
+  if (r.status === 0) {
+    passed++;
+    console.log(`soak run ${run}/${runs}: ${passing ? passing[1] : '?'} passing (${secs} s)`);
+  } else {
+    console.log(`soak run ${run}/${runs}: FAILED, ${failing ? failing[1] : '?'} failing (${secs} s)`);
+    process.stdout.write(out.slice(out.search(/\d+ failing/) >= 0 ? out.search(/\d+ failing/) : -8000));
+    // One line per failing test: mocha's "  N) suite" with its title lines and first error line.
+    const lines = out.split('\n');
+    for (let k = 0; k < lines.length; k++) {
+      const m = /^ {2}\d+\) (.*)$/.exec(lines[k]);
+      if (!m) continue;
+      let title = m[1];
+      let j = k + 1;
+      while (j < lines.length && lines[j].trim() !== '') title += ` > ${lines[j++].trim()}`;
+      while (j < lines.length && lines[j].trim() === '') j++;
+      failures.push(`run ${run}: ${title}: ${(lines[j] || '').trim().slice(0, 300)}`);
+    }
+    if (!failing) failures.push(`run ${run}: mocha exited ${r.status}${r.signal ? ` (${r.signal})` : ''}`);
+  }
+}
+endSpinners();
+for (const f of failures) console.log(`  ${f}`);
+console.log(`soak: ${files.length} files, ${runs} runs beside ${busy} busy processes, ${Math.round((Date.now() - t0) / 1000)} s`);
+console.log(`soak: ${passed} passed, ${runs - passed} failed`);
+process.exit(passed === runs ? 0 : 1);

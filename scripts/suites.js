@@ -52,6 +52,7 @@ const PACKAGING = [
   'test/esm.test.js',
   'test/install.test.js',
   'test/readme.test.js',
+  'test/suites.test.js',
   'test/types.test.js',
   'test/valgrind.test.js',
 ];

@@ -10,6 +10,7 @@
 const { spawn, spawnSync } = require('child_process');
 const path = require('path');
 const { REAL_PROCESS } = require('./suites');
+const { failuresIn } = require('./failures');
 
 const root = path.resolve(__dirname, '..');
 const mocha = require.resolve('mocha/bin/mocha.js');
@@ -57,17 +58,7 @@ for (let run = 1; run <= runs; run++) {
   } else {
     console.log(`soak run ${run}/${runs}: FAILED, ${failing ? failing[1] : '?'} failing (${secs} s)`);
     process.stdout.write(out.slice(out.search(/\d+ failing/) >= 0 ? out.search(/\d+ failing/) : -8000));
-    // One line per failing test: mocha's "  N) suite" with its title lines and first error line.
-    const lines = out.split('\n');
-    for (let k = 0; k < lines.length; k++) {
-      const m = /^ {2}\d+\) (.*)$/.exec(lines[k]);
-      if (!m) continue;
-      let title = m[1];
-      let j = k + 1;
-      while (j < lines.length && lines[j].trim() !== '') title += ` > ${lines[j++].trim()}`;
-      while (j < lines.length && lines[j].trim() === '') j++;
-      failures.push(`run ${run}: ${title}: ${(lines[j] || '').trim().slice(0, 300)}`);
-    }
+    failures.push(...failuresIn(out).map((l) => `run ${run}: ${l.trim()}`));
     if (!failing) failures.push(`run ${run}: mocha exited ${r.status}${r.signal ? ` (${r.signal})` : ''}`);
   }
 }

@@ -256,10 +256,22 @@ static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(in
  * long the gap. The CPU part is the thread's CPU clock (exact to now; schedstat's CPU figure of a
  * running thread lags by up to a scheduler tick); the wait is final for every wait before now.
  * NAN if the delay cannot be read after all. */
-static double main_runnable_ms(lw_monset_t *s) {
+/* The gap's outside part is (end - start) less (runnable at its end - runnable at its start),
+ * from reads that take time: a preemption between two of them must not look like time outside.
+ * The start (`opening`) reads the delay, then the CPU clock, and the caller reads the wall clock
+ * after; the end reads the wall clock first, then the CPU clock and the delay. Each runnable
+ * figure thus brackets its wall-clock read from the side that can only make the outside part
+ * smaller: a thread preempted for 10 ms between its reads at the start once took a starved
+ * Node loop for an embedded one. */
+static double main_runnable_ms(lw_monset_t *s, int opening) {
   lw_thread_times_t t;
-  double cpu = lw_clock_thread_cpu_ms();
-  if (!s->runq_known) return cpu;
+  double cpu;
+  if (!s->runq_known) return lw_clock_thread_cpu_ms();
+  if (opening) {
+    if (lw_thread_src_read(&s->main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
+    return t.runq_ms + lw_clock_thread_cpu_ms();
+  }
+  cpu = lw_clock_thread_cpu_ms();
   if (lw_thread_src_read(&s->main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
   return cpu + t.runq_ms;
 }
@@ -277,8 +289,8 @@ static void check_cb(uv_check_t *h) {
   s->check_loop_raw = t;
   if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
   if (s->suspect_outside > 0) { /* prepare_cb takes the reading and clears it */
+    s->check_cpu = main_runnable_ms(s, 1);
     s->check_at = lw_uv_now(s->uv);
-    s->check_cpu = main_runnable_ms(s);
   }
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
@@ -347,7 +359,7 @@ static void prepare_cb(uv_prepare_t *p) {
     /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,
      * close callbacks and timers) or waiting for one: the time it waited outside libuv. A
      * reading that failed counts nothing as outside. */
-    outside = (now - s->check_at) - (main_runnable_ms(s) - s->check_cpu);
+    outside = (now - s->check_at) - (main_runnable_ms(s, 0) - s->check_cpu);
     if (!(outside > 0)) outside = 0;
     s->check_at = -INFINITY;
   }

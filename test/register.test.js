@@ -126,9 +126,18 @@ function assertOneHangLine(p) {
   const n = Number(m[1]);
   assert.ok(n >= 5800 && n <= 6600, `stall of ${n} ms for a 6000 ms block: ${p.describe()}`);
   assert.ok(m[2].split(', ').includes('loopBlock'), `loopBlock contributed: ${lines[0]}`);
-  // A synchronous busy loop: on a CPU all along.
-  assert.strictEqual(m[3], 'busy', lines[0]);
-  assert.match(m[4], /^cpu \d+ ms/, lines[0]);
+  // A synchronous busy loop: runnable all along, on a CPU or waiting for one. The cause is the
+  // larger part (SPEC §12): busy, or starved where the machine's load kept the thread waiting
+  // longer than it ran (npm test runs suites side by side: 2314 ms on a CPU and 3712 ms on a run
+  // queue once). The parts are the line's own figures, whole milliseconds: within 2 ms either
+  // cause may be named.
+  const parts = Object.fromEntries([...m[4].matchAll(/(run queue|cpu|gc|blocked|throttled) (\d+) ms/g)]
+    .map((x) => [x[1], Number(x[2])]));
+  assert.ok(m[3] === 'busy' || m[3] === 'starved', lines[0]);
+  assert.ok(parts.cpu + (parts['run queue'] || 0) >= 0.9 * Number(m[5]), `runnable for most of the span: ${lines[0]}`);
+  const ran = parts.cpu - (parts.gc || 0);
+  const waited = parts['run queue'] || 0;
+  if (Math.abs(ran - waited) > 2) assert.strictEqual(m[3], waited > ran ? 'starved' : 'busy', lines[0]);
   // The next line is the app's innermost frame: the loop of register-app.js.
   const all = p.stderrLines();
   const frame = STACK_LINE.exec(all[all.indexOf(lines[0]) + 1] || '');

@@ -3,8 +3,8 @@
 // (prebuilds/<platform>-<arch>/lagwatch[.glibc].node, Node-API: one file for every Node and
 // Electron version), for node-gyp-build to find at require() time. Linux files are tagged glibc:
 // node-gyp-build then never offers them to musl (Alpine), which builds from source instead. With no argument: on a Linux x64 machine
-// linux-arm64, win32-x64 and linux-x64 (the one this machine runs, built last so that build/
-// holds it); elsewhere only this machine's own (macOS: see .github/workflows/prebuild.yml).
+// linux-arm64, win32-x64 and linux-x64 (the one this machine runs); elsewhere only this
+// machine's own (macOS: see .github/workflows/prebuild.yml).
 //
 //  - linux-x64: prebuildify + node-gyp, against the headers installed with Node (no download);
 //  - linux-arm64: the same, cross-compiled with Debian's gcc-aarch64-linux-gnu (node-gyp takes
@@ -21,6 +21,7 @@
 // any DLL but KERNEL32 and msvcrt, and node.exe delay-loaded. A failed check fails the build.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
@@ -47,8 +48,22 @@ function need(tool, pkg) {
   }
 }
 
-// prebuildify runs node-gyp, which builds in build/ and copies the result to prebuilds/.
+// prebuildify runs node-gyp, which builds in build/ and copies the result to prebuilds/. It runs
+// in a scratch copy of the sources (binding.gyp, src/, package.json), so that the checkout's
+// build/ (the addon npm test's mocha loads, the sanitizer build beside it) is never wiped under a
+// suite that runs at the same time; the file still lands in this checkout's prebuilds/.
 function prebuildify(arch, extraEnv) {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-prebuild-${arch}-`));
+  try {
+    for (const f of ['binding.gyp', 'package.json']) fs.copyFileSync(path.join(root, f), path.join(scratch, f));
+    fs.cpSync(path.join(root, 'src'), path.join(scratch, 'src'), { recursive: true });
+    prebuildifyIn(scratch, arch, extraEnv);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function prebuildifyIn(cwd, arch, extraEnv) {
   const env = { ...process.env, ...extraEnv };
   if (!env.npm_config_nodedir && fs.existsSync(path.join(nodeInclude, 'node_api.h'))) env.npm_config_nodedir = prefix;
   if (!env.PREBUILD_NODE_GYP) {
@@ -58,7 +73,7 @@ function prebuildify(arch, extraEnv) {
   }
   const r = spawnSync(process.execPath, [require.resolve('prebuildify/bin.js'), '--napi', '--strip',
     ...(process.platform === 'linux' ? ['--tag-libc'] : []),
-    '--arch', arch, '-t', process.versions.node], { cwd: root, env, stdio: 'inherit' });
+    '--arch', arch, '-t', process.versions.node, '--cwd', cwd, '--out', root], { cwd, env, stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`prebuildify --arch ${arch} exited with ${r.status}`);
 }
 

@@ -4,7 +4,9 @@
 // posts one UV_RUN_NOWAIT iteration at a time to a task queue standing in for Chromium's — and
 // lets this test post plain "Chromium" tasks that busy-wait with no uv iteration. Both process
 // variants (Electron's main process, process.type 'browser', and a renderer) run the same
-// scenarios, each in one embedder process:
+// scenarios, each in one embedder process, each from a file of its own
+// (test/embedder-main.test.js, test/embedder-renderer.test.js: npm test's parallel mocha runs
+// them side by side):
 //   idle 30 s            loop recognised as embedded; loopBlock sums to the thread's own time, idleAvailability
 //                        near 1; nothing stalls, jumps or is discarded
 //   300 ms Chromium task about 300 ms of loopBlock
@@ -17,9 +19,9 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { Fixture, sleep, assertBetween } = require('./e2e/helpers');
+const { Fixture, sleep, assertBetween } = require('../e2e/helpers');
 
-const DIR = path.join(__dirname, 'embedder');
+const DIR = __dirname;
 const EMBEDDER = path.join(DIR, 'out', 'embedder');
 
 // The embedder as a fixture of the e2e helpers: JSON lines on stdout, commands on stdin. Marks
@@ -50,7 +52,8 @@ class Embedder extends Fixture {
 
 const noStalls = (r, why) => assert.deepStrictEqual(r.events.stall, [], `${why}: ${JSON.stringify(r.events.stall)}`);
 
-for (const type of ['browser', 'renderer']) {
+// The scenarios for one process type ('browser' or 'renderer'), as a mocha describe.
+function describeEmbedder(type) {
   describe(`embedded loop, Electron's way (${type === 'browser' ? 'main process' : 'renderer'}, real embedder on libnode)`, function () {
     this.timeout(180000);
     let e = null;
@@ -176,3 +179,5 @@ for (const type of ['browser', 'renderer']) {
     });
   });
 }
+
+module.exports = { describeEmbedder };

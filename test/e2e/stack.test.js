@@ -1,0 +1,49 @@
+'use strict';
+// SPEC §12 end to end, in real processes: the stack of a hung main thread (stacks: true), taken by
+// the stack thread while the thread is still blocked, on the workerHang and on its episode.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { spawnFixture, killAll } = require('./helpers');
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'cause.js');
+
+describe('e2e: the stack of a hung main thread, stacks: true (SPEC §12, real processes)', function () {
+  this.timeout(90000);
+  afterEach(killAll);
+  // The line of the fixture's busy loop.
+  const SPIN_LINE = fs.readFileSync(FIXTURE, 'utf8').split('\n')
+    .findIndex((l) => l.includes('while (now - start < 6000) now = performance.now();')) + 1;
+
+  it('a 6 s busy loop: the app\'s innermost frame is spinForSixSeconds at its line, on the workerHang and the episode, taken while blocked', async () => {
+    const f = spawnFixture('cause.js', ['spin', 1000, 3500, '-', 'stacks']);
+    const r = await f.result(40000);
+    const why = f.describe();
+    const wh = r.events.workerHang[0];
+    assert.ok(Array.isArray(wh.stack) && wh.stack.length > 0, `a stack: ${JSON.stringify(wh)}\n${why}`);
+    const top = wh.stack.find((fr) => !fr.url.startsWith('node:'));
+    assert.strictEqual(top.functionName, 'spinForSixSeconds', JSON.stringify(wh.stack));
+    assert.ok(top.url.endsWith('/fixtures/cause.js'), top.url);
+    assert.strictEqual(top.lineNumber, SPIN_LINE, JSON.stringify(top));
+    assert.ok(top.columnNumber >= 1, JSON.stringify(top));
+    // Taken while the main thread was still blocked: after the hang was flagged, before it ended.
+    assert.ok(wh.stackTakenAt >= wh.detectedAt && wh.stackTakenAt < wh.end,
+      `taken at ${wh.stackTakenAt}, flagged at ${wh.detectedAt}, ended at ${wh.end}`);
+    assert.deepStrictEqual(r.events.stall[0].stack, wh.stack, 'the episode has the stack of its worker hang');
+  });
+
+  it('Atomics.wait 6 s: the stack at the first moment V8 can be interrupted, with its time', async () => {
+    const f = spawnFixture('cause.js', ['atomics', 1000, 3500, '-', 'stacks']);
+    const r = await f.result(40000);
+    const wh = r.events.workerHang[0];
+    assert.ok(Array.isArray(wh.stack) && wh.stack.length > 0, f.describe());
+    assert.ok(wh.stackTakenAt >= wh.detectedAt, `${wh.stackTakenAt} >= ${wh.detectedAt}`);
+    assert.ok(wh.stack.some((fr) => fr.url.endsWith('/fixtures/cause.js')), JSON.stringify(wh.stack));
+  });
+
+  it('without stacks: true, no stack thread and no stack field', async () => {
+    const f = spawnFixture('cause.js', ['spin', 1000, 3500]);
+    const r = await f.result(40000);
+    assert.ok(!('stack' in r.events.workerHang[0]), JSON.stringify(r.events.workerHang[0]));
+  });
+});

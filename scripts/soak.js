@@ -1,7 +1,8 @@
 'use strict';
 // `npm run test:soak [-- --runs N] [-- --busy N] [-- test/e2e/x.test.js ...]`: the real-process
-// suites (scripts/suites.js REAL_PROCESS, or the files named), run N times in a row (5) while N
-// other processes (2, as many as this project's machines have cores) spin on the CPU. A timing
+// suites (scripts/suites.js REAL_PROCESS, or the files named), run N times in a row (5) as npm
+// test runs them (two files at a time, PARALLEL) while N other processes (2, as many as this
+// project's machines have cores) spin on the CPU. A timing
 // tolerance tuned on a quiet machine fails here; one that comes from what the test measures of
 // the machine holds. Ends with one line per failure and `soak: N passed, N failed` (runs).
 //
@@ -9,7 +10,7 @@
 // `npm test` once first, or `npm run build && make -C test/embedder && npm run prebuild`).
 const { spawn, spawnSync } = require('child_process');
 const path = require('path');
-const { REAL_PROCESS } = require('./suites');
+const { REAL_PROCESS, PARALLEL } = require('./suites');
 const { failuresIn } = require('./failures');
 
 const root = path.resolve(__dirname, '..');
@@ -45,7 +46,7 @@ let passed = 0;
 const t0 = Date.now();
 for (let run = 1; run <= runs; run++) {
   const started = Date.now();
-  const r = spawnSync(process.execPath, [mocha, '--reporter', 'dot', ...files], {
+  const r = spawnSync(process.execPath, [mocha, '--reporter', 'dot', ...PARALLEL, ...files], {
     cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = `${r.stdout || ''}\n${r.stderr || ''}`;

@@ -7,17 +7,19 @@
 // `--partial` it runs what can run instead and reports the rest as not run. A suite that did not
 // run is never counted as passed, and under CI=true a suite not run fails the run.
 //
-// The suites then run as a small graph, one at a time by default; `--jobs 2` runs two at once
-// (this project's machines have two cores), which needs every real-process assertion to hold
-// beside a competing suite: npm run test:soak checks that, and until its 5 loaded runs pass the
-// default stays 1. Each suite's output is shown whole when it ends, with its duration; a
+// The suites then run as a small graph, two at a time (this project's machines have two cores;
+// `--jobs N` sets it), the longest first; the real-process mocha files run two at a time inside
+// their suite too (scripts/suites.js PARALLEL). Every real-process assertion holds beside a
+// competing suite: its tolerance comes from what it measures of the machine, and
+// `npm run test:soak` runs those files so beside two spinning processes, five times.
+// Each suite's output is shown whole when it ends, with its duration; a
 // failed suite's last lines are printed again at the very end, then one line per failure (a
 // mocha test with its error, every FAILED line), so that the shortest log tail names them all.
 const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { provision } = require('./provision');
-const { SIMULATION, REAL_PROCESS, PACKAGING } = require('./suites');
+const { SIMULATION, REAL_PROCESS, PACKAGING, PARALLEL } = require('./suites');
 const { failuresIn } = require('./failures');
 
 const root = path.resolve(__dirname, '..');
@@ -26,7 +28,7 @@ const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const partial = argv.includes('--partial');
 const jobsAt = argv.indexOf('--jobs');
-const jobs = jobsAt >= 0 ? Number(argv[jobsAt + 1]) : 1;
+const jobs = jobsAt >= 0 ? Number(argv[jobsAt + 1]) : 2;
 if (!Number.isInteger(jobs) || jobs < 1) {
   console.error(`lagwatch: --jobs wants a whole number of at least 1, got ${argv[jobsAt + 1]}`);
   process.exit(2);
@@ -59,7 +61,7 @@ function asanEnv() {
 
 // Each suite: `needs` are scripts/provision.js's ids; `after` the suites whose output it uses (it
 // does not run when one of them failed or did not run); `weight` its usual length in seconds on
-// this project's machine, so that the long ones start first. `args`/`env` may be functions, read
+// this project's machine, so that the longest chains start first. `args`/`env` may be functions, read
 // when the suite starts.
 const node = process.execPath;
 const SUITES = [
@@ -67,23 +69,23 @@ const SUITES = [
   { id: 'valgrind', name: 'C core under valgrind', cmd: 'valgrind', after: ['c'], needs: ['valgrind'], weight: 15,
     args: ['-q', '--error-exitcode=1', '--leak-check=full', '--errors-for-leak-kinds=definite', '--trace-children=yes', 'test/c/out/runner'] },
   { id: 'tsan', name: 'worker thread under TSan', cmd: 'make', args: ['-s', '-C', 'test/tsan'], needs: ['toolchain', 'libuv'], weight: 5 },
-  { id: 'fuzz', name: 'fuzzing the core (libFuzzer, ASan/UBSan)', cmd: 'make', args: ['-s', '-C', 'test/fuzz'], needs: ['clang', 'fuzzer', 'libuv'], weight: 120 },
+  { id: 'fuzz', name: 'fuzzing the core (libFuzzer, ASan/UBSan)', cmd: 'make', args: ['-s', '-C', 'test/fuzz'], needs: ['clang', 'fuzzer', 'libuv'], weight: 200 },
   { id: 'conformance', name: 'conformance (../shared/conformance/core-rules.js)', cmd: node, args: [conformance], weight: 1, quick: true,
     absent: () => (fs.existsSync(conformance) ? null : `${conformance} is not beside this checkout`) },
   { id: 'embedder', name: "embedder (Electron's loop, Debian libnode 18): build", cmd: 'make', args: ['-s', '-C', 'test/embedder'], needs: ['toolchain', 'libuv', 'libnode'], weight: 5 },
-  { id: 'prebuild', name: 'prebuilt addons (npm run prebuild)', cmd: node, args: [path.join('scripts', 'prebuild.js')], needs: ['toolchain', 'python', 'mingw', 'arm64-gcc'], weight: 25 },
+  { id: 'prebuild', name: 'prebuilt addons (npm run prebuild)', cmd: node, args: [path.join('scripts', 'prebuild.js')], needs: ['toolchain', 'python', 'mingw', 'arm64-gcc'], weight: 45 },
   { id: 'mocha-sim', name: 'mocha: the simulation suites', cmd: node, args: [mocha, ...SIMULATION], weight: 10, quick: true },
-  { id: 'mocha-real', name: 'mocha: the real-process suites', cmd: node, args: [mocha, ...REAL_PROCESS], after: ['embedder', 'prebuild'],
-    needs: ['faketime', 'prometheus'], weight: 400 },
+  { id: 'mocha-real', name: 'mocha: the real-process suites', cmd: node, args: [mocha, ...PARALLEL, ...REAL_PROCESS], after: ['embedder', 'prebuild'],
+    needs: ['faketime', 'prometheus'], weight: 300 },
   { id: 'mocha-packaging', name: 'mocha: packaging, types and docs', cmd: node, args: [mocha, ...PACKAGING], after: ['prebuild'], needs: ['valgrind'],
-    weight: 200 },
+    weight: 70 },
   { id: 'matrix', name: 'platform matrix (linux-x64 Node 22/24/26 and 20 from source, linux-arm64 qemu, win32-x64 wine)', cmd: node,
-    args: [path.join('scripts', 'matrix.js')], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 500 },
-  { id: 'asan-build', name: 'addon under ASan/UBSan: build', cmd: 'gcc', args: asanBuildArgs, needs: ['toolchain'], weight: 20 },
+    args: [path.join('scripts', 'matrix.js')], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 350 },
+  { id: 'asan-build', name: 'addon under ASan/UBSan: build', cmd: 'gcc', args: asanBuildArgs, needs: ['toolchain'], weight: 5 },
   // The packaging suites load no addon of this build (the tarball's prebuilds, tsc, valgrind
   // without the sanitizer) but for the docs' programs and ESM, which run here too.
   { id: 'mocha-asan', name: 'mocha, addon under ASan/UBSan', cmd: node, after: ['asan-build', 'embedder'], needs: ['faketime', 'prometheus'],
-    args: [mocha, ...SIMULATION, ...REAL_PROCESS, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 600 },
+    args: [mocha, ...PARALLEL, ...REAL_PROCESS, ...SIMULATION, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 330 },
 ];
 
 // The closing report: every suite's state, then the failures' tails and one line each.
@@ -131,7 +133,17 @@ async function main() {
   }
   const absentIds = new Set(prov.missing.map((n) => n.id));
 
-  const pending = [...chosen].sort((a, b) => b.weight - a.weight);
+  // A suite's rank: its weight plus the largest rank of the suites that wait for it, so that a
+  // build the long suites need starts before a long suite that needs nothing.
+  const rank = new Map();
+  const rankOf = (s) => {
+    if (!rank.has(s.id)) {
+      const waiting = chosen.filter((d) => (d.after || []).includes(s.id));
+      rank.set(s.id, s.weight + Math.max(0, ...waiting.map(rankOf)));
+    }
+    return rank.get(s.id);
+  };
+  const pending = [...chosen].sort((a, b) => rankOf(b) - rankOf(a));
   const running = new Set();
   await new Promise((done) => {
     const pump = () => {

@@ -1056,7 +1056,16 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readi
     } else if (waited) {
       fresh = 1; /* waiting: nothing to watch, nothing to wake */
       w->ping_sent = 0;
-      if (!rest_base_holds(w, rd, 0, avail_at)) w->cause_has_base = 0;
+      if (w->hang_active) {
+        /* The loop waited again: the main thread ran and reached its poll, its progress stamp
+         * not read yet (the driver writes the wait first, and this check read the stamp before
+         * it: a worker held back between its two reads). The hang ended there, with its cause. */
+        hang_end(w, now, avail_at, rd, &out[n++]);
+        w->cause_has_base = 0;
+        if (avail_at > w->last_progress_at) w->last_progress_at = avail_at;
+      } else if (!rest_base_holds(w, rd, 0, avail_at)) {
+        w->cause_has_base = 0;
+      }
     }
     /* No progress over a whole check, or a progress stamp already a threshold old (the worker
      * itself could not run for that long): perhaps a hang. */

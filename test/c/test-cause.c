@@ -304,6 +304,48 @@ static void rest_from_1100(cfx_t *x, lw_msg_t *log, size_t *n) {
   ASSERT_DBL_EQ(lw_worker_next_due(&x->m.worker), 2100);
 }
 
+/* The main thread writes where its loop waited, then its progress stamp; the worker reads the stamp
+ * first. A check that falls between (a worker preempted or held back by a CPU quota between its
+ * two reads) sees the loop waited again without new progress: during a hang, that is the hang's
+ * end, with its cause. It once dropped the cause's baseline instead, and the end seen at the next
+ * check had no cause (a hang under a 10 % quota beside other suites reported cause null). */
+TEST_IMPL(worker_hang_ends_when_the_loop_waits_again) {
+  cfx_t x;
+  lw_msg_t log[128];
+  size_t n = 0, i;
+  double t;
+  cfx_init(&x);
+  rest_from_1100(&x, log, &n);
+  x.t.avail = 1500; /* the loop stops waiting at 1500 and hangs */
+  run(&x, 2100, 1000, log, &n);
+  for (t = 2750; t < 6500; t += 100) run(&x, t, 1000, log, &n);
+  run(&x, 6500, 1000, log, &n);
+  ASSERT_EQ(n, 2);
+  ASSERT_EQ(log[1].type, LW_MSG_HANG_START);
+  ASSERT_DBL_EQ(log[1].hang_start, 1500);
+  /* The main thread runs again at 6550 and reaches its poll: the check at 6600 sees the loop's
+   * wait, not yet its stamp. */
+  x.t.main.cpu_ms += 5050;
+  x.t.avail = 6550;
+  run(&x, 6600, 1000, log, &n);
+  ASSERT_EQ(n, 3);
+  ASSERT_EQ(log[2].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log[2].hang_start, 1500);
+  ASSERT_DBL_EQ(log[2].hang_end, 6550);
+  ASSERT_EQ(log[2].cause_known, 1);
+  ASSERT_DBL_EQ(log[2].cause_start, 1500);
+  ASSERT_DBL_EQ(log[2].cause_delta.cpu_ms, 5050);
+  /* The stamp, seen at the next check, ends nothing more and starts nothing. */
+  for (t = 6700; t <= 12000; t += 100) {
+    x.t.avail = t - 50;
+    run(&x, t, t - 50, log, &n);
+  }
+  ASSERT_EQ(n, 3);
+  for (i = 0; i < n; i++) ASSERT(log[i].type != LW_MSG_EVIDENCE);
+  cfx_free(&x);
+  return 0;
+}
+
 /* The cause of a hang seen from a rest, with a stop: its span starts where the loop last waited,
  * and only a stop inside it is taken off (once). */
 TEST_IMPL(worker_rest_cause_with_stops) {

@@ -230,9 +230,10 @@ function assertConservation(stats, where = '') {
   }
 }
 
+// (Not "…: expected lo..hi": mocha's reporter cuts a message with a diff at ": expected".)
 function assertBetween(value, lo, hi, what) {
   assert.ok(typeof value === 'number' && value >= lo && value <= hi,
-    `${what}: expected ${lo}..${hi}, got ${value}`);
+    `${what}: ${value}, not within ${lo}..${hi}`);
 }
 
 // A cgroup of its own under `root`; move() puts a process (every thread) in it; remove() takes

@@ -48,6 +48,15 @@ describe('loop models: Node\'s own loop and an embedded one (SPEC §6, simulatio
       sim.block(300);
       sim.advance(2000);
       assert.strictEqual(Math.max(...samples.loopBlock), 300, 'the block, exactly');
+      // A task whose thread waits for a CPU (a loaded machine, a CPU quota) is busy and
+      // unavailable to its loop all the same, in both models: an embedded loop once counted only
+      // its CPU time (81 ms of loopBlock for a 300 ms Chromium task beside four busy processes).
+      for (const state of ['starved', 'throttled']) {
+        samples.loopBlock.length = 0;
+        sim.block(300, state);
+        sim.advance(2000);
+        assert.strictEqual(Math.max(...samples.loopBlock), 300, `a ${state} block, exactly`);
+      }
       assert.deepStrictEqual(m.conditions.stats().stalls, { hang: 0, suspend: 0, pause: 0 });
       m.stop();
     });

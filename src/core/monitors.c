@@ -316,13 +316,16 @@ static int submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, d
   return rc;
 }
 
-static double cpu_now(const lw_monitors_t *m) { return m->rd.cpu ? m->rd.cpu(m->rd.data) : 0; }
+static double runnable_now(const lw_monitors_t *m) {
+  return m->rd.runnable ? m->rd.runnable(m->rd.data) : 0;
+}
 
 /* The time the thread was available to its loop, up to `now`: libuv's idle time in Node's loop;
- * in an embedded loop, from the switch on, every moment it was not on a CPU (SPEC §6). */
+ * in an embedded loop, from the switch on, every moment it was neither on a CPU nor waiting for
+ * one (SPEC §6: a task preempted or held back by a quota is busy, as in Node's loop). */
 static double idle_now(const lw_monitors_t *m, double now) {
   if (m->embedded)
-    return m->emb_idle_base + (now - m->emb_t_base) - (cpu_now(m) - m->emb_cpu_base);
+    return m->emb_idle_base + (now - m->emb_t_base) - (runnable_now(m) - m->emb_runnable_base);
   return m->rd.idle ? m->rd.idle(m->rd.data) : 0;
 }
 
@@ -725,11 +728,11 @@ void lw_monitors_flushed(lw_monitors_t *m, double now) {
 /* Recognises a loop run from outside: the idle reading goes on from where libuv's left it, the
  * time outside libuv that showed it counted as idle already. */
 static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
-  if (m->embedded || m->rd.cpu == NULL || !(outside_ms >= LW_OUTSIDE_MIN_MS)) return;
+  if (m->embedded || m->rd.runnable == NULL || !(outside_ms >= LW_OUTSIDE_MIN_MS)) return;
   if (++m->outside_seen < LW_OUTSIDE_ITERATIONS) return;
   m->emb_idle_base = idle_now(m, now) + outside_ms;
   m->emb_t_base = now;
-  m->emb_cpu_base = cpu_now(m);
+  m->emb_runnable_base = runnable_now(m);
   m->embedded = 1;
 }
 

@@ -50,7 +50,10 @@ typedef struct lw_readings_s {
   /* Worker thread: the main loop's time outside its poll's waits up to its last progress stamp,
    * a running total (only its growth counts); NAN or NULL if unknown. */
   double (*main_busy)(void *data);
-  double (*cpu)(void *data);  /* the main thread's CPU time; NULL if unknown */
+  /* The main thread's time on a CPU or waiting for one (its run-queue delay, a CPU quota's hold
+   * included), or its CPU time alone where the platform cannot tell the wait; NULL if unknown. In
+   * an embedded loop, what is neither is the thread's time available to its loop (SPEC §6). */
+  double (*runnable)(void *data);
   /* The main thread's times by state, read by the worker thread during a hang; returns -1 (or is
    * NULL) where nothing can be read. */
   int (*main_sched)(void *data, lw_thread_times_t *out);
@@ -238,7 +241,7 @@ typedef struct lw_monitors_s {
   unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS after the last ended */
   double emb_idle_base;  /* the idle reading, the time and the CPU time at the switch */
   double emb_t_base;
-  double emb_cpu_base;
+  double emb_runnable_base;
   /* idleAvailability */
   double idle_due;
   double idle_prev_t;

@@ -19,7 +19,7 @@ static int sim_pair(void *d, double *a, double *b) {
   return 0;
 }
 static double sim_idle(void *d) { return lw_sim_idle(d); }
-static double sim_cpu(void *d) { return lw_sim_cpu(d); }
+static double sim_runnable(void *d) { return lw_sim_runnable(d); }
 static double sim_main_avail(void *d) { return lw_sim_main_avail(d); }
 static int sim_main_sched(void *d, lw_thread_times_t *out) {
   lw_sim_main_times(d, &out->cpu_ms, &out->runq_ms, &out->throttled_ms);
@@ -60,9 +60,16 @@ static double rt_main_avail(void *d) {
 }
 static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
 static double rt_main_busy(void *d) { return lw_uvworker_busy(((lw_monset_t *)d)->uw); }
-static double rt_cpu(void *d) {
-  (void)d;
-  return lw_clock_thread_cpu_ms();
+/* Main thread: its CPU time plus, where schedstat tells it, its run-queue delay; a read that
+ * fails keeps the last delay read, so that the sum never steps back (an embedded loop's idle time
+ * is what it is not). */
+static double rt_runnable(void *d) {
+  lw_monset_t *s = d;
+  lw_thread_times_t t;
+  double cpu = lw_clock_thread_cpu_ms();
+  if (s->runq_known && lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms))
+    s->runq_last = t.runq_ms;
+  return cpu + s->runq_last;
 }
 /* Worker thread (and the main thread while the worker is stopped). */
 static int rt_main_sched(void *d, lw_thread_times_t *out) {
@@ -472,7 +479,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.wall = sim_wall;
     rd.sleep_pair = sim_pair;
     rd.idle = sim_idle;
-    rd.cpu = sim_cpu;
+    rd.runnable = sim_runnable;
     rd.main_avail = sim_main_avail;
     /* No main_waiting: the simulated worker never rests, its checks come every liveness
      * interval as SPEC §6 states (lw_worker_next_due). */
@@ -485,7 +492,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     rd.wall = rt_wall;
     rd.sleep_pair = rt_pair;
     rd.idle = rt_idle;
-    rd.cpu = rt_cpu;
+    rd.runnable = rt_runnable;
     rd.main_avail = rt_main_avail;
     rd.main_waiting = rt_main_waiting;
     rd.main_busy = rt_main_busy;
@@ -494,6 +501,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     {
       lw_thread_times_t t;
       s->runq_known = lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms);
+      if (s->runq_known) s->runq_last = t.runq_ms;
     }
     rd.main_sched = rt_main_sched;
     rd.self_sched = rt_self_sched;

@@ -69,6 +69,7 @@ struct lw_monset_s {
   double check_at; /* the last check, -INFINITY when not read */
   double check_cpu; /* the thread's CPU time then, plus its run-queue delay if runq_known */
   int runq_known;   /* the main thread's run-queue delay can be read (Linux schedstat) */
+  double runq_last; /* the last run-queue delay read of it (rt_runnable) */
   uint64_t check_loop_raw; /* uv_now() at the end of the last iteration's poll (check_cb), or
                             * at the last timed prepare while the check hook is off; 0: none */
   int check_on;             /* the check hook runs (check_needed) */

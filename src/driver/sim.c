@@ -236,10 +236,10 @@ double lw_sim_main_avail(const lw_sim_t *sim) {
   return sim->main_free_at < sim->now ? sim->now : sim->wait_end;
 }
 
-double lw_sim_cpu(const lw_sim_t *sim) {
+double lw_sim_runnable(const lw_sim_t *sim) {
   double cpu, runq, thr;
   lw_sim_main_times(sim, &cpu, &runq, &thr);
-  return cpu;
+  return isfinite(runq) ? cpu + runq : cpu;
 }
 
 int lw_sim_mono_includes_sleep(const lw_sim_t *sim) { return sim->platform != LW_PLATFORM_LINUX; }

@@ -1484,9 +1484,9 @@ TEST_IMPL(monitors_stop_ends_at_main_resumption) {
 
 /* SPEC §6, embedded loops: iterations that start >= 5 ms after the previous one ended (the
  * thread was outside libuv) make the loop an embedded one at the second; from then on the idle
- * reading is the time off the CPU, continuous with libuv's at the switch. Shorter gaps, or no
- * CPU reading, change nothing. */
-static double fake_cpu(void *d) { return ((fake_t *)d)->wall - WALL0; /* reused as CPU time */ }
+ * reading is the time neither on a CPU nor waiting for one, continuous with libuv's at the
+ * switch. Shorter gaps, or no such reading, change nothing. */
+static double fake_runnable(void *d) { return ((fake_t *)d)->wall - WALL0; /* reused as such */ }
 
 TEST_IMPL(monitors_loop_model_embedded) {
   fx_t x;
@@ -1494,9 +1494,9 @@ TEST_IMPL(monitors_loop_model_embedded) {
   lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
   lw_monitors_iteration(&x.m, 10, 4.9);
   lw_monitors_iteration(&x.m, 20, 4.9);
-  ASSERT_EQ(lw_monitors_embedded(&x.m), 0); /* no CPU reading: never */
-  x.rd.cpu = fake_cpu;
-  x.m.rd.cpu = fake_cpu;
+  ASSERT_EQ(lw_monitors_embedded(&x.m), 0); /* no runnable reading: never */
+  x.rd.runnable = fake_runnable;
+  x.m.rd.runnable = fake_runnable;
   lw_monitors_iteration(&x.m, 30, 4.9); /* under the threshold */
   ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
   x.f.idle = 0; /* libuv's idle time never grows */

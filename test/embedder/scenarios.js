@@ -82,7 +82,7 @@ function describeEmbedder(type) {
     // that bound holds on a loaded host too; a tail quantile does not (under ASan on a busy CI host
     // the p99 once read 2.2 ms: a long iteration there is real lag, not the bug), so only the
     // median is held to a fixed 2 ms.
-    it('idle 30 s: recognised as embedded; loopBlock sums to no more than the thread\'s own time, median < 2 ms, idleAvailability > 0.97; nothing stalls, jumps or is discarded', async () => {
+    it('idle 30 s: recognised as embedded; loopBlock sums to no more than the thread\'s own time, median < 2 ms, idleAvailability > 0.97 less its waits for a CPU; nothing stalls, jumps or is discarded', async () => {
       await e.mark();
       await sleep(30000);
       const r = await e.report('idle');
@@ -93,7 +93,10 @@ function describeEmbedder(type) {
       assert.ok(r.loopBlock.sum <= threadMs * 1.05 + 5,
         `idle loopBlock samples sum to ${r.loopBlock.sum} ms over ${r.loopBlock.n} samples, the main thread ran ${r.thread.runMs} ms and waited ${r.thread.waitMs} ms for a CPU (the message loop's waits counted would make ~30000 ms)`);
       assert.ok(r.loopBlock.p50 < 2, `idle loopBlock median ${r.loopBlock.p50} ms (it was ~20 ms, the time spent in the message loop)`);
-      assert.ok(r.idleAvailability.mean > 0.97, `idleAvailability ${r.idleAvailability.mean} (it was ~0)`);
+      // The thread's waits for a CPU are time unavailable to its loop, as in Node's (0.985 beside
+      // four busy processes, 325 ms of them in the 30 s): the bound gives them back.
+      const floor = 0.97 - r.thread.waitMs / 30000;
+      assert.ok(r.idleAvailability.mean > floor, `idleAvailability ${r.idleAvailability.mean}, not above ${floor.toFixed(4)} (it was ~0)`);
       noStalls(r, 'idle');
       assert.deepStrictEqual(r.events.jump, []);
       assert.deepStrictEqual(r.events.workerHang, []);

@@ -89,11 +89,14 @@ describe('loopBlock: sub-millisecond iterations of an I/O loop merge too (real p
   });
 
   it('the samples add up to the loop\'s active time (the merged polls\' waits are no busy time)', () => {
-    const { samples, activeMs, durationMs } = got;
+    const { samples, activeMs, durationMs, waitMs } = got;
     const sum = samples.reduce((a, v) => a + v, 0);
     // eventLoopUtilization() reads libuv's idle time, as loopBlock does; the windows' ends differ
     // by an iteration or two.
     assert.ok(activeMs < durationMs - 50, `the loop did wait: active ${activeMs.toFixed(1)} of ${durationMs.toFixed(1)} ms`);
-    assert.ok(Math.abs(sum - activeMs) <= 5, `sum ${sum.toFixed(2)} ms, active ${activeMs.toFixed(2)} ms`);
+    // On a loaded machine a wait for a CPU at either end is in one of the two only: the main
+    // thread's run-queue delay over the window (`waitMs`, ~0 on a quiet machine; 337.98 against
+    // 324.18 ms once beside two spinning processes) is given back.
+    assert.ok(Math.abs(sum - activeMs) <= 5 + waitMs, `sum ${sum.toFixed(2)} ms, active ${activeMs.toFixed(2)} ms, run-queue wait ${waitMs.toFixed(2)} ms`);
   });
 });

@@ -8,7 +8,7 @@
 //
 // It needs what npm test needs (the addon built, the embedder and the prebuilds made: run
 // `npm test` once first, or `npm run build && make -C test/embedder && npm run prebuild`).
-const { spawn, spawnSync } = require('child_process');
+const { spawn } = require('child_process');
 const path = require('path');
 const { REAL_PROCESS, PARALLEL } = require('./suites');
 const { failuresIn } = require('./failures');
@@ -32,39 +32,66 @@ const named = process.argv.slice(2).filter((a, i, all) => a.endsWith('.js') && !
 const files = named.length ? named : REAL_PROCESS;
 
 // The competitors: plain spinning processes, started before the first run and ended after the
-// last (and on any exit of ours).
+// last (and on any exit of ours); each also ends by itself once this process is gone (its parent
+// changed), so that a soak killed outright leaves no spinner behind.
 const spinners = [];
+const spin = `let i = 0; for (;;) if (++i % 1e8 === 0 && process.ppid !== ${process.pid}) process.exit(0);`;
 for (let i = 0; i < busy; i++) {
-  spinners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  spinners.push(spawn(process.execPath, ['-e', spin], { stdio: 'ignore' }));
 }
 const endSpinners = () => { for (const s of spinners) s.kill('SIGKILL'); };
 process.on('exit', endSpinners);
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
 
-const failures = [];
-let passed = 0;
-const t0 = Date.now();
-for (let run = 1; run <= runs; run++) {
-  const started = Date.now();
-  const r = spawnSync(process.execPath, [mocha, '--reporter', 'dot', ...PARALLEL, ...files], {
-    cwd: root, encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'],
+// One run of mocha, in a process group of its own: a signal to the soak ends it and its workers.
+let current = null;
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    if (current) try { process.kill(-current.pid, 'SIGKILL'); } catch { /* gone */ }
+    process.exit(130);
   });
-  const out = `${r.stdout || ''}\n${r.stderr || ''}`;
-  const passing = /(\d+) passing/.exec(out);
-  const failing = /(\d+) failing/.exec(out);
-  const secs = Math.round((Date.now() - started) / 1000);
-  if (r.status === 0) {
-    passed++;
-    console.log(`soak run ${run}/${runs}: ${passing ? passing[1] : '?'} passing (${secs} s)`);
-  } else {
-    console.log(`soak run ${run}/${runs}: FAILED, ${failing ? failing[1] : '?'} failing (${secs} s)`);
-    process.stdout.write(out.slice(out.search(/\d+ failing/) >= 0 ? out.search(/\d+ failing/) : -8000));
-    failures.push(...failuresIn(out).map((l) => `run ${run}: ${l.trim()}`));
-    if (!failing) failures.push(`run ${run}: mocha exited ${r.status}${r.signal ? ` (${r.signal})` : ''}`);
-  }
 }
-endSpinners();
-for (const f of failures) console.log(`  ${f}`);
-console.log(`soak: ${files.length} files, ${runs} runs beside ${busy} busy processes, ${Math.round((Date.now() - t0) / 1000)} s`);
-console.log(`soak: ${passed} passed, ${runs - passed} failed`);
-process.exit(passed === runs ? 0 : 1);
+function mochaRun() {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [mocha, '--reporter', 'dot', ...PARALLEL, ...files], {
+      cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    });
+    current = child;
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { out += d; });
+    child.on('close', (status, signal) => {
+      current = null;
+      resolve({ status, signal, out });
+    });
+  });
+}
+
+async function main() {
+  const failures = [];
+  let passed = 0;
+  const t0 = Date.now();
+  for (let run = 1; run <= runs; run++) {
+    const started = Date.now();
+    const r = await mochaRun();
+    const { out } = r;
+    const passing = /(\d+) passing/.exec(out);
+    const failing = /(\d+) failing/.exec(out);
+    const secs = Math.round((Date.now() - started) / 1000);
+    if (r.status === 0) {
+      passed++;
+      console.log(`soak run ${run}/${runs}: ${passing ? passing[1] : '?'} passing (${secs} s)`);
+    } else {
+      console.log(`soak run ${run}/${runs}: FAILED, ${failing ? failing[1] : '?'} failing (${secs} s)`);
+      process.stdout.write(out.slice(out.search(/\d+ failing/) >= 0 ? out.search(/\d+ failing/) : -8000));
+      failures.push(...failuresIn(out).map((l) => `run ${run}: ${l.trim()}`));
+      if (!failing) failures.push(`run ${run}: mocha exited ${r.status}${r.signal ? ` (${r.signal})` : ''}`);
+    }
+  }
+  endSpinners();
+  for (const f of failures) console.log(`  ${f}`);
+  console.log(`soak: ${files.length} files, ${runs} runs beside ${busy} busy processes, ${Math.round((Date.now() - t0) / 1000)} s`);
+  console.log(`soak: ${passed} passed, ${runs - passed} failed`);
+  process.exit(passed === runs ? 0 : 1);
+}
+
+main();

@@ -239,7 +239,7 @@ typedef struct lw_monitors_s {
    * from then on the thread is available to its loop whenever it is not on a CPU. */
   int embedded;
   unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS after the last ended */
-  double emb_idle_base;  /* the idle reading, the time and the CPU time at the switch */
+  double emb_idle_base;  /* the idle reading, the time and the runnable time at the switch */
   double emb_t_base;
   double emb_runnable_base;
   /* idleAvailability */

@@ -262,8 +262,8 @@ static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(in
  * machine, or throttled, was runnable all along: that is not time spent outside libuv, however
  * long the gap. The CPU part is the thread's CPU clock (exact to now; schedstat's CPU figure of a
  * running thread lags by up to a scheduler tick); the wait is final for every wait before now.
- * NAN if the delay cannot be read after all. */
-/* The gap's outside part is (end - start) less (runnable at its end - runnable at its start),
+ * NAN if the delay cannot be read after all.
+ * The gap's outside part is (end - start) less (runnable at its end - runnable at its start),
  * from reads that take time: a preemption between two of them must not look like time outside.
  * The start (`opening`) reads the delay, then the CPU clock, and the caller reads the wall clock
  * after; the end reads the wall clock first, then the CPU clock and the delay. Each runnable

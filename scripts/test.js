@@ -71,7 +71,7 @@ const SUITES = [
   { id: 'valgrind', name: 'C core under valgrind', cmd: 'valgrind', after: ['c'], needs: ['valgrind'], weight: 15,
     args: ['-q', '--error-exitcode=1', '--leak-check=full', '--errors-for-leak-kinds=definite', '--trace-children=yes', 'test/c/out/runner'] },
   { id: 'tsan', name: 'worker thread under TSan', cmd: 'make', args: ['-s', '-C', 'test/tsan'], needs: ['toolchain', 'libuv'], weight: 5 },
-  { id: 'fuzz', name: 'fuzzing the core (libFuzzer, ASan/UBSan)', cmd: 'make', args: ['-s', '-C', 'test/fuzz'], needs: ['clang', 'fuzzer', 'libuv'], weight: 200 },
+  { id: 'fuzz', name: 'fuzzing the core (libFuzzer, ASan/UBSan)', cmd: 'make', args: ['-s', '-C', 'test/fuzz'], needs: ['clang', 'fuzzer', 'libuv'], weight: 30 },
   { id: 'conformance', name: 'conformance (../shared/conformance/core-rules.js)', cmd: node, args: [conformance], weight: 1, quick: true,
     absent: () => (fs.existsSync(conformance) ? null : `${conformance} is not beside this checkout`) },
   { id: 'embedder', name: "embedder (Electron's loop, Debian libnode 18): build", cmd: 'make', args: ['-s', '-C', 'test/embedder'], needs: ['toolchain', 'libuv', 'libnode'], weight: 5 },

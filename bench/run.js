@@ -312,7 +312,7 @@ function write(S, M, P, totalSeconds) {
       `add ~1–2 ms; a loaded machine can hold the worker's wake-up longer.`, '');
     if (!met) {
       misses.push(`hang detection: max ${f(h.latencyMs.max, 1)} ms (target ≤ ${h.targetMs})`);
-      push(`**Missed:** the check that flags the hang is armed at the threshold itself (\`lw_worker_run\`, src/core/monitors.c), so ` +
+      push(`**Missed:** the check that flags the hang is armed at the threshold itself (\`lw_worker_run\`, src/core/worker.c), so ` +
         `a late detection is the worker timer's own lateness: see the runs above for which ones, and the machine's load during them.`, '');
     }
     push(`**blocked-at cannot report during a block:** it times callbacks with async_hooks \`before\`/\`after\`, both on the blocked thread, so ` +

@@ -8,6 +8,12 @@ static const char *const state_names[LW_STATE_COUNT] = {"active", "passive", "hi
                                                          "terminated"};
 static const char *const kind_names[LW_KIND_COUNT] = {"hang", "suspend", "pause"};
 
+void lw_conditions_set_cause(lw_conditions_t *c, void (*fn)(void *data, lw_event_t *ev), void *data) {
+  if (fn == NULL && c->cause_data != data) return;
+  c->cause_fn = fn;
+  c->cause_data = fn != NULL ? data : NULL;
+}
+
 void lw_conditions_config_default(lw_conditions_config_t *cfg) {
   cfg->stall_threshold_ms = 5000;
   cfg->hold_ms = 2000;

@@ -186,6 +186,9 @@ typedef struct lw_conditions_s {
 } lw_conditions_t;
 
 void lw_conditions_config_default(lw_conditions_config_t *cfg);
+/* Sets the hook that fills a hang episode's cause (a monitor set's), or clears it with NULL if
+ * `data` is the one set. */
+void lw_conditions_set_cause(lw_conditions_t *c, void (*fn)(void *data, lw_event_t *ev), void *data);
 /* Returns 1 if every field of `cfg` is in its range. */
 int lw_conditions_config_valid(const lw_conditions_config_t *cfg);
 /* LW_OK, or LW_EINVAL naming the first field out of its range ("stallThresholdMs", ...). */

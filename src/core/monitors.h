@@ -1,10 +1,8 @@
-/* The monitors of SPEC §6 as pure rules: a monitor set, driven like the conditions.
- *
- * Work happens on two threads. Main-thread work (driftLag, macrotaskLag, idleAvailability,
- * clockDrift, the loop-iteration hook of loopBlock, receiving the worker's messages) touches the
- * conditions; worker-thread work (the heartbeat and the liveness check) touches only the
- * lw_worker_t half and produces messages that the driver carries to the main thread. Nothing here
- * locks or waits: the driver owns the queue, the thread and the atomics.
+/* The monitors of SPEC §6 as pure rules, run by the main thread: a monitor set, driven like the
+ * conditions. driftLag, macrotaskLag, loopBlock's iteration hook, idleAvailability, clockDrift and
+ * timerThrottle run here, and the worker's messages are received here; the worker thread's own
+ * rules (heartbeat, liveness, hangs) are in worker.h, their causes in cause.h, the options in
+ * config.h. Nothing here locks or waits: the driver owns the queue, the thread and the atomics.
  *
  * Clock readings other than the monotonic `now` (wall clock, the sleep-clock pair, the loop's
  * idle time) come from the driver through lw_readings_t, called only when a rule needs them.
@@ -13,7 +11,10 @@
 #define LW_CORE_MONITORS_H_
 
 #include "aggregate.h"
+#include "cause.h"
 #include "conditions.h"
+#include "config.h"
+#include "worker.h"
 
 typedef enum {
   LW_MON_DRIFT = 0,
@@ -27,76 +28,31 @@ typedef enum {
   LW_MON_COUNT
 } lw_mon_t;
 
-/* A thread's cumulative time by scheduler state, ms (SPEC §12); NAN where the platform cannot
- * tell. `throttled_ms` is its cgroup's time held back by the CPU quota. */
-typedef struct lw_thread_times_s {
-  double cpu_ms;
-  double runq_ms;
-  double throttled_ms;
-} lw_thread_times_t;
-
-/* The driver's clocks beyond `now`. Each returns ms; sleep_pair returns -1 without a pair. */
-typedef struct lw_readings_s {
+/* The main thread's clocks beyond `now`, ms, called only when a rule needs them; a NULL reading
+ * is unknown. */
+typedef struct lw_main_readings_s {
   double (*wall)(void *data);
+  /* The sleep-clock pair (inclusive, exclusive of a suspend); -1 without a pair. */
   int (*sleep_pair)(void *data, double *inclusive, double *exclusive);
   double (*idle)(void *data); /* the main loop's total idle (poll wait) time */
-  /* Worker thread: the last moment the main loop was seen waiting in its poll (the end of its
-   * last finished wait, or about now during one); NAN or NULL if unknown. A main loop that waits
-   * is not hung (lw_worker_run). */
-  double (*main_avail)(void *data);
-  /* Worker thread: 1 if the main loop is in its poll's wait now, as far as the driver can tell
-   * (the poll phase's callbacks may be running); NULL if unknown: the worker then never rests. */
-  int (*main_waiting)(void *data);
-  /* Worker thread: the main loop's time outside its poll's waits up to its last progress stamp,
-   * a running total (only its growth counts); NAN or NULL if unknown. */
-  double (*main_busy)(void *data);
   /* The main thread's time on a CPU or waiting for one (its run-queue delay, a CPU quota's hold
-   * included), or its CPU time alone where the platform cannot tell the wait; NULL if unknown. In
-   * an embedded loop, what is neither is the thread's time available to its loop (SPEC §6). */
+   * included), or its CPU time alone where the platform cannot tell the wait. In an embedded
+   * loop, what is neither is the thread's time available to its loop (SPEC §6). */
   double (*runnable)(void *data);
-  /* The main thread's times by state, read by the worker thread during a hang; returns -1 (or is
-   * NULL) where nothing can be read. */
+  /* The main thread's times by state (timerThrottle's starvation, stats); -1 where unreadable. */
   int (*main_sched)(void *data, lw_thread_times_t *out);
-  /* The calling worker thread's own times (its run-queue delay tells a stop from starvation);
-   * worker thread only; -1 or NULL: unknown (the seed's rule then decides). */
-  int (*self_sched)(void *data, lw_thread_times_t *out);
-  /* V8's garbage-collection time inside [start, end] as known so far; NULL: unknown. */
+  /* V8's garbage-collection time inside [start, end] as known so far. */
   double (*gc_ms)(void *data, double start, double end);
   void *data;
   int mono_includes_sleep; /* macOS, Windows: 1; Linux: 0 */
+} lw_main_readings_t;
+
+/* What the driver reads, by the thread that may call it (worker.h for the worker's half). */
+typedef struct lw_readings_s {
+  lw_main_readings_t main;
+  lw_worker_readings_t worker;
 } lw_readings_t;
 
-typedef struct lw_monitors_config_s {
-  double drift_interval_ms;     /* 20 */
-  double macrotask_interval_ms; /* 250 */
-  double idle_period_ms;        /* 1000 */
-  double worker_interval_ms;    /* 1000 */
-  double liveness_interval_ms;  /* 100 */
-  double clock_interval_ms;     /* 1000 */
-  double flush_interval_ms;     /* 1000 */
-  double suspend_min_ms;        /* 100: sleep-clock growth that is a suspend */
-  double step_min_ms;           /* 1000: |wall - monotonic| drift that is a step */
-  double throttle_late_ms;      /* 500 */
-  int throttle_firings;         /* 3 */
-  int sleep_clock;              /* 1: use the sleep-clock pair when the platform has one */
-  double stall_threshold_ms;    /* the worker's thresholds; default: the conditions' */
-} lw_monitors_config_t;
-
-/* Messages from the worker thread to the main thread. */
-typedef enum {
-  LW_MSG_HEARTBEAT = 1, /* sent_at, self_lag; evidence when ev_reason != LW_REASON_ANY */
-  LW_MSG_PING = 2,      /* wake the main loop so that it shows progress */
-  LW_MSG_HANG_START = 3,
-  LW_MSG_HANG_END = 4,  /* hang_start, detected_at, hang_end; the cause readings */
-  LW_MSG_EVIDENCE = 5   /* a stop the worker saw between heartbeats: ev_* */
-} lw_msg_type_t;
-
-/* Worker hangs whose causes are kept for the hang episodes that overlap them. */
-#define LW_HANG_CAUSES 8
-
-/* Linux: a lateness of the worker's own timer this long or longer, without as much growth of its
- * run-queue delay, is a stop of the process (SPEC §12). */
-#define LW_STOP_MIN_MS 100.0
 /* A firing (driftLag's, or macrotaskLag's task) this close to its due time is on time: libuv's
  * timers have ms resolution, so an idle loop's timer fires up to about a ms after its due. Only
  * after such a firing over a mostly idle window may the timer sleep while the loop waits
@@ -107,65 +63,6 @@ typedef enum {
  * main thread runs for another due timer, so that they share its wake-up instead of waking it
  * again a few ms later (each is re-armed from its firing time, so their phases drift apart). */
 #define LW_COALESCE_MS 10.0
-/* How often the worker refreshes its own run-queue baseline (one read of its schedstat). */
-#define LW_SELF_BASE_MS 1000.0
-/* A cause's baseline read as the worker began a rest holds while the main loop has run less than
- * this in all since (short iterations between waits: their CPU then inside the span); after more,
- * it is read again (lw_worker_run). No stop of the process hides in so little. */
-#define LW_REST_BUSY_MS LW_STOP_MIN_MS
-
-typedef struct lw_msg_s {
-  lw_msg_type_t type;
-  double sent_at;
-  double self_lag;
-  uint32_t ev_reason; /* LW_REASON_SUSPEND / LW_REASON_PAUSE, or LW_REASON_ANY for none */
-  double ev_start;
-  double ev_end;
-  double hang_start;
-  double detected_at;
-  double hang_end;
-  /* HANG_END: the main thread's times over [cause_start, cause_end], with cause_stopped ms of
-   * stops inside; cause_known 0 if nothing could be read. */
-  int cause_known;
-  lw_thread_times_t cause_delta;
-  double cause_start;
-  double cause_end;
-  double cause_stopped;
-} lw_msg_t;
-
-/* The worker thread's half: touched by the worker thread only while it runs. */
-typedef struct lw_worker_s {
-  const lw_monitors_config_t *cfg;
-  int heartbeat_on;
-  int liveness_on;
-  double hb_due;
-  double lv_due;
-  double prev_fire; /* last run of the worker's timer */
-  double prev_sleep_diff;
-  int has_sleep_diff;
-  double last_progress_seen; /* the main thread's progress stamp last read */
-  double last_progress_at;   /* when progress was last seen (or reset by self-lag) */
-  int has_avail;             /* the main loop's availability at the previous check */
-  double avail_prev;
-  int ping_sent;
-  int hang_active;
-  double hang_start;
-  double hang_detected;
-  /* The main thread's times at the first check that saw no progress: the cause's baseline. */
-  int cause_has_base;
-  lw_thread_times_t cause_base;
-  double cause_base_at;
-  double cause_stopped;
-  /* The baseline was read as the worker began a rest (the main loop waiting): the span then starts
-   * where the loop last waited (`cause_avail`), the wait having added nothing to the times. */
-  int cause_at_rest;
-  double cause_avail;
-  double cause_busy; /* the main loop's busy total (readings' main_busy) at that baseline */
-  /* The worker's own times, refreshed every LW_SELF_BASE_MS and at each judged lateness. */
-  int self_has_base;
-  lw_thread_times_t self_base;
-  double self_base_at;
-} lw_worker_t;
 
 /* An iteration that starts this long after the previous one ended ran from outside libuv. */
 #define LW_OUTSIDE_MIN_MS 5.0
@@ -182,7 +79,7 @@ typedef struct lw_batch_s {
 typedef struct lw_monitors_s {
   lw_conditions_t *c;
   lw_monitors_config_t cfg;
-  lw_readings_t rd;
+  lw_main_readings_t rd;
   int running[LW_MON_COUNT];
   uint32_t vid[LW_MON_COUNT]; /* validators of the validated monitors */
   lw_batch_t batch[LW_MON_COUNT];
@@ -271,21 +168,11 @@ typedef struct lw_monitors_s {
   unsigned nresumed;
   uint64_t worker_hangs;
   lw_histogram_t hang_hist;
-  /* The last worker hangs' causes, for the hang episodes they overlap: a ring of
-   * LW_HANG_CAUSES, allocated at the first worker hang (most sets never see one). */
-  struct lw_hang_cause_s {
-    double start, end; /* the hang */
-    double detected_at;
-    lw_thread_times_t delta;  /* the raw readings, for the GC part, redone at the episode's report */
-    double span_start, span_end, stopped;
-    /* The GC part found when the worker hang ended (NAN before): the episode's reading again
-     * never finds less, though GC pauses past the ring (spans.h) are forgotten meanwhile. */
-    double gc_seen;
-    int known;
-  } *hang_causes;
-  unsigned nhang_causes;
+  lw_causes_t causes; /* the last worker hangs' causes, for the hang episodes they overlap */
 
-  lw_worker_t worker;
+  /* The worker can tell when the main loop waits, and then rests (lw_worker_next_due). */
+  int worker_may_rest;
+  lw_worker_t worker; /* the worker thread's, while it runs (worker.h) */
 } lw_monitors_t;
 
 /* The worker's own view, read as a snapshot (NAN where there is no value yet). */
@@ -300,14 +187,6 @@ typedef struct lw_monitors_stats_s {
 
 void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out);
 
-void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c);
-int lw_monitors_config_valid(const lw_monitors_config_t *cfg);
-/* The options a user may set, by index: their public names ("driftLag.intervalMs", ...). */
-size_t lw_monitors_option_count(void);
-const char *lw_monitors_option_name(size_t i);
-/* Sets option `i` to `value`: LW_OK, or LW_EINVAL if it is out of range (nothing changed);
- * `*range` then describes the range ("a finite number > 0"). */
-int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range);
 const char *lw_mon_name(lw_mon_t mon);
 lw_mon_t lw_mon_parse(const char *name, size_t len);
 /* 1 if setupAllMonitors pauses the monitor while the app is not visible (SPEC §6). In Electron's
@@ -321,6 +200,8 @@ int lw_mon_validated(lw_mon_t mon);
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
                      const lw_readings_t *rd);
 void lw_monitors_free(lw_monitors_t *m);
+/* The heap memory the set holds beyond its own struct, in bytes. */
+size_t lw_monitors_memory(const lw_monitors_t *m);
 /* After the last flush of a set that will run no more: frees the batches and keeps only the
  * statistics of its histograms (see lw_histogram_freeze). */
 void lw_monitors_release(lw_monitors_t *m);
@@ -403,23 +284,8 @@ void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, doubl
  * messages, whenever the main thread runs and before anything is judged. */
 void lw_monitors_evidence(lw_monitors_t *m, double now, int force);
 
-/* Worker thread. `progress` is the main thread's last progress stamp. Writes up to
- * LW_WORKER_MSGS_MAX messages to `out` and returns their number. */
-#define LW_WORKER_MSGS_MAX 4
-/* The worker thread has stopped and the main thread runs (SPEC §4, stopping loses nothing): a
- * hang the worker flagged has ended by now. Writes its HANG_END (with the cause read now) to
- * `out` and returns 1, or returns 0. Call from the main thread once the worker is joined. */
-size_t lw_worker_finish(lw_worker_t *w, double now, const lw_readings_t *rd, lw_msg_t *out);
 /* The main thread's cumulative times by state now, each counted once: on a CPU, waiting on a run
  * queue, held by its cgroup's quota (NAN where unknown). Returns 0, or -1 if unreadable. */
 int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out);
-/* While the main loop waits (readings' main_waiting), the worker rests: its liveness checks come
- * once per worker interval (with the heartbeat when it runs) instead of every liveness interval,
- * and always at the moments a hang or the ping could be due, so a hang is flagged as exactly as
- * before. A stop that begins while the worker rests is seen up to a worker interval after it
- * began (stopped_near() allows for that). */
-double lw_worker_next_due(const lw_worker_t *w);
-size_t lw_worker_run(lw_worker_t *w, double now, double progress, const lw_readings_t *rd,
-                     lw_msg_t *out);
 
 #endif /* LW_CORE_MONITORS_H_ */

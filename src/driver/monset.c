@@ -236,7 +236,7 @@ static double worker_next_due(lw_client_t *c) {
 static void worker_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, worker_client);
   lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t n = lw_worker_run(&s->core.worker, now, s->sim->progress, &s->core.rd, out);
+  size_t n = lw_worker_run(&s->core.worker, now, s->sim->progress, out);
   if (n) sim_queue_push(s, out, n, now);
 }
 
@@ -407,7 +407,7 @@ static int uv_setup(lw_monset_t *s) {
   int rc;
   s->uw = lw__malloc(sizeof(*s->uw));
   if (s->uw == NULL) return LW_ENOMEM;
-  rc = lw_uvworker_init(s->uw, &s->core.worker, &s->core.rd, s->uv->origin_ns, &s->async);
+  rc = lw_uvworker_init(s->uw, &s->core.worker, s->uv->origin_ns, &s->async);
   if (rc != 0) {
     lw__free(s->uw);
     s->uw = NULL;
@@ -476,26 +476,26 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
   s->owner = *owner;
   memset(&rd, 0, sizeof(rd));
   if (sim) {
-    rd.wall = sim_wall;
-    rd.sleep_pair = sim_pair;
-    rd.idle = sim_idle;
-    rd.runnable = sim_runnable;
-    rd.main_avail = sim_main_avail;
+    rd.main.wall = sim_wall;
+    rd.main.sleep_pair = rd.worker.sleep_pair = sim_pair;
+    rd.main.idle = sim_idle;
+    rd.main.runnable = sim_runnable;
+    rd.worker.main_avail = sim_main_avail;
     /* No main_waiting: the simulated worker never rests, its checks come every liveness
      * interval as SPEC §6 states (lw_worker_next_due). */
-    rd.main_sched = sim_main_sched;
-    rd.self_sched = sim_self_sched;
-    rd.gc_ms = sim_gc;
-    rd.data = sim;
-    rd.mono_includes_sleep = lw_sim_mono_includes_sleep(sim);
+    rd.main.main_sched = rd.worker.main_sched = sim_main_sched;
+    rd.worker.self_sched = sim_self_sched;
+    rd.main.gc_ms = sim_gc;
+    rd.main.data = rd.worker.data = sim;
+    rd.main.mono_includes_sleep = lw_sim_mono_includes_sleep(sim);
   } else {
-    rd.wall = rt_wall;
-    rd.sleep_pair = rt_pair;
-    rd.idle = rt_idle;
-    rd.runnable = rt_runnable;
-    rd.main_avail = rt_main_avail;
-    rd.main_waiting = rt_main_waiting;
-    rd.main_busy = rt_main_busy;
+    rd.main.wall = rt_wall;
+    rd.main.sleep_pair = rd.worker.sleep_pair = rt_pair;
+    rd.main.idle = rt_idle;
+    rd.main.runnable = rt_runnable;
+    rd.worker.main_avail = rt_main_avail;
+    rd.worker.main_waiting = rt_main_waiting;
+    rd.worker.main_busy = rt_main_busy;
     /* This is the main thread: its times are read from here on by the worker. */
     lw_thread_src_open_self(&s->main_src, 1);
     {
@@ -503,12 +503,12 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
       s->runq_known = lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms);
       if (s->runq_known) s->runq_last = t.runq_ms;
     }
-    rd.main_sched = rt_main_sched;
-    rd.self_sched = rt_self_sched;
-    rd.gc_ms = rt_gc;
-    rd.data = s;
+    rd.main.main_sched = rd.worker.main_sched = rt_main_sched;
+    rd.worker.self_sched = rt_self_sched;
+    rd.main.gc_ms = rt_gc;
+    rd.main.data = rd.worker.data = s;
 #if defined(__APPLE__) || defined(_WIN32)
-    rd.mono_includes_sleep = 1;
+    rd.main.mono_includes_sleep = 1;
 #endif
   }
   rc = lw_monitors_init(&s->core, c, cfg, &rd);
@@ -633,7 +633,7 @@ static void worker_wind_down(lw_monset_t *s, double now) {
   lw_msg_t out[1];
   size_t n;
   receive_arrived(s, now);
-  n = lw_worker_finish(&s->core.worker, now, &s->core.rd, out);
+  n = lw_worker_finish(&s->core.worker, now, out);
   if (n == 0) return;
   if (s->sim != NULL) {
     /* After the simulation's messages still in flight. */
@@ -726,13 +726,6 @@ void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out) { lw_monitors_t
 int lw_monset_keep_delay(lw_monset_t *s) { return lw_monitors_keep_delay(&s->core); }
 
 size_t lw_monset_memory(const lw_monset_t *s) {
-  size_t n = sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + lw_spans_memory(&s->gc) + s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at));
-  int i;
-  if (s->core.self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
-  if (s->core.hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
-  if (s->core.delay_window.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
-  if (s->core.aggs) n += sizeof(*s->core.aggs);
-  if (s->core.hang_causes) n += LW_HANG_CAUSES * sizeof(*s->core.hang_causes);
-  for (i = 0; i < LW_MON_COUNT; i++) n += s->core.batch[i].cap * sizeof(double);
-  return n + s->core.self_lag_batch.cap * sizeof(double);
+  return sizeof(*s) + (s->uw ? sizeof(*s->uw) : 0) + lw_spans_memory(&s->gc) +
+         s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at)) + lw_monitors_memory(&s->core);
 }

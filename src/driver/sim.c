@@ -1,6 +1,6 @@
 #include "sim.h"
 
-#include "../core/monitors.h" /* LW_STOP_MIN_MS */
+#include "../core/worker.h" /* LW_STOP_MIN_MS */
 
 #include <math.h>
 #include <stdlib.h>

@@ -104,7 +104,7 @@ double lw_sim_idle(const lw_sim_t *sim);
  * block in progress began; NAN in an embedded loop, whose poll never waits). */
 double lw_sim_main_avail(const lw_sim_t *sim);
 /* The main thread's time on a CPU or waiting for one (its blocks but the blocked ones), as
- * lw_readings_t.runnable; its CPU time alone on darwin and win32, which cannot tell the wait. */
+ * lw_main_readings_t.runnable; its CPU time alone on darwin and win32, which cannot tell the wait. */
 double lw_sim_runnable(const lw_sim_t *sim);
 int lw_sim_mono_includes_sleep(const lw_sim_t *sim);
 /* The main thread's times by state at now: runq and throttled are NAN on darwin and win32, as

@@ -28,7 +28,7 @@ static double progress_ms(lw_uvworker_t *uw) {
 static void timer_cb(uv_timer_t *t) {
   lw_uvworker_t *uw = t->data;
   lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t n = lw_worker_run(uw->w, now_ms(uw), progress_ms(uw), uw->rd, out), i;
+  size_t n = lw_worker_run(uw->w, now_ms(uw), progress_ms(uw), out), i;
   if (n) {
     uv_mutex_lock(&uw->mu);
     for (i = 0; i < n; i++) {
@@ -61,11 +61,9 @@ static void thread_main(void *arg) {
   uv_run(&uw->loop, UV_RUN_DEFAULT);
 }
 
-int lw_uvworker_init(lw_uvworker_t *uw, lw_worker_t *w, const lw_readings_t *rd,
-                     uint64_t origin_ns, uv_async_t *notify) {
+int lw_uvworker_init(lw_uvworker_t *uw, lw_worker_t *w, uint64_t origin_ns, uv_async_t *notify) {
   memset(uw, 0, sizeof(*uw));
   uw->w = w;
-  uw->rd = rd;
   uw->origin_ns = origin_ns;
   uw->notify = notify;
   lw_atomic_store(&uw->progress_ns, INT64_MIN);

@@ -14,15 +14,14 @@
 
 #include <uv.h>
 
-#include "../core/monitors.h"
+#include "../core/worker.h"
 #include "../platform/atomic.h"
 
 /* Messages one buffer holds: a main thread blocked for four minutes fills it with heartbeats. */
 #define LW_UVWORKER_QUEUE_MAX 256
 
 typedef struct lw_uvworker_s {
-  lw_worker_t *w;          /* the worker thread's while it runs, the main thread's otherwise */
-  const lw_readings_t *rd; /* only sleep_pair is called from the worker thread */
+  lw_worker_t *w; /* the worker thread's while it runs (with its readings), the main thread's otherwise */
   uint64_t origin_ns;
   uv_async_t *notify;
   /* Worker thread: called when it flags a hang (the stack thread's wake-up), or NULL. */
@@ -56,8 +55,7 @@ typedef struct lw_uvworker_s {
 } lw_uvworker_t;
 
 /* Main thread. */
-int lw_uvworker_init(lw_uvworker_t *uw, lw_worker_t *w, const lw_readings_t *rd,
-                     uint64_t origin_ns, uv_async_t *notify);
+int lw_uvworker_init(lw_uvworker_t *uw, lw_worker_t *w, uint64_t origin_ns, uv_async_t *notify);
 void lw_uvworker_free(lw_uvworker_t *uw); /* stops the thread first */
 /* Starts the thread; does nothing if it runs. Returns 0, or a libuv error (no file descriptor
  * for its loop, no thread): nothing runs then. */

@@ -11,7 +11,7 @@
 #ifndef LW_PLATFORM_THREADTIMES_H_
 #define LW_PLATFORM_THREADTIMES_H_
 
-#include "../core/monitors.h"
+#include "times.h"
 
 #if defined(_WIN32)
 #include <windows.h>

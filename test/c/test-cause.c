@@ -165,10 +165,10 @@ static void cfx_init(cfx_t *x) {
   lw_conditions_config_default(&cc);
   ASSERT_EQ(lw_conditions_init(&x->c, &cc), LW_OK);
   x->t.self_known = 1;
-  x->rd.main_sched = fake_main;
-  x->rd.self_sched = fake_self;
-  x->rd.gc_ms = fake_gc;
-  x->rd.data = &x->t;
+  x->rd.main.main_sched = x->rd.worker.main_sched = fake_main;
+  x->rd.worker.self_sched = fake_self;
+  x->rd.main.gc_ms = fake_gc;
+  x->rd.main.data = x->rd.worker.data = &x->t;
   lw_monitors_config_default(&cfg, &x->c);
   cfg.flush_interval_ms = 1e9;
   ASSERT_EQ(lw_monitors_init(&x->m, &x->c, &cfg, &x->rd), LW_OK);
@@ -183,7 +183,9 @@ static void cfx_free(cfx_t *x) {
 /* Runs the worker at `now` with the main thread's progress stamp; appends its messages. */
 static size_t run(cfx_t *x, double now, double progress, lw_msg_t *log, size_t *n) {
   lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t k = lw_worker_run(&x->m.worker, now, progress, &x->rd, out), i;
+  size_t k, i;
+  x->m.worker.rd = x->rd.worker; /* the tests change the readings as they go */
+  k = lw_worker_run(&x->m.worker, now, progress, out);
   for (i = 0; i < k; i++) log[(*n)++] = out[i];
   return k;
 }
@@ -235,8 +237,8 @@ TEST_IMPL(worker_rests_while_main_waits) {
   size_t n = 0, i;
   double t;
   cfx_init(&x);
-  x.rd.main_avail = fake_avail;
-  x.rd.main_waiting = fake_waiting;
+  x.rd.worker.main_avail = fake_avail;
+  x.rd.worker.main_waiting = fake_waiting;
   /* Busy with progress at every check: no rest. */
   for (t = 100; t <= 1000; t += 100) {
     x.t.avail = t - 50;
@@ -280,7 +282,7 @@ TEST_IMPL(worker_rests_while_main_waits) {
   ASSERT_DBL_EQ(log[2].cause_delta.cpu_ms, 5000);
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 7500);
   /* Without the waiting reading, never a rest. */
-  x.rd.main_waiting = NULL;
+  x.rd.worker.main_waiting = NULL;
   x.t.avail = 7500;
   run(&x, 7500, 7500, log, &n);
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 7600);
@@ -292,8 +294,8 @@ TEST_IMPL(worker_rests_while_main_waits) {
 /* Starts a rest at 1100 (the baseline of a cause read then), the loop waiting from 1000. */
 static void rest_from_1100(cfx_t *x, lw_msg_t *log, size_t *n) {
   double t;
-  x->rd.main_avail = fake_avail;
-  x->rd.main_waiting = fake_waiting;
+  x->rd.worker.main_avail = fake_avail;
+  x->rd.worker.main_waiting = fake_waiting;
   for (t = 100; t <= 1000; t += 100) {
     x->t.avail = t - 50;
     run(x, t, t, log, n);
@@ -414,7 +416,7 @@ static lw_msg_t hang_after_rest(int busy_known, double ran, double stamp, double
   size_t n = 0;
   double t;
   cfx_init(&x);
-  if (busy_known) x.rd.main_busy = fake_busy;
+  if (busy_known) x.rd.worker.main_busy = fake_busy;
   x.t.busy = 400;
   rest_from_1100(&x, log, &n);
   x.t.busy = 400 + ran;
@@ -467,7 +469,7 @@ TEST_IMPL(worker_rest_cause_after_short_iterations) {
    * from 2500 then has the CPU since 2100 alone, its span from 2500 less 1 ms run since. */
   n = 0;
   cfx_init(&x);
-  x.rd.main_busy = fake_busy;
+  x.rd.worker.main_busy = fake_busy;
   x.t.busy = 400;
   rest_from_1100(&x, log, &n);
   x.t.busy = 410;
@@ -582,7 +584,7 @@ TEST_IMPL(cause_from_readings) {
   /* The ring of causes is made at the first worker hang; without memory for it the worker hang
    * still has its cause, and the loss is counted (an episode could not find it). */
   cfx_init(&x);
-  ASSERT_NULL(x.m.hang_causes);
+  ASSERT_NULL(x.m.causes.ring);
   /* The event queue has room already (a pushed and cleared event): only the ring fails. */
   ASSERT_NOT_NULL(lw__event_push(&x.c, LW_EVENT_JUMP, 0));
   lw_conditions_events_clear(&x.c);
@@ -591,7 +593,7 @@ TEST_IMPL(cause_from_readings) {
   lw_alloc_fail_after(-1);
   ASSERT_EQ(ev.cause.known, 1);
   ASSERT_DBL_EQ(ev.cause.cpu_ms, 6950);
-  ASSERT_NULL(x.m.hang_causes);
+  ASSERT_NULL(x.m.causes.ring);
   ASSERT_EQ(x.c.lost, 1);
   cfx_free(&x);
   return 0;

@@ -1,0 +1,87 @@
+/* The monitors' options: see config.h. */
+#include "config.h"
+
+#include <math.h>
+#include <stddef.h>
+
+void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c) {
+  cfg->drift_interval_ms = 20;
+  cfg->macrotask_interval_ms = 250;
+  cfg->idle_period_ms = 1000;
+  cfg->worker_interval_ms = 1000;
+  cfg->liveness_interval_ms = 100;
+  cfg->clock_interval_ms = 1000;
+  cfg->flush_interval_ms = 1000;
+  cfg->suspend_min_ms = 100;
+  cfg->step_min_ms = 1000;
+  cfg->throttle_late_ms = 500;
+  cfg->throttle_firings = 3;
+  cfg->sleep_clock = 1;
+  if (c != NULL) {
+    cfg->stall_threshold_ms = c->cfg.stall_threshold_ms;
+  } else {
+    lw_conditions_config_t dc;
+    lw_conditions_config_default(&dc);
+    cfg->stall_threshold_ms = dc.stall_threshold_ms;
+  }
+}
+
+static int positive(double x) { return isfinite(x) && x > 0; }
+
+/* The options a user may set, by their public names, with their ranges (SPEC §6). */
+static const struct {
+  const char *name;
+  size_t offset;
+  int integer; /* an int from 1 to 8; else a finite double > 0 */
+} options[] = {
+    {"driftLag.intervalMs", offsetof(lw_monitors_config_t, drift_interval_ms), 0},
+    {"macrotaskLag.intervalMs", offsetof(lw_monitors_config_t, macrotask_interval_ms), 0},
+    {"idleAvailability.intervalMs", offsetof(lw_monitors_config_t, idle_period_ms), 0},
+    {"worker.intervalMs", offsetof(lw_monitors_config_t, worker_interval_ms), 0},
+    {"liveness.intervalMs", offsetof(lw_monitors_config_t, liveness_interval_ms), 0},
+    {"clockDrift.intervalMs", offsetof(lw_monitors_config_t, clock_interval_ms), 0},
+    {"clockDrift.suspendMinMs", offsetof(lw_monitors_config_t, suspend_min_ms), 0},
+    {"clockDrift.stepMinMs", offsetof(lw_monitors_config_t, step_min_ms), 0},
+    {"timerThrottle.lateMs", offsetof(lw_monitors_config_t, throttle_late_ms), 0},
+    {"timerThrottle.firings", offsetof(lw_monitors_config_t, throttle_firings), 1},
+    {"flushIntervalMs", offsetof(lw_monitors_config_t, flush_interval_ms), 0},
+};
+
+size_t lw_monitors_option_count(void) { return sizeof(options) / sizeof(options[0]); }
+
+const char *lw_monitors_option_name(size_t i) {
+  return i < lw_monitors_option_count() ? options[i].name : NULL;
+}
+
+/* Option `i`'s range (the one place it is written). */
+static int option_ok(size_t i, double value, const char **range) {
+  if (options[i].integer) {
+    *range = "an integer from 1 to 8";
+    return value >= 1 && value <= 8 && value == floor(value);
+  }
+  *range = "a finite number > 0";
+  return positive(value);
+}
+
+int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range) {
+  char *field;
+  if (i >= lw_monitors_option_count()) return LW_ENOENT;
+  if (!option_ok(i, value, range)) return LW_EINVAL;
+  field = (char *)cfg + options[i].offset;
+  if (options[i].integer)
+    *(int *)(void *)field = (int)value;
+  else
+    *(double *)(void *)field = value;
+  return LW_OK;
+}
+
+int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {
+  const char *range;
+  size_t i;
+  for (i = 0; i < lw_monitors_option_count(); i++) {
+    const char *field = (const char *)cfg + options[i].offset;
+    double v = options[i].integer ? *(const int *)(const void *)field : *(const double *)(const void *)field;
+    if (!option_ok(i, v, &range)) return 0;
+  }
+  return cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
+}

@@ -1,0 +1,34 @@
+/* The monitors' options (SPEC §6): their defaults, the ones a user may set by public name, and
+ * their ranges, each written once. */
+#ifndef LW_CORE_CONFIG_H_
+#define LW_CORE_CONFIG_H_
+
+#include "conditions.h"
+
+typedef struct lw_monitors_config_s {
+  double drift_interval_ms;     /* 20 */
+  double macrotask_interval_ms; /* 250 */
+  double idle_period_ms;        /* 1000 */
+  double worker_interval_ms;    /* 1000 */
+  double liveness_interval_ms;  /* 100 */
+  double clock_interval_ms;     /* 1000 */
+  double flush_interval_ms;     /* 1000 */
+  double suspend_min_ms;        /* 100: sleep-clock growth that is a suspend */
+  double step_min_ms;           /* 1000: |wall - monotonic| drift that is a step */
+  double throttle_late_ms;      /* 500 */
+  int throttle_firings;         /* 3 */
+  int sleep_clock;              /* 1: use the sleep-clock pair when the platform has one */
+  double stall_threshold_ms;    /* the worker's thresholds; default: the conditions' */
+} lw_monitors_config_t;
+
+/* The defaults; the stall threshold is `c`'s, or the conditions' default without `c`. */
+void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c);
+int lw_monitors_config_valid(const lw_monitors_config_t *cfg);
+/* The options a user may set, by index: their public names ("driftLag.intervalMs", ...). */
+size_t lw_monitors_option_count(void);
+const char *lw_monitors_option_name(size_t i);
+/* Sets option `i` to `value`: LW_OK, or LW_EINVAL if it is out of range (nothing changed);
+ * `*range` then describes the range ("a finite number > 0"). */
+int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range);
+
+#endif /* LW_CORE_CONFIG_H_ */

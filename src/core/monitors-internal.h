@@ -1,0 +1,21 @@
+/* What the files of the monitor set share, not part of its interface (monitors.h). */
+#ifndef LW_CORE_MONITORS_INTERNAL_H_
+#define LW_CORE_MONITORS_INTERNAL_H_
+
+#include "internal.h"
+#include "monitors.h"
+
+/* monitors.c */
+/* Submits a monitor's sample: the verdict (LW_VERDICT_*), or LW_ENOMEM (counted as lost). */
+int lw__mon_submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, double now);
+/* The time the main thread was available to its loop, up to `now` (both loop models). */
+double lw__mon_idle_now(const lw_monitors_t *m, double now);
+
+/* timers.c */
+void lw__mon_drift_fire(lw_monitors_t *m, double now);
+void lw__mon_macrotask_fire(lw_monitors_t *m, double now);
+void lw__mon_idle_fire(lw_monitors_t *m, double now);
+/* Ends timerThrottle's open interval at `now`, if any. */
+void lw__mon_throttle_close(lw_monitors_t *m, double now);
+
+#endif /* LW_CORE_MONITORS_INTERNAL_H_ */

@@ -1,0 +1,308 @@
+/* The worker thread's rules: see worker.h for who calls what. */
+#include "worker.h"
+
+#include <math.h>
+#include <string.h>
+
+int lw_sleep_diff(int (*pair)(void *data, double *inclusive, double *exclusive), void *data,
+                  int enabled, double *diff) {
+  double a, b;
+  if (!enabled || pair == NULL || pair(data, &a, &b) != 0) return 0;
+  *diff = a - b;
+  return 1;
+}
+
+void lw_worker_init(lw_worker_t *w, const lw_monitors_config_t *cfg, const lw_worker_readings_t *rd) {
+  memset(w, 0, sizeof(*w));
+  w->cfg = cfg;
+  w->rd = *rd;
+}
+
+void lw_worker_start(lw_worker_t *w, int heartbeat, double now) {
+  if (!lw_worker_on(w)) {
+    w->prev_fire = now;
+    w->has_sleep_diff = lw_sleep_diff(w->rd.sleep_pair, w->rd.data, w->cfg->sleep_clock, &w->prev_sleep_diff);
+    w->last_progress_seen = -INFINITY;
+    w->last_progress_at = now;
+    w->has_avail = 0;
+    w->ping_sent = 0;
+    w->hang_active = 0;
+  }
+  if (heartbeat) {
+    w->heartbeat_on = 1;
+    w->hb_due = now + w->cfg->worker_interval_ms;
+  } else {
+    w->liveness_on = 1;
+    w->lv_due = now + w->cfg->liveness_interval_ms;
+  }
+}
+
+void lw_worker_stop(lw_worker_t *w, int heartbeat) {
+  if (heartbeat)
+    w->heartbeat_on = 0;
+  else
+    w->liveness_on = 0;
+}
+
+int lw_worker_on(const lw_worker_t *w) { return w->heartbeat_on || w->liveness_on; }
+
+
+double lw_worker_next_due(const lw_worker_t *w) {
+  double due = LW_NEVER;
+  if (w->heartbeat_on) due = w->hb_due;
+  if (w->liveness_on && w->lv_due < due) due = w->lv_due;
+  return due;
+}
+
+/* Linux (SPEC §12): judges the worker's own lateness from the growth of its run-queue delay
+ * since its baseline: a stop (the whole process was not running: SIGSTOP, a freezer, a VM pause)
+ * if it waited for a CPU less than half that time, else starvation. Returns 1 and sets
+ * `*stopped` when judged; 0 when the platform cannot tell (the seed's rule decides). Refreshes
+ * the baseline every LW_SELF_BASE_MS and at each judgement, so a healthy worker reads its
+ * schedstat about once a second. */
+static int judge_lateness(lw_worker_t *w, double now, double late, const lw_worker_readings_t *rd,
+                          int *stopped) {
+  lw_thread_times_t s;
+  int judged = 0;
+  if (rd->self_sched == NULL) return 0;
+  if (late < LW_STOP_MIN_MS && w->self_has_base && now - w->self_base_at < LW_SELF_BASE_MS)
+    return 0;
+  if (rd->self_sched(rd->data, &s) != 0 || !isfinite(s.runq_ms)) {
+    w->self_has_base = 0;
+    return 0;
+  }
+  if (w->self_has_base && late >= LW_STOP_MIN_MS) {
+    *stopped = s.runq_ms - w->self_base.runq_ms < late / 2;
+    judged = 1;
+  }
+  w->self_base = s;
+  w->self_base_at = now;
+  w->self_has_base = 1;
+  return judged;
+}
+
+/* The main thread's times at `now`, if they can be read. */
+static int main_sched(const lw_worker_readings_t *rd, lw_thread_times_t *out) {
+  return rd->main_sched != NULL && rd->main_sched(rd->data, out) == 0;
+}
+
+/* Reads the cause's baseline at `now`, at a rest (`at_rest`: the main loop waits) or at a check
+ * without progress; a baseline already held stays if the reading fails. */
+static void cause_base_read(lw_worker_t *w, const lw_worker_readings_t *rd, double now, int at_rest) {
+  lw_thread_times_t base;
+  if (!main_sched(rd, &base)) return;
+  w->cause_base = base;
+  w->cause_has_base = 1;
+  w->cause_base_at = now;
+  w->cause_stopped = 0;
+  w->cause_at_rest = at_rest;
+  w->cause_avail = now;
+  w->cause_busy = rd->main_busy != NULL ? rd->main_busy(rd->data) : NAN;
+}
+
+/* A baseline read at a rest stays while the loop has since only waited, or run short iterations
+ * between waits (less than LW_REST_BUSY_MS in all: a write's completion, a timer): the span then
+ * starts where the loop last waited, `avail_at`, less the time it ran since the baseline, whose
+ * CPU the times include. A stop seen so far came before (a poll's wait lasted through it) and is
+ * no part of the span. Without a reading of the loop's busy time, iterations (`progressed`)
+ * cannot be bounded: the baseline is read again at the next check without progress. */
+static int rest_base_holds(lw_worker_t *w, const lw_worker_readings_t *rd, int progressed,
+                           double avail_at) {
+  double busy = 0;
+  if (!w->cause_has_base || !w->cause_at_rest || w->hang_active) return 0;
+  if (progressed) {
+    busy = rd->main_busy != NULL ? rd->main_busy(rd->data) - w->cause_busy : NAN;
+    if (!(busy < LW_REST_BUSY_MS)) return 0;
+    if (busy < 0) busy = 0;
+  }
+  w->cause_avail = avail_at - busy;
+  w->cause_stopped = 0;
+  return 1;
+}
+
+/* The hang in progress ended: the main thread showed progress at `progress`. */
+static void hang_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
+                     lw_msg_t *o) {
+  lw_thread_times_t end;
+  memset(o, 0, sizeof(*o));
+  o->type = LW_MSG_HANG_END;
+  o->hang_start = w->hang_start;
+  o->detected_at = w->hang_detected;
+  o->hang_end = progress > w->hang_start ? progress : now;
+  if (w->cause_has_base && main_sched(rd, &end)) {
+    o->cause_known = 1;
+    o->cause_delta.cpu_ms = end.cpu_ms - w->cause_base.cpu_ms;
+    o->cause_delta.runq_ms = end.runq_ms - w->cause_base.runq_ms;
+    o->cause_delta.throttled_ms = end.throttled_ms - w->cause_base.throttled_ms;
+    o->cause_start = w->cause_at_rest && w->cause_avail > w->cause_base_at ? w->cause_avail
+                                                                          : w->cause_base_at;
+    o->cause_end = now;
+    o->cause_stopped = w->cause_stopped;
+  }
+  w->hang_active = 0;
+}
+
+size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out) {
+  if (!w->hang_active) return 0;
+  hang_end(w, now, now, &w->rd, out);
+  w->cause_has_base = 0;
+  return 1;
+}
+
+size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out) {
+  const lw_monitors_config_t *cfg = w->cfg;
+  const lw_worker_readings_t *rd = &w->rd;
+  double due = lw_worker_next_due(w);
+  double self_lag = now - due, cur = 0, slept = 0;
+  double threshold = cfg->stall_threshold_ms, slack;
+  size_t n = 0;
+  int has, stopped = 0, evidence_sent = 0;
+  if (due > now) return 0;
+  if (self_lag < 0) self_lag = 0;
+  /* Where the OS cannot tell a stop from starvation, the seed's rule: a lateness at the
+   * threshold is a stop. The worker cannot tell a stop that began while it waited for its timer
+   * from the wait itself: a process stopped just after the worker ran is late on the worker's
+   * timer by up to one period less than on the main thread's. So its lateness counts as a stop
+   * from one period (at most half the threshold) below the threshold, and the main thread's
+   * samples of the same stop find the evidence. */
+  slack = due - w->prev_fire;
+  if (slack > threshold / 2) slack = threshold / 2;
+  if (slack < 0) slack = 0;
+  if (!judge_lateness(w, now, self_lag, rd, &stopped)) stopped = self_lag >= threshold - slack;
+  has = lw_sleep_diff(rd->sleep_pair, rd->data, cfg->sleep_clock, &cur);
+  if (has && w->has_sleep_diff) slept = cur - w->prev_sleep_diff;
+  w->prev_sleep_diff = cur;
+  w->has_sleep_diff = has;
+  w->prev_fire = now;
+
+  /* A stop is not the app's: the hang clock does not count it (a hang in progress starts that
+   * much later, progress is as recent as it was before the stop), nor does the cause's span. */
+  if (stopped) {
+    if (w->last_progress_at > -INFINITY) {
+      w->last_progress_at += self_lag;
+      if (w->last_progress_at > now) w->last_progress_at = now;
+    } else {
+      w->last_progress_at = now;
+    }
+    if (w->hang_active) w->hang_start += self_lag;
+    if (w->cause_has_base) w->cause_stopped += self_lag;
+  }
+
+  if (w->liveness_on && w->lv_due <= now) {
+    double next, at;
+    int fresh = 0, progressed = 0;
+    int waited = 0;
+    int rest;
+    double avail_at = -INFINITY;
+    /* The main loop waiting in its poll is available, not hung, though it shows no progress
+     * (its progress stamp is set before each poll): the last moment it was seen waiting, if it
+     * moved since the previous check, is when it last was available (exactly when it stopped
+     * waiting, if it then stayed busy): no hang began before. */
+    if (rd->main_avail != NULL) {
+      double avail = rd->main_avail(rd->data);
+      if (w->has_avail && isfinite(avail) && avail > w->avail_prev) {
+        double a = avail > now ? now : avail;
+        if (!w->hang_active && a > w->last_progress_at) w->last_progress_at = a;
+        avail_at = a;
+        waited = 1;
+      }
+      w->has_avail = isfinite(avail);
+      w->avail_prev = avail;
+    }
+    if (progress != w->last_progress_seen) {
+      fresh = progressed = 1;
+      w->last_progress_seen = progress;
+      if (progress > w->last_progress_at) w->last_progress_at = progress;
+      w->ping_sent = 0;
+      if (!waited || !rest_base_holds(w, rd, 1, avail_at)) {
+        if (w->hang_active) hang_end(w, now, progress, rd, &out[n++]);
+        w->cause_has_base = 0;
+      }
+    } else if (waited) {
+      fresh = 1; /* waiting: nothing to watch, nothing to wake */
+      w->ping_sent = 0;
+      if (w->hang_active) {
+        /* The loop waited again: the main thread ran and reached its poll, its progress stamp
+         * not read yet (the driver writes the wait first, and this check read the stamp before
+         * it: a worker held back between its two reads). The hang ended there, with its cause. */
+        hang_end(w, now, avail_at, rd, &out[n++]);
+        w->cause_has_base = 0;
+        if (avail_at > w->last_progress_at) w->last_progress_at = avail_at;
+      } else if (!rest_base_holds(w, rd, 0, avail_at)) {
+        w->cause_has_base = 0;
+      }
+    }
+    /* No progress over a whole check, or a progress stamp already a threshold old (the worker
+     * itself could not run for that long): perhaps a hang. */
+    if (!fresh || (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms)) {
+      /* The cause's baseline is read once, here; a healthy loop, which shows progress at every
+       * check, reads nothing. */
+      if (!w->cause_has_base) cause_base_read(w, rd, now, 0);
+      if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
+        lw_msg_t *o = &out[n++];
+        w->hang_active = 1;
+        w->hang_start = w->last_progress_at;
+        w->hang_detected = now;
+        memset(o, 0, sizeof(*o));
+        o->type = LW_MSG_HANG_START;
+        o->hang_start = w->hang_start;
+        o->detected_at = now;
+      } else if (!w->ping_sent && now - w->last_progress_at >= cfg->stall_threshold_ms / 4) {
+        /* An idle main loop shows no progress until something wakes it. */
+        lw_msg_t *o = &out[n++];
+        memset(o, 0, sizeof(*o));
+        o->type = LW_MSG_PING;
+        w->ping_sent = 1;
+      }
+    }
+    /* The next check: every interval, and exactly when the hang threshold (or the ping) would
+     * be reached, so that a hang is flagged at the threshold, not up to an interval later. When
+     * the main loop showed it was available and waits now, no hang can begin before it stops
+     * waiting, and when it stopped is read at the next check, whenever that is: the worker rests,
+     * its interval then the worker's, or up to its heartbeat (the one of this run, if due, is a
+     * worker interval away). */
+    rest = fresh && !w->hang_active && now - w->last_progress_at < cfg->stall_threshold_ms / 4 &&
+           rd->main_waiting != NULL && rd->main_waiting(rd->data);
+    next = now + (rest ? cfg->worker_interval_ms : cfg->liveness_interval_ms);
+    if (rest && w->heartbeat_on && w->hb_due > now && w->hb_due < next) next = w->hb_due;
+    if (!w->hang_active) {
+      at = w->last_progress_at + cfg->stall_threshold_ms;
+      if (at > now && at < next) next = at;
+      at = w->last_progress_at + cfg->stall_threshold_ms / 4;
+      if (!w->ping_sent && at > now && at < next) next = at;
+    }
+    w->lv_due = next;
+    /* A hang that begins during the rest is first seen up to a rest later: the cause's baseline
+     * is read now, while the main thread waits (once per progress of the loop: at most once a
+     * worker interval), and kept while the loop only waits or runs short iterations
+     * (rest_base_holds): a baseline kept through the last rest is read again, so that what the
+     * loop ran since it never adds up over rests. */
+    if (rest && (!w->cause_has_base || progressed)) cause_base_read(w, rd, now, 1);
+  }
+
+  if (w->heartbeat_on && w->hb_due <= now) {
+    lw_msg_t *o = &out[n++];
+    memset(o, 0, sizeof(*o));
+    o->type = LW_MSG_HEARTBEAT;
+    o->sent_at = now;
+    o->self_lag = self_lag;
+    o->ev_reason = LW_REASON_ANY;
+    if (stopped) {
+      o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
+      o->ev_start = now - self_lag;
+      o->ev_end = now;
+      evidence_sent = 1;
+    }
+    w->hb_due = now + cfg->worker_interval_ms;
+  }
+  if (stopped && !evidence_sent) {
+    /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. */
+    lw_msg_t *o = &out[n++];
+    memset(o, 0, sizeof(*o));
+    o->type = LW_MSG_EVIDENCE;
+    o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
+    o->ev_start = now - self_lag;
+    o->ev_end = now;
+  }
+  return n;
+}

@@ -1,0 +1,138 @@
+/* The worker thread's rules (SPEC §6 worker and liveness, §12): its heartbeat, the main thread's
+ * progress and the hangs it shows, the stops of the whole process told from starvation, all as
+ * messages that the driver carries to the main thread (lw_monitors_receive).
+ *
+ * Thread ownership: while the driver's worker thread runs, only it calls lw_worker_run() and
+ * lw_worker_next_due(), and lw_worker_run() calls only the readings of lw_worker_readings_t.
+ * The main thread starts and stops the worker's monitors (lw_worker_start/_stop) and calls
+ * lw_worker_finish() only while no worker thread runs (before it starts, once it is joined).
+ */
+#ifndef LW_CORE_WORKER_H_
+#define LW_CORE_WORKER_H_
+
+#include "../platform/times.h"
+#include "config.h"
+
+/* Messages from the worker thread to the main thread. */
+typedef enum {
+  LW_MSG_HEARTBEAT = 1, /* sent_at, self_lag; evidence when ev_reason != LW_REASON_ANY */
+  LW_MSG_PING = 2,      /* wake the main loop so that it shows progress */
+  LW_MSG_HANG_START = 3,
+  LW_MSG_HANG_END = 4,  /* hang_start, detected_at, hang_end; the cause readings */
+  LW_MSG_EVIDENCE = 5   /* a stop the worker saw between heartbeats: ev_* */
+} lw_msg_type_t;
+
+/* Linux: a lateness of the worker's own timer this long or longer, without as much growth of its
+ * run-queue delay, is a stop of the process (SPEC §12). */
+#define LW_STOP_MIN_MS 100.0
+/* How often the worker refreshes its own run-queue baseline (one read of its schedstat). */
+#define LW_SELF_BASE_MS 1000.0
+/* A cause's baseline read as the worker began a rest holds while the main loop has run less than
+ * this in all since (short iterations between waits: their CPU then inside the span); after more,
+ * it is read again (lw_worker_run). No stop of the process hides in so little. */
+#define LW_REST_BUSY_MS LW_STOP_MIN_MS
+/* The most messages one lw_worker_run() writes. */
+#define LW_WORKER_MSGS_MAX 4
+
+typedef struct lw_msg_s {
+  lw_msg_type_t type;
+  double sent_at;
+  double self_lag;
+  uint32_t ev_reason; /* LW_REASON_SUSPEND / LW_REASON_PAUSE, or LW_REASON_ANY for none */
+  double ev_start;
+  double ev_end;
+  double hang_start;
+  double detected_at;
+  double hang_end;
+  /* HANG_END: the main thread's times over [cause_start, cause_end], with cause_stopped ms of
+   * stops inside; cause_known 0 if nothing could be read. */
+  int cause_known;
+  lw_thread_times_t cause_delta;
+  double cause_start;
+  double cause_end;
+  double cause_stopped;
+} lw_msg_t;
+
+/* The clocks the worker thread reads, each safe to call from it while the main thread runs.
+ * A NULL reading is unknown. */
+typedef struct lw_worker_readings_s {
+  /* The sleep-clock pair (inclusive, exclusive of a suspend), ms; -1 without a pair. */
+  int (*sleep_pair)(void *data, double *inclusive, double *exclusive);
+  /* The last moment the main loop was seen waiting in its poll (the end of its last finished
+   * wait, or about now during one); NAN if unknown. A main loop that waits is not hung. */
+  double (*main_avail)(void *data);
+  /* 1 if the main loop is in its poll's wait now, as far as the driver can tell (the poll
+   * phase's callbacks may be running); NULL if unknown: the worker then never rests. */
+  int (*main_waiting)(void *data);
+  /* The main loop's time outside its poll's waits up to its last progress stamp, a running total
+   * (only its growth counts); NAN if unknown. */
+  double (*main_busy)(void *data);
+  /* The main thread's times by state, read during a hang; -1 where nothing can be read. */
+  int (*main_sched)(void *data, lw_thread_times_t *out);
+  /* The worker thread's own times (its run-queue delay tells a stop from starvation); -1:
+   * unknown (the seed's rule then decides). */
+  int (*self_sched)(void *data, lw_thread_times_t *out);
+  void *data;
+} lw_worker_readings_t;
+
+typedef struct lw_worker_s {
+  const lw_monitors_config_t *cfg;
+  lw_worker_readings_t rd;
+  int heartbeat_on;
+  int liveness_on;
+  double hb_due;
+  double lv_due;
+  double prev_fire; /* last run of the worker's timer */
+  double prev_sleep_diff;
+  int has_sleep_diff;
+  double last_progress_seen; /* the main thread's progress stamp last read */
+  double last_progress_at;   /* when progress was last seen (or reset by self-lag) */
+  int has_avail;             /* the main loop's availability at the previous check */
+  double avail_prev;
+  int ping_sent;
+  int hang_active;
+  double hang_start;
+  double hang_detected;
+  /* The main thread's times at the first check that saw no progress: the cause's baseline. */
+  int cause_has_base;
+  lw_thread_times_t cause_base;
+  double cause_base_at;
+  double cause_stopped;
+  /* The baseline was read as the worker began a rest (the main loop waiting): the span then starts
+   * where the loop last waited (`cause_avail`), the wait having added nothing to the times. */
+  int cause_at_rest;
+  double cause_avail;
+  double cause_busy; /* the main loop's busy total (readings' main_busy) at that baseline */
+  /* The worker's own times, refreshed every LW_SELF_BASE_MS and at each judged lateness. */
+  int self_has_base;
+  lw_thread_times_t self_base;
+  double self_base_at;
+} lw_worker_t;
+
+/* The sleep-clock difference (inclusive - exclusive) into `*diff`: 1, or 0 without a pair (or
+ * with `enabled` 0). Either thread, with its own reading. */
+int lw_sleep_diff(int (*pair)(void *data, double *inclusive, double *exclusive), void *data,
+                  int enabled, double *diff);
+
+void lw_worker_init(lw_worker_t *w, const lw_monitors_config_t *cfg, const lw_worker_readings_t *rd);
+/* Main thread, no worker thread running: starts the heartbeat (the worker monitor) or the
+ * liveness check at `now`; the first of them starts the hang detector afresh. */
+void lw_worker_start(lw_worker_t *w, int heartbeat, double now);
+void lw_worker_stop(lw_worker_t *w, int heartbeat);
+/* 1 while the heartbeat or the liveness check runs. */
+int lw_worker_on(const lw_worker_t *w);
+/* While the main loop waits (readings' main_waiting), the worker rests: its liveness checks come
+ * once per worker interval (with the heartbeat when it runs) instead of every liveness interval,
+ * and always at the moments a hang or the ping could be due, so a hang is flagged as exactly as
+ * before. A stop that begins while the worker rests is seen up to a worker interval after it
+ * began (the monitors' stopped_near() allows for that). */
+double lw_worker_next_due(const lw_worker_t *w);
+/* Worker thread. `progress` is the main thread's last progress stamp. Writes up to
+ * LW_WORKER_MSGS_MAX messages to `out` and returns their number. */
+size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out);
+/* The worker thread has stopped and the main thread runs (SPEC §4, stopping loses nothing): a
+ * hang the worker flagged has ended by now. Writes its HANG_END (with the cause read now) to
+ * `out` and returns 1, or returns 0. */
+size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out);
+
+#endif /* LW_CORE_WORKER_H_ */

@@ -19,6 +19,7 @@ const native = require('./native');
 const { typeError, checkOptions } = require('./util');
 const { version } = require('./otel');
 const { HISTOGRAMS, BOUNDS } = require('./histograms');
+const { addInto, dense } = require('./exphist');
 
 const DATA_POINT_HISTOGRAM = 0;
 const DATA_POINT_EXPONENTIAL_HISTOGRAM = 1;
@@ -42,15 +43,7 @@ function hrTime(ms) {
 function downscaled(a, scale) {
   const by = a.scale - scale;
   if (by <= 0 || a.bucketCounts.length === 0) return { offset: a.offset, counts: Array.from(a.bucketCounts) };
-  const d = 2 ** by;
-  const offset = Math.floor(a.offset / d);
-  const counts = [];
-  for (let k = 0; k < a.bucketCounts.length; k++) {
-    const j = Math.floor((a.offset + k) / d) - offset;
-    counts[j] = (counts[j] || 0) + a.bucketCounts[k];
-  }
-  for (let j = 0; j < counts.length; j++) if (counts[j] === undefined) counts[j] = 0;
-  return { offset, counts };
+  return dense(addInto(new Map(), a.offset, a.bucketCounts, by));
 }
 
 // `a` less the earlier aggregate `b` of the same histogram (a delta): counts, sum and buckets.
@@ -79,11 +72,7 @@ function plus(a, b) {
   const scale = Math.min(a.scale, b.scale);
   const pa = downscaled(a, scale);
   const pb = downscaled(b, scale);
-  const counts = new Map();
-  for (const p of [pa, pb]) p.counts.forEach((n, k) => counts.set(p.offset + k, (counts.get(p.offset + k) || 0) + n));
-  const keys = [...counts.keys()];
-  const offset = keys.length ? Math.min(...keys) : 0;
-  const bucketCounts = keys.length ? Array.from({ length: Math.max(...keys) - offset + 1 }, (_, k) => counts.get(offset + k) || 0) : [];
+  const { offset, counts: bucketCounts } = dense(addInto(addInto(new Map(), pa.offset, pa.counts), pb.offset, pb.counts));
   const ext = (f, x, y) => (x === null ? y : y === null ? x : f(x, y));
   return {
     count: a.count + b.count, sum: a.sum + b.sum,

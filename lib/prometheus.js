@@ -17,6 +17,7 @@
 const {
   MetricReader, AggregationType, AggregationTemporality, InstrumentType, DataPointType,
 } = require('@opentelemetry/sdk-metrics');
+const { coarser } = require('./exphist');
 
 // The part of io.prometheus.client's metrics.proto that lagwatch writes (field numbers as there).
 const SCHEMA = `
@@ -103,7 +104,7 @@ class NativeSeries {
     for (const side of ['positive', 'negative']) {
       const out = new Map();
       for (const [j, n] of this[side]) {
-        const k = ((j - 1) >> d) + 1;
+        const k = coarser(j - 1, d) + 1;
         out.set(k, (out.get(k) || 0) + n);
       }
       this[side] = out;
@@ -125,7 +126,7 @@ class NativeSeries {
       const { offset, bucketCounts } = v[side];
       for (let k = 0; k < bucketCounts.length; k++) {
         if (bucketCounts[k] === 0) continue;
-        const j = ((offset + k) >> shift) + 1;
+        const j = coarser(offset + k, shift) + 1;
         this[side].set(j, (this[side].get(j) || 0) + bucketCounts[k]);
       }
     }

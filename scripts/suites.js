@@ -12,6 +12,7 @@ const SIMULATION = [
   'test/episodes.test.js',
   'test/lifecycle.test.js',
   'test/loop-model.test.js',
+  'test/matrix-judge.test.js',
   'test/monitors-api.test.js',
   'test/monitors-hidden.test.js',
   'test/monitors-matrix.test.js',

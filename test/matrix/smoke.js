@@ -6,7 +6,7 @@
 // busy loop, then 2 s to settle, then stop(). argv[2]: the file the JSON result is written to
 // (under wine, writing stdout to a pipe fails with EBADF). The result carries the worker
 // thread's run-queue delay over the loop where Linux's schedstat can be read (workerWaitMs), for
-// test/matrix/judge.js's tolerance on a loaded host.
+// test/matrix/judge.js's tolerance on a loaded host, and the process's CPU time over the loop.
 const fs = require('fs');
 
 const out = process.argv[2];
@@ -56,9 +56,11 @@ function main() {
     const idleJumps = events.jump.length;
     const idleStats = c.stats();
     const workerWait0 = waitMs(workerTids);
+    const cpu0 = process.cpuUsage();
     const start = performance.now();
     let now = start;
     while (now - start < 6000) now = performance.now();
+    const cpu = process.cpuUsage(cpu0);
     setTimeout(() => {
       const workerStats = m.workerStats();
       const workerWait1 = waitMs(workerTids);
@@ -67,6 +69,9 @@ function main() {
         idleJumps,
         idleDiscarded: idleStats.discarded,
         busyMs: now - start,
+        // The process's CPU time over the busy loop (every thread, the loop's nearly all): what
+        // the loop got of a CPU, measured apart from lagwatch (GetProcessTimes under wine).
+        loopCpuMs: (cpu.user + cpu.system) / 1000,
         // How long lagwatch's worker thread waited for a CPU from the loop's start to the end
         // (its checks come that much late at most), or null where unknown.
         workerWaitMs: workerWait0 === null || workerWait1 === null ? null : workerWait1 - workerWait0,

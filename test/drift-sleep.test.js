@@ -198,11 +198,20 @@ describe('driftLag and macrotaskLag sleep while the loop waits (issue 14)', () =
       assert.ok(got.idle.driftMax < 5 + got.idle.waitMs, `idle driftLag max ${got.idle.driftMax} ms (run-queue delay ${got.idle.waitMs.toFixed(1)} ms)`);
       // Without sleeping: ~56 wake-ups of the main thread a second (driftLag's 50, macrotaskLag's 4
       // and the others'); with driftLag alone asleep, ~7. Now the 1 s timers (one wake-up: they
-      // share it) and the worker's heartbeat.
-      assert.ok(got.idle.mainWakesPerS < 4, `${got.idle.mainWakesPerS} wake-ups a second`);
+      // share it) and the worker's heartbeat. A firing more than 2 ms late keeps its timer awake
+      // for the next one (the rule of lw_monitors_idle): on a loaded machine, every 2 ms the main
+      // thread waited for a CPU over the window may have made one firing late.
+      const perS = (n) => n / (got.idle.ms / 1000);
+      const mainBound = 4 + perS(got.idle.windowWaitMs / 2);
+      assert.ok(got.idle.mainWakesPerS < mainBound,
+        `${got.idle.mainWakesPerS} wake-ups a second, want < ${mainBound.toFixed(2)} (run-queue delay ${got.idle.windowWaitMs.toFixed(1)} ms over the window)`);
       // The worker thread rests while the main loop waits: its heartbeat, once a second, instead of
-      // a liveness check every 100 ms (~11 wake-ups a second before).
-      assert.ok(got.idle.otherWakesPerS < 3, `${got.idle.otherWakesPerS} wake-ups a second of the other threads`);
+      // a liveness check every 100 ms (~11 wake-ups a second before). It checks every 100 ms while
+      // the main thread is not waiting in its poll (on a CPU, or waiting for one), and may find it
+      // so once at each of its wake-ups.
+      const workerBound = 2 + got.idle.mainWakesPerS + perS((got.idle.windowRunMs + got.idle.windowWaitMs) / 100);
+      assert.ok(got.idle.workerWakesPerS < workerBound,
+        `${got.idle.workerWakesPerS} wake-ups a second of the worker thread, want < ${workerBound.toFixed(2)} (${JSON.stringify(got.idle)})`);
       // A flush that nothing reads (no meter, no 'samples' listener) calls no JS: before, an empty
       // batch reached JS every second, and its garbage made a full GC some seconds after start.
       assert.strictEqual(got.idle.jsCalls, 0, 'calls into JS while idle');

@@ -1,6 +1,6 @@
 'use strict';
 // The main process of an Electron app with lagwatch (not run in CI: Electron's binary cannot be
-// installed there; test/electron.test.js runs the adapter against faithful fakes of this API).
+// installed there; test/electron-main.test.js runs the adapter against faithful fakes of this API).
 //
 //   npm install lagwatch           # Node-API is ABI-stable: no rebuild against Electron's headers
 //   electron examples/electron-main.js

@@ -9,6 +9,7 @@
 const SIMULATION = [
   'test/bad-input.test.js',
   'test/cause.test.js',
+  'test/electron-renderer.test.js',
   'test/episodes.test.js',
   'test/lifecycle.test.js',
   'test/loop-model.test.js',
@@ -46,7 +47,7 @@ const REAL_PROCESS = [
   'test/e2e/clock-step.test.js', // 6
   'test/loop-block-merge.test.js', // 4
   'test/worker-threads.test.js', // 3
-  'test/electron.test.js', // 1
+  'test/electron-main.test.js', // 1
   'test/metrics.test.js', // 1
   'test/e2e/exit.test.js', // 1
 ];

@@ -3,6 +3,7 @@
     {
       "target_name": "lagwatch",
       "sources": [
+        "src/platform/alloc.c",
         "src/core/alloc.c",
         "src/core/tracker.c",
         "src/core/histogram.c",

@@ -60,10 +60,11 @@ const REAL_PROCESS = [
 const PARALLEL = ['--parallel', '--jobs', '2'];
 
 // PACKAGING: what a user installs and reads: the tarball, types, ESM, the docs' code, valgrind
-// over the binding. Child processes, but no timing.
+// over the binding, the layering of src/ (clang's AST). Child processes, but no timing.
 const PACKAGING = [
   'test/esm.test.js',
   'test/install.test.js',
+  'test/layers.test.js',
   'test/readme.test.js',
   'test/suites.test.js',
   'test/types.test.js',

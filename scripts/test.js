@@ -79,7 +79,7 @@ const SUITES = [
   { id: 'mocha-sim', name: 'mocha: the simulation suites', cmd: node, args: [mocha, ...SIMULATION], weight: 10, quick: true },
   { id: 'mocha-real', name: 'mocha: the real-process suites', cmd: node, args: [mocha, ...PARALLEL, ...REAL_PROCESS], after: ['embedder', 'prebuild'],
     needs: ['faketime', 'prometheus'], weight: 300 },
-  { id: 'mocha-packaging', name: 'mocha: packaging, types and docs', cmd: node, args: [mocha, ...PACKAGING], after: ['prebuild'], needs: ['valgrind'],
+  { id: 'mocha-packaging', name: 'mocha: packaging, types and docs', cmd: node, args: [mocha, ...PACKAGING], after: ['prebuild'], needs: ['valgrind', 'clang'],
     weight: 70 },
   { id: 'matrix', name: 'platform matrix (linux-x64 Node 22/24/26 and 20 from source, linux-arm64 qemu, win32-x64 wine)', cmd: node,
     args: [path.join('scripts', 'matrix.js')], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 350 },

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "../core/conditions.h"
-#include "../driver/monset.h"
 #include "../driver/sim.h"
 #include "../driver/uv.h"
 #include "binding.h"

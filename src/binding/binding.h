@@ -82,6 +82,9 @@ typedef int (*lwb_extra_cb)(napi_env env, napi_value arr, uint32_t *len, void *d
 int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data);
 lwb_cond_t *lwb_get_cond(napi_env env, napi_value v);
 void lwb_cond_rearm(lwb_cond_t *c);
+/* JS entered this thread: the monitor set on `c`, if any, applies its evidence first and wakes
+ * its sleeping timers (lw_monset_enter), before anything is judged or read (monitors.c). */
+void lwb_cond_entered(lwb_cond_t *c);
 /* A conditions on the real clock with work pending (a held sample, an episode waiting to be
  * reported) keeps its JS object alive, as a timer keeps its callback: an app that holds no
  * reference of its own still gets every record and report. Weak again once nothing is pending.

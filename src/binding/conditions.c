@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "binding.h"
-#include "../driver/monset.h"
 
 static const napi_type_tag cond_tag = {0x6c61677761746368ULL, 0x636f6e6469740001ULL};
 
@@ -177,7 +176,7 @@ static napi_value b_cond_has_reader(napi_env env, napi_callback_info info) {
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &b));
   c->has_reader = b;
   /* driftLag keeps firing while a reader is set (the reader is asked at its firings). */
-  if (b && c->set != NULL) lw_monset_wake(c->set);
+  if (b) lwb_cond_entered(c);
   return NULL;
 }
 

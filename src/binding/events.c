@@ -37,7 +37,7 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
           lwb_set_number(env, o, "value", ev->value))
         return NULL;
       if (ev->verdict == LW_VERDICT_DISCARDED &&
-          lwb_set_string(env, o, "reason", lw_tracker_reason_name(&core->tracker, ev->reason)))
+          lwb_set_string(env, o, "reason", lw_conditions_reason_name(core, ev->reason)))
         return NULL;
       break;
     case LW_EVENT_CANCELLED:

@@ -625,3 +625,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }
+
+void lwb_cond_entered(lwb_cond_t *c) {
+  if (c->set != NULL && lw_monset_enter(c->set)) lwb_cond_rearm(c);
+}

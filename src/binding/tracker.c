@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "binding.h"
-#include "../driver/monset.h"
 
 /* trackerOpen(c, reason) -> handle */
 static napi_value b_tracker_open(napi_env env, napi_callback_info info) {
@@ -161,7 +160,7 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   /* JS runs: the loop is not waiting. What a sleeping driftLag would have fired is counted. */
-  if (c->set != NULL) lw_monset_wake(c->set);
+  lwb_cond_entered(c);
   lw_conditions_stats(&c->core, &st);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &disc));

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "binding.h"
-#include "../driver/monset.h"
 
 /* validatorCreate(c, name, stallThresholdMs?) -> id */
 static napi_value b_validator_create(napi_env env, napi_callback_info info) {
@@ -88,7 +87,7 @@ static napi_value b_submit(napi_env env, napi_callback_info info) {
   }
   if (rc == LW_EDISPOSED) return lwb_make_number(env, (double)LW_VERDICT_DISPOSED);
   now = lwb_cond_now(c);
-  if (c->set != NULL && lw_monset_evidence(c->set, now)) lwb_cond_rearm(c);
+  lwb_cond_entered(c); /* evidence before judgment (SPEC §4) */
   rc = lw_validator_submit_checked(&c->core, id, value, window, now, &detail);
   if (rc < 0) {
     submit_range_error(env, rc, field);

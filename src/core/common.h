@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../platform/alloc.h"
+
 #define LW_NEVER INFINITY
 
 /* Error codes: 0 is success, failures are negative (libuv's convention). */
@@ -50,14 +52,5 @@ static inline int lw__refuse(lw_err_t *err, int code, const char *field, const c
  * Returns 0 or LW_ENOMEM (the array is unchanged then). */
 int lw__grow(void **items, size_t *cap, size_t need, size_t size);
 
-/* The core's allocator (alloc.c). Every allocation of the core and the drivers goes through
- * these, so that tests can make memory run out on demand. */
-void *lw__malloc(size_t size);
-void *lw__calloc(size_t n, size_t size);
-void *lw__realloc(void *p, size_t size);
-void lw__free(void *p);
-/* Tests: the next `n` allocations succeed, every later one fails; a negative `n` lifts the
- * limit. Not thread-safe: call it while no other thread allocates. */
-void lw_alloc_fail_after(long n);
 
 #endif /* LW_CORE_COMMON_H_ */

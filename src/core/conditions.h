@@ -269,6 +269,13 @@ static inline lw_tracker_t *lw_conditions_tracker(lw_conditions_t *c) { return &
 static inline lw_state_t lw_conditions_state(const lw_conditions_t *c) { return c->state; }
 static inline int lw_conditions_disposed(const lw_conditions_t *c) { return c->disposed; }
 static inline uint64_t lw_conditions_lost(const lw_conditions_t *c) { return c->lost; }
+/* Counts `n` samples, evidence or events lost by a driver (memory ran out, a buffer was full). */
+static inline void lw_conditions_count_lost(lw_conditions_t *c, uint64_t n) { c->lost += n; }
+/* The events queued for the embedder (lw_conditions_events) so far. */
+static inline size_t lw_conditions_event_count(const lw_conditions_t *c) { return c->nevents; }
+static inline const char *lw_conditions_reason_name(const lw_conditions_t *c, uint32_t r) {
+  return lw_tracker_reason_name(&c->tracker, r);
+}
 static inline double lw_conditions_threshold(const lw_conditions_t *c) {
   return c->cfg.stall_threshold_ms;
 }

@@ -274,6 +274,31 @@ void lw_monitors_keep_batches(lw_monitors_t *m, int keep);
 /* Whether a flush has anything for JS: batches are kept, or values kept before are still there.
  * Otherwise a flush calls no JS at all (nothing would read it). */
 int lw_monitors_batches_wanted(const lw_monitors_t *m);
+/* Read-only views for the driver. */
+static inline int lw_monitors_running(const lw_monitors_t *m, lw_mon_t mon) {
+  return (unsigned)mon < LW_MON_COUNT && m->running[mon];
+}
+static inline const lw_monitors_config_t *lw_monitors_config(const lw_monitors_t *m) { return &m->cfg; }
+/* The worker's half, which the driver hands to its worker thread (worker.h). */
+static inline lw_worker_t *lw_monitors_worker(lw_monitors_t *m) { return &m->worker; }
+/* A monitor's recorded values since the last flush, and every heartbeat's self-lag. */
+static inline const lw_batch_t *lw_monitors_batch(const lw_monitors_t *m, lw_mon_t mon) { return &m->batch[mon]; }
+static inline const lw_batch_t *lw_monitors_self_lag_batch(const lw_monitors_t *m) { return &m->self_lag_batch; }
+/* The metric histograms (lw_monitors_keep_aggregates), or NULL while they are not kept. */
+static inline const lw_agg_t *lw_monitors_agg(const lw_monitors_t *m, lw_mon_t mon) {
+  return m->aggs ? &m->aggs->mon[mon] : NULL;
+}
+static inline const lw_agg_t *lw_monitors_self_lag_agg(const lw_monitors_t *m) {
+  return m->aggs ? &m->aggs->self_lag : NULL;
+}
+/* The loop's active and idle time over idleAvailability's recorded periods. */
+static inline void lw_monitors_loop_time(const lw_monitors_t *m, double *active_ms, double *idle_ms) {
+  *active_ms = m->loop_active_ms;
+  *idle_ms = m->loop_idle_ms;
+}
+/* Real time: how early a timer that measures nothing of its own lateness may fire with another
+ * (LW_COALESCE_MS; 0, the default, on the simulation). */
+static inline void lw_monitors_set_coalesce(lw_monitors_t *m, double ms) { m->coalesce_ms = ms; }
 /* 1 once the loop is recognised as run from outside (Electron's). */
 int lw_monitors_embedded(const lw_monitors_t *m);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all

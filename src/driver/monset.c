@@ -92,7 +92,7 @@ static double rt_gc(void *d, double start, double end) {
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms) {
   if (s->finished) return;
   /* A pause that cannot be kept makes every later gcMs unknown (null), and is counted. */
-  if (lw_spans_add(&s->gc, start, start + duration_ms) != LW_OK) s->c->lost++;
+  if (lw_spans_add(&s->gc, start, start + duration_ms) != LW_OK) lw_conditions_count_lost(s->c, 1);
 }
 
 int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out) {
@@ -108,12 +108,12 @@ static void sim_queue_push(lw_monset_t *s, const lw_msg_t *msgs, size_t n, doubl
   for (i = 0; i < n; i++) {
     cap = s->queue_cap;
     if (lw__grow((void **)&s->queue, &cap, s->nqueue + 1, sizeof(*s->queue)) != LW_OK) {
-      s->c->lost += n - i;
+      lw_conditions_count_lost(s->c, n - i);
       return;
     }
     cap = s->queue_cap;
     if (lw__grow((void **)&s->queue_at, &cap, s->nqueue + 1, sizeof(*s->queue_at)) != LW_OK) {
-      s->c->lost += n - i;
+      lw_conditions_count_lost(s->c, n - i);
       return;
     }
     s->queue_cap = cap;
@@ -126,6 +126,7 @@ static void sim_queue_push(lw_monset_t *s, const lw_msg_t *msgs, size_t n, doubl
 static int receive_arrived(lw_monset_t *s, double now) {
   const lw_msg_t *msgs;
   size_t n = 0;
+  uint64_t lost = 0;
   if (s->sim) {
     while (n < s->nqueue && s->queue_at[n] <= now) n++;
     if (n == 0) return 0;
@@ -138,16 +139,17 @@ static int receive_arrived(lw_monset_t *s, double now) {
   if (s->uw == NULL) return 0;
   lw_uvworker_await_overdue(s->uw, now);
   if (!lw_uvworker_pending(s->uw)) return 0;
-  n = lw_uvworker_drain(s->uw, &msgs, &s->c->lost);
+  n = lw_uvworker_drain(s->uw, &msgs, &lost);
+  lw_conditions_count_lost(s->c, lost);
   lw_monitors_receive(&s->core, msgs, n, now);
   return 1;
 }
 
-int lw_monset_evidence(lw_monset_t *s, double now) {
-  size_t before = s->c->nevents;
+static int monset_evidence(lw_monset_t *s, double now) {
+  size_t before = lw_conditions_event_count(s->c);
   int got = receive_arrived(s, now);
   lw_monitors_evidence(&s->core, now, 0);
-  return got || s->c->nevents != before;
+  return got || lw_conditions_event_count(s->c) != before;
 }
 
 /* driftLag and macrotaskLag slept while the loop waited (lw_monitors_idle): what their timers
@@ -159,7 +161,7 @@ static int monset_awake(lw_monset_t *s, double now, int *got) {
   *got = 0;
   if (!lw_monitors_asleep(&s->core)) return 0;
   idle_end = s->sim ? now : (double)(int64_t)uv_now(s->uv->timer.loop) - s->origin_ms;
-  *got = lw_monset_evidence(s, now);
+  *got = monset_evidence(s, now);
   if (idle_end > now) idle_end = now;
   return lw_monitors_awake(&s->core, now, idle_end);
 }
@@ -206,7 +208,7 @@ static void main_run_cb(lw_client_t *c, double now) {
   if (s->sim) monset_idle(s, now);
 }
 static int main_evidence_cb(lw_client_t *c, double now) {
-  return lw_monset_evidence(LW_MONSET_OF(c, main_client), now);
+  return monset_evidence(LW_MONSET_OF(c, main_client), now);
 }
 static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
@@ -231,12 +233,12 @@ static void async_run_cb(lw_client_t *c, double now) {
 }
 
 static double worker_next_due(lw_client_t *c) {
-  return lw_worker_next_due(&LW_MONSET_OF(c, worker_client)->core.worker);
+  return lw_worker_next_due(&*lw_monitors_worker(&LW_MONSET_OF(c, worker_client)->core));
 }
 static void worker_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, worker_client);
   lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t n = lw_worker_run(&s->core.worker, now, s->sim->progress, out);
+  size_t n = lw_worker_run(lw_monitors_worker(&s->core), now, s->sim->progress, out);
   if (n) sim_queue_push(s, out, n, now);
 }
 
@@ -318,7 +320,7 @@ static void check_cb(uv_check_t *h) {
  * suspicion only starts the measurement, with the hook on: a false one costs a few measured
  * iterations). Started again, the hook is the newest check handle, and runs first as before. */
 static void check_needed(lw_monset_t *s, int may_wait, uint64_t began) {
-  int need = may_wait || s->suspect_outside > 0 || s->core.embedded || lw_monitors_asleep(&s->core);
+  int need = may_wait || s->suspect_outside > 0 || lw_monitors_embedded(&s->core) || lw_monitors_asleep(&s->core);
   if (need != s->check_on) {
     if (need)
       uv_check_start(&s->check, check_cb);
@@ -386,7 +388,7 @@ static void prepare_cb(uv_prepare_t *p) {
   if (may_wait && poll_may_wait(s, now)) rearm = 1;
   if (rearm) lw_uv_rearm(s->uv);
   s->prepare_raw = began;
-  s->merge_ok = s->suspect_outside == 0 && !s->core.embedded;
+  s->merge_ok = s->suspect_outside == 0 && !lw_monitors_embedded(&s->core);
   check_needed(s, may_wait, began);
 }
 
@@ -407,7 +409,7 @@ static int uv_setup(lw_monset_t *s) {
   int rc;
   s->uw = lw__malloc(sizeof(*s->uw));
   if (s->uw == NULL) return LW_ENOMEM;
-  rc = lw_uvworker_init(s->uw, &s->core.worker, s->uv->origin_ns, &s->async);
+  rc = lw_uvworker_init(s->uw, lw_monitors_worker(&s->core), s->uv->origin_ns, &s->async);
   if (rc != 0) {
     lw__free(s->uw);
     s->uw = NULL;
@@ -444,7 +446,7 @@ static int uv_sync(lw_monset_t *s) {
   lw_monitors_t *k = &s->core;
   int rc = 0;
   if (!s->uv_ready || uv_is_closing((uv_handle_t *)&s->async)) return 0;
-  if (k->running[LW_MON_LOOPBLOCK] || k->running[LW_MON_LIVENESS]) {
+  if (lw_monitors_running(k, LW_MON_LOOPBLOCK) || lw_monitors_running(k, LW_MON_LIVENESS)) {
     uv_prepare_start(&s->prepare, prepare_cb);
     uv_check_start(&s->check, check_cb);
     s->check_on = 1; /* until the first prepare says otherwise */
@@ -471,7 +473,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
   s->c = c;
   s->sim = sim;
   if (sim) lw_sim_ref(sim); /* released by lw_monset_free(), whatever happens here */
-  if (c->disposed) return LW_EDISPOSED;
+  if (lw_conditions_disposed(c)) return LW_EDISPOSED;
   s->uv = sim ? NULL : uv;
   s->owner = *owner;
   memset(&rd, 0, sizeof(rd));
@@ -533,7 +535,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
     lw_sim_add(sim, &s->async_client);
     lw_sim_add(sim, &s->main_client);
   } else {
-    s->core.coalesce_ms = LW_COALESCE_MS;
+    lw_monitors_set_coalesce(&s->core, LW_COALESCE_MS);
     rc = uv_setup(s);
     if (rc == LW_ENOMEM) return rc;
     if (rc != 0) {
@@ -591,14 +593,14 @@ void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out) { lw_monito
 int lw_monset_embedded(const lw_monset_t *s) { return lw_monitors_embedded(&s->core); }
 
 const char *lw_monset_sleep_clock(const lw_monset_t *s) {
-  if (!s->core.cfg.sleep_clock) return NULL;
+  if (!lw_monitors_config(&s->core)->sleep_clock) return NULL;
   return s->sim ? "simulated" : lw_clock_sleep_pair_name();
 }
 
 /* Monitors ---------------------------------------------------------------------------------- */
 
 int lw_monset_running(const lw_monset_t *s, lw_mon_t mon) {
-  return (unsigned)mon < LW_MON_COUNT && s->core.running[mon];
+  return lw_monitors_running(&s->core, mon);
 }
 
 static int is_worker(lw_mon_t mon) { return mon == LW_MON_WORKER || mon == LW_MON_LIVENESS; }
@@ -606,8 +608,8 @@ static int is_worker(lw_mon_t mon) { return mon == LW_MON_WORKER || mon == LW_MO
 int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
   double now;
   int rc = 0;
-  if (s->c->disposed) return LW_EDISPOSED;
-  if ((unsigned)mon >= LW_MON_COUNT || s->core.running[mon] || !s->registered || s->finished)
+  if (lw_conditions_disposed(s->c)) return LW_EDISPOSED;
+  if ((unsigned)mon >= LW_MON_COUNT || lw_monitors_running(&s->core, mon) || !s->registered || s->finished)
     return LW_OK;
   now = lw_monset_now(s);
   /* The worker's half is the worker thread's while it runs: change it with the thread stopped. */
@@ -633,7 +635,7 @@ static void worker_wind_down(lw_monset_t *s, double now) {
   lw_msg_t out[1];
   size_t n;
   receive_arrived(s, now);
-  n = lw_worker_finish(&s->core.worker, now, out);
+  n = lw_worker_finish(lw_monitors_worker(&s->core), now, out);
   if (n == 0) return;
   if (s->sim != NULL) {
     /* After the simulation's messages still in flight. */
@@ -646,8 +648,8 @@ static void worker_wind_down(lw_monset_t *s, double now) {
 
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   double now;
-  if ((unsigned)mon >= LW_MON_COUNT || !s->core.running[mon]) return;
-  lw_monset_wake(s);
+  if (!lw_monitors_running(&s->core, mon)) return;
+  lw_monset_enter(s);
   now = lw_monset_now(s);
   if (is_worker(mon)) {
     /* Paused while hidden, or stopped: the hang in progress is not lost (SPEC §4). */
@@ -660,14 +662,20 @@ void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   if (lw_monitors_next_due(&s->core) <= now) main_run(s, now, 0);
 }
 
-void lw_monset_wake(lw_monset_t *s) {
-  int got;
-  if (s->finished) return;
-  if (monset_awake(s, lw_monset_now(s), &got) && s->uv_ready) lw_uv_rearm(s->uv);
+int lw_monset_enter(lw_monset_t *s) {
+  double now;
+  int got, changed;
+  if (s->finished) return 0;
+  now = lw_monset_now(s);
+  /* Asleep, the catch-up applies the evidence first; awake, the evidence alone. */
+  changed = monset_awake(s, now, &got);
+  if (!changed && !got) got = monset_evidence(s, now);
+  if (changed && s->uv_ready) lw_uv_rearm(s->uv);
+  return changed || got;
 }
 
 void lw_monset_flush(lw_monset_t *s) {
-  lw_monset_wake(s);
+  lw_monset_enter(s);
   hand_over(s, 1, 0, lw_monset_now(s));
 }
 
@@ -706,21 +714,20 @@ void lw_monset_finish(lw_monset_t *s) {
   lw_spans_free(&s->gc);
 }
 
-const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return &s->core.batch[mon]; }
-const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return &s->core.self_lag_batch; }
+const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return lw_monitors_batch(&s->core, mon); }
+const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return lw_monitors_self_lag_batch(&s->core); }
 
 void lw_monset_keep_batches(lw_monset_t *s, int keep) { lw_monitors_keep_batches(&s->core, keep); }
 int lw_monset_batches_wanted(const lw_monset_t *s) { return lw_monitors_batches_wanted(&s->core); }
 
 void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms) {
-  *active_ms = s->core.loop_active_ms;
-  *idle_ms = s->core.loop_idle_ms;
+  lw_monitors_loop_time(&s->core, active_ms, idle_ms);
 }
 
 const lw_agg_t *lw_monset_agg(const lw_monset_t *s, lw_mon_t mon) {
-  return s->core.aggs ? &s->core.aggs->mon[mon] : NULL;
+  return lw_monitors_agg(&s->core, mon);
 }
-const lw_agg_t *lw_monset_self_lag_agg(const lw_monset_t *s) { return s->core.aggs ? &s->core.aggs->self_lag : NULL; }
+const lw_agg_t *lw_monset_self_lag_agg(const lw_monset_t *s) { return lw_monitors_self_lag_agg(&s->core); }
 int lw_monset_keep_aggregates(lw_monset_t *s, int keep) { return lw_monitors_keep_aggregates(&s->core, keep); }
 void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out) { lw_monitors_take_delay(&s->core, out); }
 int lw_monset_keep_delay(lw_monset_t *s) { return lw_monitors_keep_delay(&s->core); }

@@ -109,13 +109,13 @@ int lw_monset_worker_error(const lw_monset_t *s);
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon);
 /* Hands the batches over now. */
 void lw_monset_flush(lw_monset_t *s);
-/* The main thread runs (JS called in): if driftLag slept while the loop waited, what it would
- * have fired since is caught up now and it fires again (a lifecycle reader set meanwhile is then
- * asked at its firings). */
-void lw_monset_wake(lw_monset_t *s);
-/* Evidence first: receives the worker's messages that have arrived by `now` and takes a due
- * clockDrift reading. Returns 1 if that queued events. */
-int lw_monset_evidence(lw_monset_t *s, double now);
+/* JS entered this thread (a submit, a read of stats, a reader set): the one entry point of the
+ * binding. Evidence first (the worker's messages that have arrived, a due clockDrift reading);
+ * then, if driftLag and macrotaskLag slept while the loop waited, what they would have fired
+ * since is caught up and they fire again (a lifecycle reader set meanwhile is then asked at their
+ * firings). Returns 1 if that queued events or changed a due time of the conditions' (the caller
+ * re-arms their timer); the set's own timer is re-armed here. */
+int lw_monset_enter(lw_monset_t *s);
 /* The set's id in the stacks registry (SPEC §12, stacks.h): 0 on a simulation. */
 uint64_t lw_monset_stacks_id(const lw_monset_t *s);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,

@@ -83,7 +83,7 @@ int lw_thread_src_read(const lw_thread_src_t *s, lw_thread_times_t *out) {
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../core/common.h" /* lw__malloc: the one allocator, which tests make fail */
+#include "alloc.h" /* the one allocator, which tests make fail */
 #include "procfs.h"
 
 /* The sizes read of /proc/self/cgroup and /proc/self/mountinfo (the cgroup mounts come early). */

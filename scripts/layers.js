@@ -1,0 +1,111 @@
+'use strict';
+// The layering of src/ (docs/architecture.md), checked: `node scripts/layers.js` prints every
+// breach and exits 1 if there is one; test/layers.test.js runs it in npm test.
+//
+// 1. Includes go one way: platform <- core <- driver <- binding. Platform includes no core,
+//    driver or binding header; core no driver or binding header; a driver no binding header. Within the binding, only its monitor-set file includes driver/monset.h.
+// 2. No code outside src/core/ reads or writes a field of the core's state (the conditions, the
+//    tracker, the monitor set, the worker, ...): it goes through the core's functions. The core's
+//    value types are read and written by their users: what the drivers and the binding pass in
+//    (options, readings, messages) and get back (events, stats, snapshots, views), listed in
+//    VALUES. Checked on clang's AST (-ast-dump=json), so a field is known by its declaration, not
+//    by its name: every member access in a file of src/driver/ or src/binding/ whose field belongs
+//    to a struct declared in a header of src/core/ and not in VALUES. A new struct of the core is
+//    state until it is listed here.
+const { spawnSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+const root = path.resolve(__dirname, '..');
+const SRC = path.join(root, 'src');
+const LAYERS = ['platform', 'core', 'driver', 'binding'];
+const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
+const VALUES = new Set([
+  // in: options, errors, the clocks' readings, the worker's messages
+  'lw_conditions_config_s', 'lw_monitors_config_s', 'lw_err_s', 'lw_readings_s', 'lw_main_readings_s',
+  'lw_worker_readings_s', 'lw_msg_s',
+  // out: events, causes, intervals, stats and snapshots, the read-only views of batches and
+  // metric histograms handed out for a flush or a collection
+  'lw_event_s', 'lw_cause_s', 'lw_interval_s', 'lw_conditions_stats_s', 'lw_name_snapshot_s',
+  'lw_monitors_stats_s', 'lw_delay_stats_s', 'lw_batch_s', 'lw_agg_s',
+]);
+
+function files(src, dir, ext) {
+  const d = path.join(src, dir);
+  if (!fs.existsSync(d)) return [];
+  return fs.readdirSync(d).filter((f) => ext.some((e) => f.endsWith(e))).map((f) => `${dir}/${f}`);
+}
+
+// 1. Includes.
+// `src`: the tree to check (test/layers.test.js checks a tree of its own that breaks each rule).
+function includeBreaches(src = SRC) {
+  const out = [];
+  for (const layer of LAYERS) {
+    for (const f of files(src, layer, ['.c', '.h'])) {
+      const text = fs.readFileSync(path.join(src, f), 'utf8');
+      for (const m of text.matchAll(/^#include "([^"]+)"/gm)) {
+        const target = path.relative(src, path.resolve(path.join(src, layer), m[1])).split(path.sep).join('/');
+        const to = target.split('/')[0];
+        if (!LAYERS.includes(to)) continue;
+        if (LAYERS.indexOf(to) > LAYERS.indexOf(layer)) out.push(`${f} includes ${target}: ${layer} may not include ${to}`);
+        else if (layer === 'binding' && target === 'driver/monset.h' && f !== 'binding/monitors.c' && f !== 'binding/monset.c') {
+          out.push(`${f} includes ${target}: only the binding's monitor-set file does`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// 2. Field accesses, on clang's AST of each file of the driver and the binding.
+function fieldBreaches(src = SRC, clang = 'clang') {
+  const out = [];
+  for (const f of [...files(src, 'driver', ['.c']), ...files(src, 'binding', ['.c'])]) {
+    const r = spawnSync(clang, ['-Xclang', '-ast-dump=json', '-fsyntax-only', '-std=gnu11', '-DNAPI_VERSION=8', `-I${include}`, path.join(src, f)],
+      { encoding: 'utf8', maxBuffer: 1 << 30 });
+    if (r.error || r.status !== 0) throw new Error(`${clang} on ${f}: ${r.error ? r.error.message : r.stderr.slice(0, 2000)}`);
+    const ast = JSON.parse(r.stdout);
+    const coreFields = new Map(); // FieldDecl id -> "struct.field"
+    const accesses = []; // [MemberExpr's referenced decl id, line, file]
+    let file = null;
+    let line = 0;
+    // clang writes a location's file (and line) only when it changed since the last one written:
+    // walking the nodes in the order they were written keeps track of both.
+    const seen = (loc) => {
+      if (!loc) return;
+      for (const l of [loc.spellingLoc, loc.expansionLoc, loc]) {
+        if (!l) continue;
+        if (l.file) file = l.file;
+        if (l.line) line = l.line;
+      }
+    };
+    const walk = (node, record) => {
+      seen(node.loc);
+      if (node.range) {
+        seen(node.range.begin);
+        seen(node.range.end);
+      }
+      if (node.kind === 'RecordDecl') record = node.name || record;
+      if (node.kind === 'FieldDecl' && !VALUES.has(record) && file && path.resolve(file).startsWith(path.join(src, 'core') + path.sep)) {
+        coreFields.set(node.id, `${record || '(anonymous)'}.${node.name}`);
+      }
+      if (node.kind === 'MemberExpr' && node.referencedMemberDecl) accesses.push([node.referencedMemberDecl, line, file]);
+      for (const k of node.inner || []) walk(k, record);
+    };
+    walk(ast, null);
+    const here = path.join(src, f);
+    for (const [id, at, inFile] of accesses) {
+      if (coreFields.has(id) && inFile && path.resolve(inFile) === here) out.push(`${f}:${at} touches ${coreFields.get(id)}`);
+    }
+  }
+  return out;
+}
+
+module.exports = { includeBreaches, fieldBreaches };
+
+if (require.main === module) {
+  const breaches = [...includeBreaches(), ...fieldBreaches()];
+  for (const b of breaches) console.log(b);
+  console.log(`${breaches.length} breach(es) of the layering`);
+  process.exit(breaches.length ? 1 : 0);
+}

@@ -1,0 +1,66 @@
+'use strict';
+// The layering of src/ (scripts/layers.js): includes one way, platform <- core <- driver <-
+// binding, and no field of the core's state touched outside src/core/ (on clang's AST). Each rule
+// is shown to catch a tree that breaks it, then src/ is checked.
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { includeBreaches, fieldBreaches } = require('../scripts/layers');
+
+function tree(files) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-layers-'));
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+describe('layering of src/ (scripts/layers.js)', function () {
+  this.timeout(120000);
+
+  it('catches an include against the layers, and a binding file other than the monitor set\'s including driver/monset.h', () => {
+    const dir = tree({
+      'core/a.h': 'typedef struct lw_a_s { int x; } lw_a_t;\n',
+      'platform/p.h': '#include "../core/a.h"\n',
+      'core/b.c': '#include "../driver/d.h"\n',
+      'driver/d.h': '#include "../core/a.h"\n',
+      'driver/monset.h': '\n',
+      'binding/tracker.c': '#include "../driver/monset.h"\n',
+      'binding/monitors.c': '#include "../driver/monset.h"\n',
+    });
+    try {
+      assert.deepStrictEqual(includeBreaches(dir).sort(), [
+        'binding/tracker.c includes driver/monset.h: only the binding\'s monitor-set file does',
+        'core/b.c includes driver/d.h: core may not include driver',
+        'platform/p.h includes core/a.h: platform may not include core',
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('catches a driver touching a field of the core\'s state, not of its value types, whatever the field\'s name', () => {
+    const dir = tree({
+      'core/state.h': 'typedef struct lw_monitors_s { int running; } lw_monitors_t;\n'
+        + 'typedef struct lw_event_s { int running; } lw_event_t;\n'
+        + 'static inline int lw_monitors_on(const lw_monitors_t *m) { return m->running; }\n',
+      'driver/d.c': '#include "../core/state.h"\n'
+        + 'struct own { int running; };\n'
+        + 'int f(lw_monitors_t *m, lw_event_t *e, struct own *o) {\n'
+        + '  return lw_monitors_on(m) + e->running + o->running +\n'
+        + '    m->running;\n'
+        + '}\n',
+    });
+    try {
+      assert.deepStrictEqual(fieldBreaches(dir), ['driver/d.c:5 touches lw_monitors_s.running']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('src/ keeps both rules', () => {
+    assert.deepStrictEqual([...includeBreaches(), ...fieldBreaches()], []);
+  });
+});

@@ -3,6 +3,8 @@
 // and the renderer adapter for a document. The app passes its Electron modules in: this file
 // never requires 'electron' (from Electron 42 a plain-Node require('electron') downloads a binary).
 const native = require('./native');
+// A window's flags for the core's rule (windowsState), as the core numbers them.
+const WIN = native.windowFlags();
 const { Conditions } = require('./conditions');
 const { typeError, checkOptions } = require('./util');
 
@@ -53,7 +55,7 @@ class Listeners {
 function windowFlags(win) {
   try {
     if (typeof win.isDestroyed === 'function' && win.isDestroyed()) return 0;
-    return (win.isVisible() ? 1 : 0) | (win.isMinimized() ? 2 : 0) | (win.isFocused() ? 4 : 0);
+    return (win.isVisible() ? WIN.visible : 0) | (win.isMinimized() ? WIN.minimized : 0) | (win.isFocused() ? WIN.focused : 0);
   } catch {
     return 0;
   }
@@ -220,7 +222,7 @@ function attachDocument(conditions, document) {
     // The page is one window for the core's rule: visible, never minimized, focused or not.
     const visible = document.visibilityState === 'visible';
     const focused = typeof document.hasFocus === 'function' ? document.hasFocus() : true;
-    return native.windowsState([(visible ? 1 : 0) | (focused ? 4 : 0)], false);
+    return native.windowsState([(visible ? WIN.visible : 0) | (focused ? WIN.focused : 0)], false);
   };
   const update = () => {
     if (!detached) conditions.setLifecycleState(stateNow());

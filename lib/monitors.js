@@ -8,6 +8,8 @@ const native = require('./native');
 const { Conditions, createConditions } = require('./conditions');
 const { typeError, checkOptions, checkFunction } = require('./util');
 
+// The options' defaults, from the core's config (where alone they are written).
+const DEFAULTS = native.monDefaults();
 // The monitors and their options, as the C core names them ('driftLag.intervalMs', ...);
 // `sleepClock` is clockDrift's one boolean option.
 const NAMES = native.monNames();
@@ -163,7 +165,7 @@ class MonitorSet {
     for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
     // SPEC §12: the main thread's time by state for lag_main_thread_time, read at most once per
     // clockDrift interval.
-    const clockMs = flat['clockDrift.intervalMs'] === undefined ? 1000 : flat['clockDrift.intervalMs'];
+    const clockMs = flat['clockDrift.intervalMs'] === undefined ? DEFAULTS['clockDrift.intervalMs'] : flat['clockDrift.intervalMs'];
     this.conditions._guard('metrics', () => this.conditions._metrics.observeMainThread(
       () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
     // SPEC §10: nodejs.eventloop.* from the recorded samples (after stop(), the final sums).

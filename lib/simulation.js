@@ -61,8 +61,9 @@ class Simulation {
     native.simVerb(handles.get(this), 'stallWorker', ms);
   }
 
-  // For ms, main-thread timers fire only at multiples of alignMs (App Nap, background throttling).
-  throttle(ms, alignMs = 1000) {
+  // For ms, main-thread timers fire only at multiples of alignMs (App Nap, background throttling;
+  // the native side's default when absent).
+  throttle(ms, alignMs) {
     native.simVerb(handles.get(this), 'throttle', ms, alignMs);
   }
 }

@@ -602,6 +602,19 @@ static napi_value b_mon_options(napi_env env, napi_callback_info info) {
   return names_array(env, lw_monitors_option_count(), lw_monitors_option_name);
 }
 
+/* monDefaults() -> { option name: its default } (the core's config, the one place they are). */
+static napi_value b_mon_defaults(napi_env env, napi_callback_info info) {
+  lw_monitors_config_t cfg;
+  napi_value o;
+  size_t i;
+  (void)info;
+  lw_monitors_config_default(&cfg, NULL);
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  for (i = 0; i < lw_monitors_option_count(); i++)
+    if (lwb_set_number(env, o, lw_monitors_option_name(i), lw_monitors_option_get(&cfg, i))) return NULL;
+  return o;
+}
+
 /* causeNames() -> the dominant parts of a hang's cause, in the core's order (SPEC §12). */
 static const char *cause_name_at(size_t i) { return lw_cause_name((lw_cause_kind_t)i); }
 
@@ -612,7 +625,7 @@ static napi_value b_cause_names(napi_env env, napi_callback_info info) {
 
 int lwb_monitors_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
-      {"monNames", b_mon_names}, {"monOptions", b_mon_options}, {"causeNames", b_cause_names},
+      {"monNames", b_mon_names}, {"monOptions", b_mon_options}, {"monDefaults", b_mon_defaults}, {"causeNames", b_cause_names},
       {"monCreate", b_mon_create}, {"monCheck", b_mon_check}, {"monStart", b_mon_start},
       {"monStop", b_mon_stop}, {"monFinish", b_mon_finish}, {"monRunning", b_mon_running},
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},

@@ -75,7 +75,7 @@ static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
   char verb[16], state[16];
   const char *st = NULL;
   size_t len;
-  double ms, align = 1000, target;
+  double ms, align = LW_SIM_ALIGN_MS, target;
   bool pending = false;
   lw_err_t err;
   if (lwb_get_args(env, info, 4, argv)) return NULL;

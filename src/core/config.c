@@ -75,13 +75,17 @@ int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, co
   return LW_OK;
 }
 
+double lw_monitors_option_get(const lw_monitors_config_t *cfg, size_t i) {
+  const char *field;
+  if (i >= lw_monitors_option_count()) return NAN;
+  field = (const char *)cfg + options[i].offset;
+  return options[i].integer ? *(const int *)(const void *)field : *(const double *)(const void *)field;
+}
+
 int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {
   const char *range;
   size_t i;
-  for (i = 0; i < lw_monitors_option_count(); i++) {
-    const char *field = (const char *)cfg + options[i].offset;
-    double v = options[i].integer ? *(const int *)(const void *)field : *(const double *)(const void *)field;
-    if (!option_ok(i, v, &range)) return 0;
-  }
+  for (i = 0; i < lw_monitors_option_count(); i++)
+    if (!option_ok(i, lw_monitors_option_get(cfg, i), &range)) return 0;
   return cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
 }

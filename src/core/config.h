@@ -30,5 +30,7 @@ const char *lw_monitors_option_name(size_t i);
 /* Sets option `i` to `value`: LW_OK, or LW_EINVAL if it is out of range (nothing changed);
  * `*range` then describes the range ("a finite number > 0"). */
 int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range);
+/* Option `i`'s value in `cfg` (NAN past the last option): with a default config, its default. */
+double lw_monitors_option_get(const lw_monitors_config_t *cfg, size_t i);
 
 #endif /* LW_CORE_CONFIG_H_ */

@@ -18,7 +18,7 @@ lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms) {
   sim->wait_end = start_ms;
   sim->worker_free_at = -INFINITY;
   sim->throttle_until = -INFINITY;
-  sim->throttle_align = 1000;
+  sim->throttle_align = LW_SIM_ALIGN_MS;
   sim->last_iteration = -INFINITY;
   sim->progress = start_ms;
   /* Idle time counts from 0 on the same origin as the clock. */

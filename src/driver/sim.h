@@ -85,6 +85,8 @@ void lw_sim_sleep(lw_sim_t *sim, double ms);
 void lw_sim_pause(lw_sim_t *sim, double ms);
 void lw_sim_step_wall(lw_sim_t *sim, double ms);
 void lw_sim_stall_worker(lw_sim_t *sim, double ms);
+/* The throttle's alignment when none is given (App Nap's, Chromium's background timers'). */
+#define LW_SIM_ALIGN_MS 1000.0
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
 
 /* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "stepWall",

@@ -81,13 +81,14 @@ const only = process.argv.slice(2);
 function record(label, fn) {
   if (only.length && !only.some((o) => label.startsWith(o))) return;
   let line = `${label}:`;
+  const t0 = Date.now();
   try {
     line += ` ${fn()}`;
   } catch (err) {
     failed++;
     line += ` FAILED: ${err.message}`;
   }
-  lines.push(line);
+  lines.push(`${line} [${Math.round((Date.now() - t0) / 1000)} s]`);
 }
 
 // The mocha suites on `node` with the prebuilt addon; throws what failed.

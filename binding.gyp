@@ -33,6 +33,7 @@
         "src/binding/tracker.c",
         "src/binding/binding.c",
         "src/binding/monitors.c",
+        "src/binding/names.c",
         "src/binding/stacks.c"
       ],
       "defines": ["NAPI_VERSION=8"],

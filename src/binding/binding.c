@@ -7,7 +7,9 @@
  *   conditions.c  the conditions' handle, driver client, memory, lifecycle, flush, dispose
  *   validators.c  validators and the submit path
  *   tracker.c     the tracker and stats()
- *   monitors.c    the monitor sets (over src/driver/monset.c)
+ *   monitors.c    the monitor sets (over src/driver/monset.c: the one file that includes it)
+ *   names.c       what the core names and numbers (monitors, options, defaults, causes, bounds)
+ *   stacks.c      the stack thread's registry
  *
  * Per-thread state (one JS thread = one napi_env) is the instance data: the uv driver and the
  * JS dispatch function. The common submit path makes no call into JS: it returns a verdict code
@@ -137,7 +139,7 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   LW_NAPI_CALL(env, napi_add_async_cleanup_hook(env, env_cleanup, e, NULL));
   if (lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0])) || lwb_sim_init(env, exports) ||
       lwb_conditions_init(env, exports) || lwb_validators_init(env, exports) ||
-      lwb_tracker_init(env, exports) || lwb_monitors_init(env, exports) ||
+      lwb_tracker_init(env, exports) || lwb_monitors_init(env, exports) || lwb_names_init(env, exports) ||
       lwb_stacks_init(env, exports))
     return NULL;
   return exports;

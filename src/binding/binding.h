@@ -107,6 +107,7 @@ int lwb_conditions_init(napi_env env, napi_value exports);
 int lwb_validators_init(napi_env env, napi_value exports);
 int lwb_tracker_init(napi_env env, napi_value exports);
 int lwb_monitors_init(napi_env env, napi_value exports);
+int lwb_names_init(napi_env env, napi_value exports);
 int lwb_stacks_init(napi_env env, napi_value exports);
 void lwb_monitors_cleanup(lwb_env_t *e);
 

@@ -242,17 +242,6 @@ static napi_value b_windows_state(napi_env env, napi_callback_info info) {
   return lwb_make_string(env, lw_state_name(lw_state_from_windows(flags, n, locked)));
 }
 
-/* windowFlags() -> { visible, minimized, focused }: a window's flags for windowsState. */
-static napi_value b_window_flags(napi_env env, napi_callback_info info) {
-  napi_value o;
-  (void)info;
-  LW_NAPI_CALL(env, napi_create_object(env, &o));
-  if (lwb_set_number(env, o, "visible", LW_WINDOW_VISIBLE) || lwb_set_number(env, o, "minimized", LW_WINDOW_MINIMIZED) ||
-      lwb_set_number(env, o, "focused", LW_WINDOW_FOCUSED))
-    return NULL;
-  return o;
-}
-
 static napi_value b_state_visible(napi_env env, napi_callback_info info) {
   napi_value argv[1], r;
   char name[16];
@@ -275,7 +264,6 @@ int lwb_conditions_init(napi_env env, napi_value exports) {
       {"setState", b_set_state},
       {"getState", b_get_state},
       {"windowsState", b_windows_state},
-      {"windowFlags", b_window_flags},
       {"stateVisible", b_state_visible},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));

@@ -12,6 +12,7 @@
 
 #include "../driver/monset.h"
 #include "binding.h"
+#include "names.h"
 
 struct lwb_mon_s {
   lw_monset_t set;
@@ -263,15 +264,6 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   return ext;
 }
 
-static int arg_mon_name(napi_env env, napi_value v, lw_mon_t *mon) {
-  char name[32];
-  size_t len;
-  if (lwb_arg_string(env, v, "name", name, sizeof(name), &len)) return -1;
-  *mon = len < sizeof(name) ? lw_mon_parse(name, len) : LW_MON_COUNT;
-  if (*mon == LW_MON_COUNT) return lwb_throw_range(env, "name", "the name of a monitor");
-  return 0;
-}
-
 /* monStart(m, name) -> undefined, or the reason the worker thread could not start. */
 static napi_value b_mon_start(napi_env env, napi_callback_info info) {
   napi_value argv[2];
@@ -280,7 +272,7 @@ static napi_value b_mon_start(napi_env env, napi_callback_info info) {
   int rc;
   char msg[160];
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL || arg_mon_name(env, argv[1], &mon)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
   if (!lw_monset_registered(&m->set)) return NULL; /* after the environment's teardown: nothing */
   rc = lw_monset_start(&m->set, mon);
   keep_alive(env, m);
@@ -299,7 +291,7 @@ static napi_value b_mon_stop(napi_env env, napi_callback_info info) {
   lwb_mon_t *m;
   lw_mon_t mon;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL || arg_mon_name(env, argv[1], &mon)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
   lw_monset_stop(&m->set, mon);
   keep_alive(env, m);
   return NULL;
@@ -507,41 +499,12 @@ static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, (double)lw_monset_memory(&m->set));
 }
 
-/* bucketBounds() -> { lag, stall, ratio }: the explicit bucket boundaries of lagwatch's
- * histograms (core/aggregate.c), for the advice of those recorded from JS. */
-static napi_value b_bucket_bounds(napi_env env, napi_callback_info info) {
-  static const char *names[LW_BOUNDS_COUNT] = {"lag", "stall", "ratio"};
-  napi_value o, arr;
-  size_t k, i, n;
-  (void)info;
-  LW_NAPI_CALL(env, napi_create_object(env, &o));
-  for (k = 0; k < LW_BOUNDS_COUNT; k++) {
-    const double *b = lw_bounds((lw_bounds_t)k, &n);
-    LW_NAPI_CALL(env, napi_create_array_with_length(env, n, &arr));
-    for (i = 0; i < n; i++) LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, lwb_make_number(env, b[i])));
-    if (lwb_set_value(env, o, names[k], arr)) return NULL;
-  }
-  return o;
-}
-
-/* monPausedWhileHidden(name, browserProcess) -> whether setupAllMonitors pauses it while hidden
- * (SPEC §6). */
-static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info info) {
-  napi_value argv[2], r;
-  lw_mon_t mon;
-  bool browser = false;
-  if (lwb_get_args(env, info, 2, argv) || arg_mon_name(env, argv[0], &mon)) return NULL;
-  if (!lwb_is_undefined(env, argv[1])) LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &browser));
-  LW_NAPI_CALL(env, napi_get_boolean(env, lw_mon_paused_while_hidden(mon, browser) != 0, &r));
-  return r;
-}
-
 static napi_value b_mon_running(napi_env env, napi_callback_info info) {
   napi_value argv[2], r;
   lwb_mon_t *m;
   lw_mon_t mon;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL || arg_mon_name(env, argv[1], &mon)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
   LW_NAPI_CALL(env, napi_get_boolean(env, lw_monset_running(&m->set, mon) != 0, &r));
   return r;
 }
@@ -576,65 +539,16 @@ static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
   return o;
 }
 
-/* monNames() -> the monitors' names, in the core's order; monOptions() -> the names of the
- * options a user may set ('driftLag.intervalMs', ...). lib/ builds its tables from these. */
-static napi_value names_array(napi_env env, size_t n, const char *(*name)(size_t)) {
-  napi_value arr;
-  size_t i;
-  LW_NAPI_CALL(env, napi_create_array_with_length(env, n, &arr));
-  for (i = 0; i < n; i++) {
-    napi_value s = lwb_make_string(env, name(i));
-    if (s == NULL) return NULL;
-    LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, s));
-  }
-  return arr;
-}
-
-static const char *mon_name_at(size_t i) { return lw_mon_name((lw_mon_t)i); }
-
-static napi_value b_mon_names(napi_env env, napi_callback_info info) {
-  (void)info;
-  return names_array(env, LW_MON_COUNT, mon_name_at);
-}
-
-static napi_value b_mon_options(napi_env env, napi_callback_info info) {
-  (void)info;
-  return names_array(env, lw_monitors_option_count(), lw_monitors_option_name);
-}
-
-/* monDefaults() -> { option name: its default } (the core's config, the one place they are). */
-static napi_value b_mon_defaults(napi_env env, napi_callback_info info) {
-  lw_monitors_config_t cfg;
-  napi_value o;
-  size_t i;
-  (void)info;
-  lw_monitors_config_default(&cfg, NULL);
-  LW_NAPI_CALL(env, napi_create_object(env, &o));
-  for (i = 0; i < lw_monitors_option_count(); i++)
-    if (lwb_set_number(env, o, lw_monitors_option_name(i), lw_monitors_option_get(&cfg, i))) return NULL;
-  return o;
-}
-
-/* causeNames() -> the dominant parts of a hang's cause, in the core's order (SPEC §12). */
-static const char *cause_name_at(size_t i) { return lw_cause_name((lw_cause_kind_t)i); }
-
-static napi_value b_cause_names(napi_env env, napi_callback_info info) {
-  (void)info;
-  return names_array(env, LW_CAUSE_COUNT, cause_name_at);
-}
-
 int lwb_monitors_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
-      {"monNames", b_mon_names}, {"monOptions", b_mon_options}, {"monDefaults", b_mon_defaults}, {"causeNames", b_cause_names},
       {"monCreate", b_mon_create}, {"monCheck", b_mon_check}, {"monStart", b_mon_start},
       {"monStop", b_mon_stop}, {"monFinish", b_mon_finish}, {"monRunning", b_mon_running},
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
-      {"monPausedWhileHidden", b_mon_paused_while_hidden},
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monStacksId", b_mon_stacks_id},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},
-      {"bucketBounds", b_bucket_bounds}, {"monMemory", b_mon_memory},
+      {"monMemory", b_mon_memory},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

@@ -1,0 +1,110 @@
+/* What the core names and numbers, for lib/ to build its tables from instead of writing them
+ * again: the monitors and their options with their defaults, the parts of a hang's cause, the
+ * histograms' bucket bounds, a window's flags, which monitors pause while hidden. */
+#include "../core/aggregate.h"
+#include "names.h"
+
+int lwb_arg_mon_name(napi_env env, napi_value v, lw_mon_t *mon) {
+  char name[32];
+  size_t len;
+  if (lwb_arg_string(env, v, "name", name, sizeof(name), &len)) return -1;
+  *mon = len < sizeof(name) ? lw_mon_parse(name, len) : LW_MON_COUNT;
+  if (*mon == LW_MON_COUNT) return lwb_throw_range(env, "name", "the name of a monitor");
+  return 0;
+}
+
+/* monNames() -> the monitors' names, in the core's order; monOptions() -> the names of the
+ * options a user may set ('driftLag.intervalMs', ...). lib/ builds its tables from these. */
+static napi_value names_array(napi_env env, size_t n, const char *(*name)(size_t)) {
+  napi_value arr;
+  size_t i;
+  LW_NAPI_CALL(env, napi_create_array_with_length(env, n, &arr));
+  for (i = 0; i < n; i++) {
+    napi_value s = lwb_make_string(env, name(i));
+    if (s == NULL) return NULL;
+    LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, s));
+  }
+  return arr;
+}
+
+static const char *mon_name_at(size_t i) { return lw_mon_name((lw_mon_t)i); }
+
+static napi_value b_mon_names(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, LW_MON_COUNT, mon_name_at);
+}
+
+static napi_value b_mon_options(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, lw_monitors_option_count(), lw_monitors_option_name);
+}
+
+/* monDefaults() -> { option name: its default } (the core's config, the one place they are). */
+static napi_value b_mon_defaults(napi_env env, napi_callback_info info) {
+  lw_monitors_config_t cfg;
+  napi_value o;
+  size_t i;
+  (void)info;
+  lw_monitors_config_default(&cfg, NULL);
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  for (i = 0; i < lw_monitors_option_count(); i++)
+    if (lwb_set_number(env, o, lw_monitors_option_name(i), lw_monitors_option_get(&cfg, i))) return NULL;
+  return o;
+}
+
+/* causeNames() -> the dominant parts of a hang's cause, in the core's order (SPEC §12). */
+static const char *cause_name_at(size_t i) { return lw_cause_name((lw_cause_kind_t)i); }
+
+static napi_value b_cause_names(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, LW_CAUSE_COUNT, cause_name_at);
+}
+
+/* monPausedWhileHidden(name, browserProcess) -> whether setupAllMonitors pauses it while hidden
+ * (SPEC §6). */
+static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info info) {
+  napi_value argv[2], r;
+  lw_mon_t mon;
+  bool browser = false;
+  if (lwb_get_args(env, info, 2, argv) || lwb_arg_mon_name(env, argv[0], &mon)) return NULL;
+  if (!lwb_is_undefined(env, argv[1])) LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &browser));
+  LW_NAPI_CALL(env, napi_get_boolean(env, lw_mon_paused_while_hidden(mon, browser) != 0, &r));
+  return r;
+}
+
+/* bucketBounds() -> { lag, stall, ratio }: the explicit bucket boundaries of lagwatch's
+ * histograms (core/aggregate.c), for the advice of those recorded from JS. */
+static napi_value b_bucket_bounds(napi_env env, napi_callback_info info) {
+  static const char *names[LW_BOUNDS_COUNT] = {"lag", "stall", "ratio"};
+  napi_value o, arr;
+  size_t k, i, n;
+  (void)info;
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  for (k = 0; k < LW_BOUNDS_COUNT; k++) {
+    const double *b = lw_bounds((lw_bounds_t)k, &n);
+    LW_NAPI_CALL(env, napi_create_array_with_length(env, n, &arr));
+    for (i = 0; i < n; i++) LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, lwb_make_number(env, b[i])));
+    if (lwb_set_value(env, o, names[k], arr)) return NULL;
+  }
+  return o;
+}
+
+/* windowFlags() -> { visible, minimized, focused }: a window's flags for windowsState. */
+static napi_value b_window_flags(napi_env env, napi_callback_info info) {
+  napi_value o;
+  (void)info;
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  if (lwb_set_number(env, o, "visible", LW_WINDOW_VISIBLE) || lwb_set_number(env, o, "minimized", LW_WINDOW_MINIMIZED) ||
+      lwb_set_number(env, o, "focused", LW_WINDOW_FOCUSED))
+    return NULL;
+  return o;
+}
+
+int lwb_names_init(napi_env env, napi_value exports) {
+  static const lwb_fn_t fns[] = {
+      {"monNames", b_mon_names}, {"monOptions", b_mon_options}, {"monDefaults", b_mon_defaults},
+      {"causeNames", b_cause_names}, {"monPausedWhileHidden", b_mon_paused_while_hidden},
+      {"bucketBounds", b_bucket_bounds}, {"windowFlags", b_window_flags},
+  };
+  return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
+}

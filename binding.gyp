@@ -21,6 +21,8 @@
         "src/driver/uv.c",
         "src/driver/uvworker.c",
         "src/driver/monset.c",
+        "src/driver/monset-sim.c",
+        "src/driver/monset-uv.c",
         "src/driver/stacks.c",
         "src/platform/clocks.c",
         "src/platform/procfs.c",

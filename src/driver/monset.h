@@ -26,6 +26,7 @@
 #include "../platform/threadtimes.h"
 
 typedef struct lw_monset_s lw_monset_t;
+typedef struct lw_monset_backend_s lw_monset_backend_t; /* monset-internal.h */
 
 typedef struct lw_monset_owner_s {
   /* Before the main-thread timers run: the owner asks the lifecycle reader, if it has one. */
@@ -43,6 +44,7 @@ typedef struct lw_monset_owner_s {
 
 struct lw_monset_s {
   /* private */
+  const lw_monset_backend_t *be; /* the simulation's, or libuv's */
   lw_client_t main_client;   /* main-thread timers and the evidence hook */
   lw_client_t async_client;  /* simulation: the worker's messages reaching the main thread */
   lw_client_t worker_client; /* simulation: the worker thread */

@@ -1,0 +1,180 @@
+/* The monitor set on the simulation (monset-internal.h): the simulation's clocks as readings, the
+ * worker as a client of its own whose messages wait in a timestamped queue until the main thread
+ * runs, and the loop's turns as the iteration hook. */
+#include <string.h>
+
+#include "monset-internal.h"
+
+static double sim_wall(void *d) { return lw_sim_wall(d); }
+static int sim_pair(void *d, double *a, double *b) {
+  lw_sim_sleep_pair(d, a, b);
+  return 0;
+}
+static double sim_idle(void *d) { return lw_sim_idle(d); }
+static double sim_runnable(void *d) { return lw_sim_runnable(d); }
+static double sim_main_avail(void *d) { return lw_sim_main_avail(d); }
+static int sim_main_sched(void *d, lw_thread_times_t *out) {
+  lw_sim_main_times(d, &out->cpu_ms, &out->runq_ms, &out->throttled_ms);
+  return 0;
+}
+static int sim_self_sched(void *d, lw_thread_times_t *out) {
+  out->cpu_ms = NAN;
+  out->throttled_ms = NAN;
+  return lw_sim_worker_runq(d, &out->runq_ms);
+}
+static double sim_gc(void *d, double start, double end) { return lw_sim_gc_ms(d, start, end); }
+
+static double sim_now(const lw_monset_t *s) { return lw_sim_now(s->sim); }
+
+static void sim_readings_of(lw_monset_t *s, lw_readings_t *rd) {
+  lw_sim_t *sim = s->sim;
+  rd->main.wall = sim_wall;
+  rd->main.sleep_pair = rd->worker.sleep_pair = sim_pair;
+  rd->main.idle = sim_idle;
+  rd->main.runnable = sim_runnable;
+  rd->worker.main_avail = sim_main_avail;
+  /* No main_waiting: the simulated worker never rests, its checks come every liveness interval
+   * as SPEC §6 states (lw_worker_next_due). */
+  rd->main.main_sched = rd->worker.main_sched = sim_main_sched;
+  rd->worker.self_sched = sim_self_sched;
+  rd->main.gc_ms = sim_gc;
+  rd->main.data = rd->worker.data = sim;
+  rd->main.mono_includes_sleep = lw_sim_mono_includes_sleep(sim);
+}
+
+/* Simulation: the worker's messages wait in the queue until the main thread runs. A message
+ * that cannot be queued is counted as lost. */
+static void sim_queue_push(lw_monset_t *s, const lw_msg_t *msgs, size_t n, double at) {
+  size_t i, cap;
+  for (i = 0; i < n; i++) {
+    cap = s->queue_cap;
+    if (lw__grow((void **)&s->queue, &cap, s->nqueue + 1, sizeof(*s->queue)) != LW_OK) {
+      lw_conditions_count_lost(s->c, n - i);
+      return;
+    }
+    cap = s->queue_cap;
+    if (lw__grow((void **)&s->queue_at, &cap, s->nqueue + 1, sizeof(*s->queue_at)) != LW_OK) {
+      lw_conditions_count_lost(s->c, n - i);
+      return;
+    }
+    s->queue_cap = cap;
+    s->queue[s->nqueue] = msgs[i];
+    s->queue_at[s->nqueue++] = at;
+  }
+}
+
+/* The messages that have arrived by `now`, in the order they were sent. */
+static int sim_receive(lw_monset_t *s, double now) {
+  size_t n = 0;
+  while (n < s->nqueue && s->queue_at[n] <= now) n++;
+  if (n == 0) return 0;
+  lw_monitors_receive(&s->core, s->queue, n, now);
+  memmove(s->queue, s->queue + n, (s->nqueue - n) * sizeof(*s->queue));
+  memmove(s->queue_at, s->queue_at + n, (s->nqueue - n) * sizeof(*s->queue_at));
+  s->nqueue -= n;
+  return 1;
+}
+
+/* After the simulation's messages still in flight. */
+static void sim_receive_last(lw_monset_t *s, const lw_msg_t *msgs, size_t n, double now) {
+  sim_queue_push(s, msgs, n, now);
+  sim_receive(s, now);
+}
+
+/* The simulated loop waits after each run of its timers (a block wakes it: main_wake_cb). */
+static void sim_main_run_cb(lw_client_t *c, double now) {
+  lw_monset_t *s = LW_MONSET_OF(c, main_client);
+  lw__monset_main_run(s, now, 0);
+  lw__monset_idle(s, now);
+}
+static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
+  lw_monset_t *s = LW_MONSET_OF(c, main_client);
+  int got;
+  lw__monset_awake(s, now, &got);
+  (void)lw_monitors_iteration(&s->core, now, outside_ms);
+}
+static void main_wake_cb(lw_client_t *c, double now) {
+  int got;
+  lw__monset_awake(LW_MONSET_OF(c, main_client), now, &got);
+}
+
+static double async_next_due(lw_client_t *c) {
+  lw_monset_t *s = LW_MONSET_OF(c, async_client);
+  return s->nqueue ? s->queue_at[0] : LW_NEVER;
+}
+static void async_run_cb(lw_client_t *c, double now) {
+  lw_monset_t *s = LW_MONSET_OF(c, async_client);
+  sim_receive(s, now);
+  lw__monset_hand_over(s, 0, 0, now);
+  lw__monset_idle(s, now);
+}
+
+static double worker_next_due(lw_client_t *c) {
+  return lw_worker_next_due(lw_monitors_worker(&LW_MONSET_OF(c, worker_client)->core));
+}
+static void worker_run_cb(lw_client_t *c, double now) {
+  lw_monset_t *s = LW_MONSET_OF(c, worker_client);
+  lw_msg_t out[LW_WORKER_MSGS_MAX];
+  size_t n = lw_worker_run(lw_monitors_worker(&s->core), now, s->sim->progress, out);
+  if (n) sim_queue_push(s, out, n, now);
+}
+
+static int sim_setup(lw_monset_t *s) {
+  s->main_client.run = sim_main_run_cb;
+  s->main_client.iteration = main_iteration_cb;
+  s->main_client.wake = main_wake_cb;
+  s->async_client.next_due = async_next_due;
+  s->async_client.run = async_run_cb;
+  s->async_client.thread = LW_THREAD_MAIN;
+  s->worker_client.next_due = worker_next_due;
+  s->worker_client.run = worker_run_cb;
+  s->worker_client.thread = LW_THREAD_WORKER;
+  /* At equal times the worker runs first: a thread that resumes reports what it saw before the
+   * main samples of that instant are judged. */
+  lw_sim_add(s->sim, &s->worker_client);
+  lw_sim_add(s->sim, &s->async_client);
+  lw_sim_add(s->sim, &s->main_client);
+  return LW_OK;
+}
+
+static void sim_unregister(lw_monset_t *s) {
+  lw_sim_remove(s->sim, &s->main_client);
+  lw_sim_remove(s->sim, &s->async_client);
+  lw_sim_remove(s->sim, &s->worker_client);
+}
+
+static double sim_idle_end(const lw_monset_t *s, double now) {
+  (void)s;
+  return now;
+}
+static int sim_sync(lw_monset_t *s) {
+  (void)s;
+  return 0;
+}
+static void sim_nothing(lw_monset_t *s) { (void)s; }
+static int sim_close(lw_monset_t *s) {
+  (void)s;
+  return 0;
+}
+static void sim_release(lw_monset_t *s) {
+  lw__free(s->queue);
+  lw__free(s->queue_at);
+  s->queue = NULL;
+  s->queue_at = NULL;
+  s->nqueue = s->queue_cap = 0;
+}
+static void sim_free(lw_monset_t *s) {
+  sim_release(s);
+  if (s->sim) lw_sim_unref(s->sim);
+}
+static const char *sim_sleep_clock(const lw_monset_t *s) {
+  (void)s;
+  return "simulated";
+}
+static size_t sim_memory(const lw_monset_t *s) { return s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at)); }
+
+const lw_monset_backend_t lw__monset_sim = {
+    sim_now,     sim_readings_of, sim_setup, sim_unregister, sim_receive,     sim_receive_last,
+    sim_idle_end, sim_sync,       sim_nothing, sim_nothing,  sim_close,       sim_release,
+    sim_free,    sim_sleep_clock, sim_memory,
+};

@@ -1,0 +1,413 @@
+/* The monitor set in real time on libuv (monset-internal.h): the platform's clocks as readings,
+ * the worker thread (uvworker.c) whose messages reach the main loop through a uv_async_t, and the
+ * loop's prepare and check hooks (loopBlock's iteration, the progress stamp, the loop model). */
+#include <string.h>
+
+#include "../platform/clocks.h"
+#include "monset-internal.h"
+#include "stacks.h"
+
+static double rt_wall(void *d) {
+  (void)d;
+  return lw_clock_wall_ms();
+}
+static int rt_pair(void *d, double *a, double *b) {
+  (void)d;
+  return lw_clock_sleep_pair_ms(a, b);
+}
+static double rt_idle(void *d) {
+  lw_monset_t *s = d;
+  /* No poll since the last reading could have waited (prepare_cb, check_cb): libuv counted no
+   * idle time, and the reading is the last one. */
+  if (s->idle_valid && uv_is_active((uv_handle_t *)&s->prepare)) return s->idle_last;
+  s->idle_last = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+  s->idle_valid = 1;
+  return s->idle_last;
+}
+/* Worker thread: the main thread's last timed prepare (or async callback) published `at - idle`;
+ * the idle time libuv counted since (its metrics lock; the wait in progress included) is the
+ * wait of the poll that followed, so the sum is when that wait ended, or about now while it
+ * lasts (lw_uvworker_avail). */
+static double rt_main_avail(void *d) {
+  lw_monset_t *s = d;
+  double idle = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+  return lw_uvworker_avail(s->uw, idle);
+}
+static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
+static double rt_main_busy(void *d) { return lw_uvworker_busy(((lw_monset_t *)d)->uw); }
+/* Main thread: its CPU time plus, where schedstat tells it, its run-queue delay; a read that
+ * fails keeps the last delay read, so that the sum never steps back (an embedded loop's idle time
+ * is what it is not). */
+static double rt_runnable(void *d) {
+  lw_monset_t *s = d;
+  lw_thread_times_t t;
+  double cpu = lw_clock_thread_cpu_ms();
+  if (s->runq_known && lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms))
+    s->runq_last = t.runq_ms;
+  return cpu + s->runq_last;
+}
+/* Worker thread (and the main thread while the worker is stopped). */
+static int rt_main_sched(void *d, lw_thread_times_t *out) {
+  return lw_thread_src_read(&((lw_monset_t *)d)->main_src, out);
+}
+/* Worker thread only: its own schedstat, opened by the thread that reads it (a restarted worker
+ * is another thread). */
+static int rt_self_sched(void *d, lw_thread_times_t *out) {
+  lw_monset_t *s = d;
+  if (!lw_thread_src_is_self(&s->self_src)) {
+    lw_thread_src_close(&s->self_src);
+    if (lw_thread_src_open_self(&s->self_src, 0) != 0) return -1;
+  }
+  return lw_thread_src_read(&s->self_src, out);
+}
+static double rt_gc(void *d, double start, double end) {
+  return lw_spans_overlap(&((const lw_monset_t *)d)->gc, start, end);
+}
+
+static double uv_now_of(const lw_monset_t *s) { return lw_uv_now(s->uv); }
+
+static void uv_readings_of(lw_monset_t *s, lw_readings_t *rd) {
+  rd->main.wall = rt_wall;
+  rd->main.sleep_pair = rd->worker.sleep_pair = rt_pair;
+  rd->main.idle = rt_idle;
+  rd->main.runnable = rt_runnable;
+  rd->worker.main_avail = rt_main_avail;
+  rd->worker.main_waiting = rt_main_waiting;
+  rd->worker.main_busy = rt_main_busy;
+  /* This is the main thread: its times are read from here on by the worker. */
+  lw_thread_src_open_self(&s->main_src, 1);
+  {
+    lw_thread_times_t t;
+    s->runq_known = lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms);
+    if (s->runq_known) s->runq_last = t.runq_ms;
+  }
+  rd->main.main_sched = rd->worker.main_sched = rt_main_sched;
+  rd->worker.self_sched = rt_self_sched;
+  rd->main.gc_ms = rt_gc;
+  rd->main.data = rd->worker.data = s;
+#if defined(__APPLE__) || defined(_WIN32)
+  rd->main.mono_includes_sleep = 1;
+#endif
+}
+
+/* The worker's messages that have arrived by `now` (an overdue check of the worker awaited). */
+static int uv_receive(lw_monset_t *s, double now) {
+  const lw_msg_t *msgs;
+  size_t n;
+  uint64_t lost = 0;
+  if (s->uw == NULL) return 0;
+  lw_uvworker_await_overdue(s->uw, now);
+  if (!lw_uvworker_pending(s->uw)) return 0;
+  n = lw_uvworker_drain(s->uw, &msgs, &lost);
+  lw_conditions_count_lost(s->c, lost);
+  lw_monitors_receive(&s->core, msgs, n, now);
+  return 1;
+}
+
+static void uv_receive_last(lw_monset_t *s, const lw_msg_t *msgs, size_t n, double now) {
+  lw_monitors_receive(&s->core, msgs, n, now);
+}
+
+/* The poll after this prepare may wait (a non-zero timeout): the worker is told, the idle reading
+ * is dropped (the wait will add to libuv's idle time), and the timers may sleep through it.
+ * Returns 1 if a due time changed. */
+static int poll_may_wait(lw_monset_t *s, double now) {
+  lw_uvworker_set_waiting(s->uw, 1);
+  s->idle_valid = 0;
+  return lw__monset_idle(s, now);
+}
+
+static void main_run_cb(lw_client_t *c, double now) { lw__monset_main_run(LW_MONSET_OF(c, main_client), now, 1); }
+
+static void async_cb(uv_async_t *a) {
+  lw_monset_t *s = a->data;
+  double now = lw_uv_now(s->uv);
+  if (s->uw == NULL) return; /* finished */
+  /* The poll's wait has ended (libuv counted it before the callbacks): its idle time is fresh. */
+  lw_uvworker_progress(s->uw, now, (double)uv_metrics_idle_time(a->loop) / 1e6);
+  if (uv_receive(s, now)) lw__monset_hand_over(s, 0, 1, now);
+  lw_uv_rearm(s->uv);
+}
+
+/* The loop's time (libuv's cached uv_now(), updated at the start of each iteration and after
+ * each poll), in ms on this thread's origin, to within a few ms (libuv's fast clock): no clock
+ * read. The hooks keep it raw (an integer compare) and convert it only when they use it. */
+static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->origin_ms; }
+
+/* The main thread's time on a CPU, plus (Linux) its time waiting for one: its run-queue delay from
+ * schedstat, which includes what a cgroup's CPU quota held back. A thread preempted on a loaded
+ * machine, or throttled, was runnable all along: that is not time spent outside libuv, however
+ * long the gap. The CPU part is the thread's CPU clock (exact to now; schedstat's CPU figure of a
+ * running thread lags by up to a scheduler tick); the wait is final for every wait before now.
+ * NAN if the delay cannot be read after all.
+ * The gap's outside part is (end - start) less (runnable at its end - runnable at its start),
+ * from reads that take time: a preemption between two of them must not look like time outside.
+ * The start (`opening`) reads the delay, then the CPU clock, and the caller reads the wall clock
+ * after; the end reads the wall clock first, then the CPU clock and the delay. Each runnable
+ * figure thus brackets its wall-clock read from the side that can only make the outside part
+ * smaller: a thread preempted for 10 ms between its reads at the start once took a starved
+ * Node loop for an embedded one. */
+static double main_runnable_ms(lw_monset_t *s, int opening) {
+  lw_thread_times_t t;
+  double cpu;
+  if (!s->runq_known) return lw_clock_thread_cpu_ms();
+  if (opening) {
+    if (lw_thread_src_read(&s->main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
+    return t.runq_ms + lw_clock_thread_cpu_ms();
+  }
+  cpu = lw_clock_thread_cpu_ms();
+  if (lw_thread_src_read(&s->main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
+  return cpu + t.runq_ms;
+}
+
+/* The check phase of each iteration. libuv runs check handles newest first, so this one runs
+ * before Node's immediates; then come the close callbacks and (libuv >= 1.45) the timers. If
+ * the next iteration's prepare comes long after, the thread was either running the app's
+ * immediates and timers (on a CPU) or outside libuv (an embedder's message loop, waiting). The
+ * loop's cached time (the poll's end) raises the suspicion in prepare_cb at no cost; while one
+ * stands, the wall clock and the thread's CPU time (and run-queue delay) are read here, and prepare_cb counts as
+ * outside only the part of the gap the thread spent off a CPU. */
+static void check_cb(uv_check_t *h) {
+  lw_monset_t *s = h->data;
+  uint64_t t = uv_now(h->loop);
+  s->check_loop_raw = t;
+  if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
+  if (s->suspect_outside > 0) { /* prepare_cb takes the reading and clears it */
+    s->check_cpu = main_runnable_ms(s, 1);
+    s->check_at = lw_uv_now(s->uv);
+  }
+  /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
+   * may have given it a timeout). */
+  if (t != s->prepare_raw) s->idle_valid = 0;
+  if (lw_monitors_asleep(&s->core)) {
+    double now = lw_uv_now(s->uv);
+    int got, rearm = lw__monset_awake(s, now, &got);
+    if (got) lw__monset_hand_over(s, 0, 1, now);
+    if (rearm) lw_uv_rearm(s->uv);
+  }
+}
+
+/* The check hook runs only while something needs the end of a poll (check_cb): a poll that may
+ * wait (the worker's flag, the idle reading, timers asleep through it), a suspicion being
+ * measured, an embedded loop. A loop that runs immediates back to back needs none of it, and its
+ * check hook is stopped: libuv then calls one hook of ours an iteration, not two. While it is
+ * off, the gap a suspicion looks at counts from the last timed prepare's iteration start (a
+ * suspicion only starts the measurement, with the hook on: a false one costs a few measured
+ * iterations). Started again, the hook is the newest check handle, and runs first as before. */
+static void check_needed(lw_monset_t *s, int may_wait, uint64_t began) {
+  int need = may_wait || s->suspect_outside > 0 || lw_monitors_embedded(&s->core) || lw_monitors_asleep(&s->core);
+  if (need != s->check_on) {
+    if (need)
+      uv_check_start(&s->check, check_cb);
+    else
+      uv_check_stop(&s->check);
+    s->check_on = need;
+  }
+  if (!need) s->check_loop_raw = began;
+}
+
+/* Once per loop iteration, right before the poll: one clock read, libuv's idle time only when
+ * the previous poll could have waited (rt_idle), the timer re-armed only when a due time may
+ * have changed.
+ * Iterations shorter than the loop's millisecond merge: while libuv's cached time (read at the
+ * iteration's start) has not moved since the last timed prepare, the iteration is not timed; the
+ * next timed one takes the busy time of all since the last (one loopBlock sample, exact: the core
+ * measures from the last timed prepare, less the idle time libuv counted since, so the
+ * sub-millisecond waits of an I/O loop's merged polls are no busy time). A sample thus covers
+ * at least one tick of the loop's clock, an iteration of 1 ms or more is one sample alone but for
+ * the sub-millisecond iterations of its tick before it, and a busy loop costs no clock read per
+ * iteration. No long wait, no outside gap and no stop can hide in a merge: the loop's time would
+ * have moved. */
+static void prepare_cb(uv_prepare_t *p) {
+  lw_monset_t *s = p->data;
+  uv_loop_t *loop = s->uv->timer.loop;
+  uint64_t began = uv_now(loop);
+  double now, outside = 0;
+  int rearm, may_wait;
+  if (s->uw == NULL) return; /* finished */
+  if (began == s->prepare_raw && s->merge_ok) {
+    /* Not timed. Its poll may wait and add to libuv's idle time: the next timed prepare reads
+     * it again (once a millisecond at most; a sub-millisecond wait does not move the loop's
+     * time, a longer one does, and check_cb clears the reading then too). A poll that may wait
+     * is told to the worker, and driftLag and macrotaskLag may sleep through it, as after a
+     * timed prepare: an I/O loop's last iteration before a long wait is often a merged one.
+     * With the check hook off (a loop of immediates), the next timed prepare reads the idle time
+     * anyway, and nothing else is done here: a wait that begins now has the timers awake, and
+     * the first of them to fire times its iteration. */
+    if (s->check_on && uv_backend_timeout(loop) != 0 && poll_may_wait(s, lw_uv_now(s->uv)))
+      lw_uv_rearm(s->uv);
+    return;
+  }
+  now = lw_uv_now(s->uv);
+  if (s->check_at > -INFINITY) {
+    /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,
+     * close callbacks and timers) or waiting for one: the time it waited outside libuv. A
+     * reading that failed counts nothing as outside. */
+    outside = (now - s->check_at) - (main_runnable_ms(s, 0) - s->check_cpu);
+    if (!(outside > 0)) outside = 0;
+    s->check_at = -INFINITY;
+  }
+  /* A suspicion: LW_OUTSIDE_MIN_MS or more since the last check's poll ended. It stands for the
+   * next few iterations, whose gaps are then measured (check_cb). */
+  if (s->suspect_outside > 0) s->suspect_outside--;
+  if (s->check_loop_raw != 0 && now - loop_time(s, s->check_loop_raw) >= LW_OUTSIDE_MIN_MS)
+    s->suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
+  if (!s->check_on) s->idle_valid = 0; /* no check_cb saw whether a poll since waited */
+  lw_uvworker_progress(s->uw, now, rt_idle(s));
+  rearm = lw_monitors_iteration(&s->core, now, outside);
+  /* The poll that follows waits only with a timeout: without one (an immediate, an idle handle,
+   * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
+   * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep
+   * (check_cb wakes them): libuv computes the poll's timeout after the prepare callbacks. */
+  may_wait = uv_backend_timeout(loop) != 0;
+  if (may_wait && poll_may_wait(s, now)) rearm = 1;
+  if (rearm) lw_uv_rearm(s->uv);
+  s->prepare_raw = began;
+  s->merge_ok = s->suspect_outside == 0 && !lw_monitors_embedded(&s->core);
+  check_needed(s, may_wait, began);
+}
+
+static void handle_closed(uv_handle_t *h) {
+  lw_monset_t *s = h->data;
+  if (--s->open_handles == 0 && s->owner.closed) s->owner.closed(s->owner.data);
+}
+
+/* Worker thread: the set's stacks_id is written before the thread starts and never changes. */
+static void stacks_wake(void *data, double detected_at) {
+  lw_stacks_wake(((lw_monset_t *)data)->stacks_id, detected_at);
+}
+
+uint64_t lw_monset_stacks_id(const lw_monset_t *s) { return s->stacks_id; }
+
+static int uv_make(lw_monset_t *s) {
+  uv_loop_t *loop = s->uv->timer.loop;
+  int rc;
+  s->uw = lw__malloc(sizeof(*s->uw));
+  if (s->uw == NULL) return LW_ENOMEM;
+  rc = lw_uvworker_init(s->uw, lw_monitors_worker(&s->core), s->uv->origin_ns, &s->async);
+  if (rc != 0) {
+    lw__free(s->uw);
+    s->uw = NULL;
+    return rc;
+  }
+  /* The stack thread, if one attaches, is woken by the worker the moment it flags a hang. */
+  s->stacks_id = lw_stacks_register(s->uv->origin_ns);
+  s->uw->on_hang = stacks_wake;
+  s->uw->on_hang_data = s;
+  rc = uv_async_init(loop, &s->async, async_cb);
+  if (rc != 0) {
+    lw_uvworker_free(s->uw);
+    lw__free(s->uw);
+    s->uw = NULL;
+    return rc;
+  }
+  uv_prepare_init(loop, &s->prepare);
+  uv_check_init(loop, &s->check);
+  s->prepare.data = s->async.data = s->check.data = s;
+  s->check_at = -INFINITY;
+  s->check_loop_raw = 0;
+  s->origin_ms = (double)s->uv->origin_ns / 1e6;
+  uv_unref((uv_handle_t *)&s->prepare);
+  uv_unref((uv_handle_t *)&s->async);
+  uv_unref((uv_handle_t *)&s->check);
+  s->open_handles = 3;
+  s->uv_ready = 1;
+  return 0;
+}
+
+/* Puts the real-time pieces in line with what runs: the prepare hook for loopBlock and
+ * liveness, the worker thread for worker and liveness. Returns the thread's start error. */
+static int uv_sync(lw_monset_t *s) {
+  lw_monitors_t *k = &s->core;
+  int rc = 0;
+  if (!s->uv_ready || uv_is_closing((uv_handle_t *)&s->async)) return 0;
+  if (lw_monitors_running(k, LW_MON_LOOPBLOCK) || lw_monitors_running(k, LW_MON_LIVENESS)) {
+    uv_prepare_start(&s->prepare, prepare_cb);
+    uv_check_start(&s->check, check_cb);
+    s->check_on = 1; /* until the first prepare says otherwise */
+  } else {
+    uv_prepare_stop(&s->prepare);
+    uv_check_stop(&s->check);
+    s->check_on = 0;
+    /* Restarted, the hooks start afresh: the first prepare is timed, no old check is read. */
+    s->check_at = -INFINITY;
+    s->merge_ok = 0;
+  }
+  if (lw_monitors_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
+  lw_uv_rearm(s->uv);
+  return rc;
+}
+
+static int uv_setup(lw_monset_t *s) {
+  int rc;
+  s->main_client.run = main_run_cb;
+  lw_monitors_set_coalesce(&s->core, LW_COALESCE_MS);
+  rc = uv_make(s);
+  if (rc == LW_ENOMEM) return rc;
+  if (rc != 0) {
+    s->worker_error = rc;
+    return LW_ETHREAD;
+  }
+  lw_sched_add(&s->uv->sched, &s->main_client);
+  return LW_OK;
+}
+
+static void uv_unregister(lw_monset_t *s) { lw_sched_remove(&s->uv->sched, &s->main_client); }
+
+/* The end of the loop's last poll: libuv's cached time, updated right after it. */
+static double uv_idle_end(const lw_monset_t *s, double now) {
+  (void)now;
+  return (double)(int64_t)uv_now(s->uv->timer.loop) - s->origin_ms;
+}
+
+static void uv_rearm(lw_monset_t *s) {
+  if (s->uv_ready) lw_uv_rearm(s->uv);
+}
+
+static void uv_stop_worker(lw_monset_t *s) {
+  if (s->uw != NULL) lw_uvworker_stop(s->uw);
+}
+
+static int uv_close_handles(lw_monset_t *s) {
+  if (!s->uv_ready) return 0;
+  if (s->uw != NULL) lw_uvworker_stop(s->uw);
+  if (uv_is_closing((uv_handle_t *)&s->async)) return 0;
+  uv_close((uv_handle_t *)&s->prepare, handle_closed);
+  uv_close((uv_handle_t *)&s->check, handle_closed);
+  uv_close((uv_handle_t *)&s->async, handle_closed);
+  return 1;
+}
+
+static void uv_release(lw_monset_t *s) {
+  if (s->uw != NULL) { /* its thread is joined and its loop closed */
+    lw_uvworker_free(s->uw);
+    lw__free(s->uw);
+    s->uw = NULL;
+  }
+  lw_thread_src_close(&s->self_src);
+  lw_thread_src_close(&s->main_src);
+}
+
+static void uv_free(lw_monset_t *s) {
+  if (s->uw != NULL) {
+    lw_uvworker_free(s->uw);
+    lw__free(s->uw);
+    s->uw = NULL;
+  }
+  lw_stacks_unregister(s->stacks_id);
+  lw_thread_src_close(&s->main_src); /* the worker thread is joined */
+  lw_thread_src_close(&s->self_src);
+}
+
+static const char *uv_sleep_clock(const lw_monset_t *s) {
+  (void)s;
+  return lw_clock_sleep_pair_name();
+}
+
+static size_t uv_memory(const lw_monset_t *s) { return s->uw ? sizeof(*s->uw) : 0; }
+
+const lw_monset_backend_t lw__monset_uv = {
+    uv_now_of,    uv_readings_of, uv_setup,       uv_unregister,    uv_receive, uv_receive_last,
+    uv_idle_end,  uv_sync,        uv_rearm,       uv_stop_worker,   uv_close_handles, uv_release,
+    uv_free,      uv_sleep_clock, uv_memory,
+};

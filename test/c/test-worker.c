@@ -1,7 +1,8 @@
-/* SPEC §12, the worker thread's rules (src/core/worker.c), driven by hand with fake thread times:
- * its judgement of its own lateness (a stop or starvation, from its run-queue delay), its rests
+/* SPEC §6 and §12, the worker thread's rules (src/core/worker.c), driven by hand: its heartbeat,
+ * self-lag evidence and liveness hang detector; with fake thread times, its judgement of its own lateness (a stop or starvation, from its run-queue delay), its rests
  * while the main loop waits, and the hang's end and the cause's baseline around them. */
 #include "core/internal.h"
+#include "fixture-monitors.h"
 #include "fixture-worker.h"
 
 TEST_IMPL(worker_lateness_stop_or_starvation) {
@@ -303,5 +304,252 @@ TEST_IMPL(worker_rest_cause_after_short_iterations) {
   ASSERT_DBL_EQ(log[n - 1].cause_start, 2499);
   ASSERT_DBL_EQ(log[n - 1].cause_delta.cpu_ms, 6000);
   cfx_free(&x);
+  return 0;
+}
+
+/* The worker: heartbeat and self-lag evidence --------------------------------------------- */
+
+TEST_IMPL(monitors_worker_heartbeat) {
+  fx_t x;
+  msg_log_t log;
+  fx_init(&x, NULL, 0);
+  memset(&log, 0, sizeof(log));
+  ASSERT_FALSE(lw_monitors_worker_needed(&x.m));
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), LW_NEVER);
+  lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+  ASSERT_TRUE(lw_monitors_worker_needed(&x.m));
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 1000);
+  ASSERT_EQ(wrun(&x, &log, 999.75, 999.75), 0);
+  ASSERT_EQ(wrun(&x, &log, 1000, 1000), 1);
+  ASSERT_EQ(log.msg[0].type, LW_MSG_HEARTBEAT);
+  ASSERT_DBL_EQ(log.msg[0].sent_at, 1000);
+  ASSERT_DBL_EQ(log.msg[0].self_lag, 0);
+  ASSERT_EQ(log.msg[0].ev_reason, LW_REASON_ANY);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2000);
+  /* Late by 30: self_lag 30; next due = now + interval. */
+  ASSERT_EQ(wrun(&x, &log, 2030, 2030), 1);
+  ASSERT_EQ(log.msg[1].type, LW_MSG_HEARTBEAT);
+  ASSERT_DBL_EQ(log.msg[1].sent_at, 2030);
+  ASSERT_DBL_EQ(log.msg[1].self_lag, 30);
+  ASSERT_EQ(log.msg[1].ev_reason, LW_REASON_ANY);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 3030);
+  /* Liveness is off: a main thread without progress gets no ping and no hang. */
+  ASSERT_EQ(wrun(&x, &log, 3030, 0), 1);
+  ASSERT_EQ(wrun(&x, &log, 4030, 0), 1);
+  ASSERT_EQ(log_count(&log, LW_MSG_HEARTBEAT), 4);
+  fx_free(&x);
+  return 0;
+}
+
+TEST_IMPL(monitors_worker_self_lag_evidence) {
+  fx_t x;
+  msg_log_t log;
+  const lw_msg_t *o;
+  fx_init(&x, NULL, 0);
+  memset(&log, 0, sizeof(log));
+  lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+  ASSERT_EQ(wrun(&x, &log, 1000, 1000), 1);
+  /* Late by 5000 with the sleep clock unchanged: pause evidence [now - self_lag, now]. */
+  ASSERT_EQ(wrun(&x, &log, 7000, 7000), 1);
+  o = &log.msg[1];
+  ASSERT_DBL_EQ(o->self_lag, 5000);
+  ASSERT_EQ(o->ev_reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(o->ev_start, 2000);
+  ASSERT_DBL_EQ(o->ev_end, 7000);
+  /* The sleep clock grew by exactly suspend_min_ms since the previous run: suspend. */
+  x.f.incl += 100;
+  ASSERT_EQ(wrun(&x, &log, 13000.5, 13000.5), 1);
+  o = &log.msg[2];
+  ASSERT_DBL_EQ(o->self_lag, 5000.5);
+  ASSERT_EQ(o->ev_reason, LW_REASON_SUSPEND);
+  ASSERT_DBL_EQ(o->ev_start, 8000);
+  ASSERT_DBL_EQ(o->ev_end, 13000.5);
+  /* 99.75: pause. */
+  x.f.incl += 99.75;
+  ASSERT_EQ(wrun(&x, &log, 19000.5, 19000.5), 1);
+  o = &log.msg[3];
+  ASSERT_EQ(o->ev_reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(o->ev_start, 14000.5);
+  ASSERT_DBL_EQ(o->ev_end, 19000.5);
+  /* The growth counts from the previous run only: a sleep before it is not counted again. */
+  x.f.incl += 3000;
+  ASSERT_EQ(wrun(&x, &log, 20000.5, 20000.5), 1);
+  ASSERT_EQ(log.msg[4].ev_reason, LW_REASON_ANY); /* on time */
+  ASSERT_EQ(wrun(&x, &log, 26000.5, 26000.5), 1);
+  ASSERT_EQ(log.msg[5].ev_reason, LW_REASON_PAUSE);
+  fx_free(&x);
+  return 0;
+}
+
+/* A stop that began right after a run is late on the worker's timer by up to one period less:
+ * lateness >= threshold - min(period, threshold / 2) counts. */
+TEST_IMPL(monitors_worker_slack_rule) {
+  int variant;
+  for (variant = 0; variant < 4; variant++) {
+    fx_t x;
+    msg_log_t log;
+    double t, late;
+    const lw_msg_t *o;
+    size_t n;
+    TEST_CONTEXT("variant %d", variant);
+    fx_init(&x, NULL, 0);
+    memset(&log, 0, sizeof(log));
+    /* Heartbeat every 1000 and liveness every 100: the worker's period is 100. */
+    lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+    lw_monitors_start(&x.m, LW_MON_LIVENESS, 0);
+    for (t = 100; t <= 1000; t += 100) wrun(&x, &log, t, t);
+    ASSERT_EQ(log_count(&log, LW_MSG_HEARTBEAT), 1);
+    ASSERT_EQ(log.n, 1);
+    ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 1100);
+    /* The process stops right after the run at 1000: a 5050 ms stop makes the run due at 1100
+     * late by 4950 >= 5000 - 100. 4900 is the bound; 4899.75 and 4000 do not count. */
+    late = variant == 0 ? 4950 : variant == 1 ? 4900 : variant == 2 ? 4899.75 : 4000;
+    n = wrun(&x, &log, 1100 + late, 1000);
+    o = log_find(&log, LW_MSG_HEARTBEAT, 1, NULL);
+    ASSERT_NOT_NULL(o);
+    ASSERT_DBL_EQ(o->sent_at, 1100 + late);
+    ASSERT_DBL_EQ(o->self_lag, late);
+    if (variant <= 1) {
+      ASSERT_EQ(o->ev_reason, LW_REASON_PAUSE);
+      ASSERT_DBL_EQ(o->ev_start, 1100);
+      ASSERT_DBL_EQ(o->ev_end, 1100 + late);
+      /* The stop also resets the last-progress time: no ping, no hang. */
+      ASSERT_EQ(n, 1);
+    } else {
+      ASSERT_EQ(o->ev_reason, LW_REASON_ANY);
+      /* Not a stop: over a quarter of the threshold without progress is worth a ping. */
+      ASSERT_EQ(n, 2);
+      ASSERT_EQ(log_count(&log, LW_MSG_PING), 1);
+    }
+    fx_free(&x);
+  }
+  return 0;
+}
+
+/* The slack is at most half the threshold: with a 4000 ms period it is 2500. */
+TEST_IMPL(monitors_worker_slack_capped) {
+  int variant;
+  for (variant = 0; variant < 2; variant++) {
+    fx_t x;
+    lw_monitors_config_t cfg;
+    msg_log_t log;
+    double late = variant == 0 ? 2500 : 2499.75;
+    TEST_CONTEXT("late %g", late);
+    fx_config(&cfg);
+    cfg.worker_interval_ms = 4000;
+    fx_init(&x, &cfg, 0);
+    memset(&log, 0, sizeof(log));
+    lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+    ASSERT_EQ(wrun(&x, &log, 4000, 4000), 1);
+    ASSERT_EQ(wrun(&x, &log, 8000 + late, 8000 + late), 1);
+    ASSERT_DBL_EQ(log.msg[1].self_lag, late);
+    ASSERT_EQ(log.msg[1].ev_reason, variant == 0 ? LW_REASON_PAUSE : LW_REASON_ANY);
+    fx_free(&x);
+  }
+  return 0;
+}
+
+/* The worker: liveness ---------------------------------------------------------------------- */
+
+static void liveness_fx(fx_t *x) {
+  lw_monitors_config_t cfg;
+  fx_config(&cfg);
+  cfg.liveness_interval_ms = 50;
+  fx_init(x, &cfg, 0);
+  lw_monitors_start(&x->m, LW_MON_LIVENESS, 0);
+}
+
+TEST_IMPL(monitors_liveness_hang_once) {
+  fx_t x;
+  msg_log_t log;
+  const lw_msg_t *o;
+  double t, at;
+  liveness_fx(&x);
+  memset(&log, 0, sizeof(log));
+  /* The main thread makes progress until 1000, then stops; the worker stays on time. */
+  for (t = 50; t <= 1000; t += 50) wrun(&x, &log, t, t);
+  ASSERT_EQ(log.n, 0);
+  for (; t <= 8950; t += 50) wrun(&x, &log, t, 1000);
+  /* A ping at a quarter of the threshold without progress (1000 + 1250), once. */
+  ASSERT_EQ(log_count(&log, LW_MSG_PING), 1);
+  ASSERT_NOT_NULL(log_find(&log, LW_MSG_PING, 0, &at));
+  ASSERT_DBL_EQ(at, 2250);
+  /* Exactly one hang start, at 1000 + 5000: hang_start = the last progress time. */
+  ASSERT_EQ(log_count(&log, LW_MSG_HANG_START), 1);
+  o = log_find(&log, LW_MSG_HANG_START, 0, &at);
+  ASSERT_DBL_EQ(at, 6000);
+  ASSERT_DBL_EQ(o->hang_start, 1000);
+  ASSERT_DBL_EQ(o->detected_at, 6000);
+  ASSERT_EQ(log.n, 2);
+  /* Progress (the main thread ran at 8990): the hang ends there. */
+  ASSERT_EQ(wrun(&x, &log, 9000, 8990), 1);
+  o = &log.msg[2];
+  ASSERT_EQ(o->type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(o->hang_start, 1000);
+  ASSERT_DBL_EQ(o->detected_at, 6000);
+  ASSERT_DBL_EQ(o->hang_end, 8990);
+  /* Without progress again, a ping only after 1250 more (8990 + 1250 -> the run at 10250). */
+  for (t = 9050; t <= 10200; t += 50) ASSERT_EQ(wrun(&x, &log, t, 8990), 0);
+  ASSERT_EQ(wrun(&x, &log, 10250, 8990), 1);
+  ASSERT_EQ(log.msg[3].type, LW_MSG_PING);
+  for (t = 10300; t <= 12000; t += 50) ASSERT_EQ(wrun(&x, &log, t, 8990), 0);
+  ASSERT_EQ(log.n, 4);
+  fx_free(&x);
+  return 0;
+}
+
+TEST_IMPL(monitors_liveness_self_lag_resets_progress) {
+  fx_t x;
+  msg_log_t log;
+  const lw_msg_t *o;
+  double t, at;
+  liveness_fx(&x);
+  memset(&log, 0, sizeof(log));
+  for (t = 50; t <= 1000; t += 50) wrun(&x, &log, t, t);
+  for (; t <= 3000; t += 50) wrun(&x, &log, t, 1000);
+  ASSERT_EQ(log_count(&log, LW_MSG_PING), 1);
+  /* The process pauses: the run due at 3050 runs at 8050 (late by 5000): pause evidence
+   * [3050, 8050], even with the heartbeat off. 7050 ms without progress, but a pause is no part
+   * of a hang: the last progress moves 5000 later, to 6000 (2050 ms of the app's own before the
+   * stop, so the hang is flagged 2950 ms after it, at 11000). */
+  ASSERT_EQ(wrun(&x, &log, 8050, 1000), 1);
+  o = log_find(&log, LW_MSG_EVIDENCE, 0, &at);
+  ASSERT_NOT_NULL(o);
+  ASSERT_EQ(o->ev_reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(o->ev_start, 3050);
+  ASSERT_DBL_EQ(o->ev_end, 8050);
+  for (t = 8100; t <= 10950; t += 50) ASSERT_EQ(wrun(&x, &log, t, 1000), 0);
+  ASSERT_EQ(wrun(&x, &log, 11000, 1000), 1);
+  o = log_find(&log, LW_MSG_HANG_START, 0, &at);
+  ASSERT_NOT_NULL(o);
+  ASSERT_DBL_EQ(at, 11000);
+  ASSERT_DBL_EQ(o->hang_start, 6000);
+  ASSERT_DBL_EQ(o->detected_at, 11000);
+  fx_free(&x);
+  return 0;
+}
+
+TEST_IMPL(monitors_liveness_self_lag_moves_hang_start) {
+  fx_t x;
+  msg_log_t log;
+  const lw_msg_t *o;
+  double t;
+  liveness_fx(&x);
+  memset(&log, 0, sizeof(log));
+  for (t = 50; t <= 1000; t += 50) wrun(&x, &log, t, t);
+  for (; t <= 6500; t += 50) wrun(&x, &log, t, 1000);
+  ASSERT_EQ(log_count(&log, LW_MSG_HANG_START), 1);
+  /* During the hang the worker itself is late by 6000 (due 6550, runs at 12550): pause
+   * evidence, and the hang starts 6000 later. */
+  ASSERT_EQ(wrun(&x, &log, 12550, 1000), 1);
+  ASSERT_EQ(log_count(&log, LW_MSG_EVIDENCE), 1);
+  ASSERT_EQ(wrun(&x, &log, 12600, 12580), 1);
+  o = log_find(&log, LW_MSG_HANG_END, 0, NULL);
+  ASSERT_NOT_NULL(o);
+  ASSERT_DBL_EQ(o->hang_start, 1000 + 6000);
+  ASSERT_DBL_EQ(o->detected_at, 6000);
+  ASSERT_DBL_EQ(o->hang_end, 12580);
+  ASSERT_EQ(log_count(&log, LW_MSG_HANG_START), 1);
+  fx_free(&x);
   return 0;
 }

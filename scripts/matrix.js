@@ -26,7 +26,7 @@ const os = require('os');
 const path = require('path');
 const { judge } = require('../test/matrix/judge');
 const { prebuildPath } = require('./prebuild');
-const { ALL, PARALLEL } = require('./suites');
+const { ALL, TEST_BUILD, PARALLEL } = require('./suites');
 
 const VERSIONS = ['20.20.2', '22.23.5', '24.22.3', '26.12.1'];
 const root = path.resolve(__dirname, '..');
@@ -34,7 +34,7 @@ const out = path.join(root, 'test', 'matrix', 'out');
 const prebuild = prebuildPath(`${process.platform}-${process.arch}`);
 const nodeGyp = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 const mocha = require.resolve('mocha/bin/mocha.js');
-const suites = ALL.filter((f) => !f.startsWith('test/e2e/') && !/^test\/(embedder-\w+|install|valgrind)\.test\.js$/.test(f));
+const suites = ALL.filter((f) => !f.startsWith('test/e2e/') && !TEST_BUILD.includes(f) && !/^test\/(embedder-\w+|install|valgrind)\.test\.js$/.test(f));
 
 const SMOKE = `
   const lagwatch = require(${JSON.stringify(root)});

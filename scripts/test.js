@@ -19,7 +19,7 @@ const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { provision } = require('./provision');
-const { SIMULATION, REAL_PROCESS, PACKAGING, PARALLEL } = require('./suites');
+const { SIMULATION, REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL } = require('./suites');
 const { failuresIn } = require('./failures');
 
 const root = path.resolve(__dirname, '..');
@@ -45,7 +45,7 @@ function asanBuildArgs() {
   fs.mkdirSync(path.dirname(asanAddon), { recursive: true });
   return ['-std=gnu11', '-Wall', '-Wextra', '-Werror', '-O1', '-g', '-fPIC', '-shared',
     '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer',
-    ...target.defines.map((d) => `-D${d}`), `-I${include}`, ...target.sources, '-o', asanAddon, '-lm'];
+    ...target.defines.map((d) => `-D${d}`), '-DLW_TEST_HOOKS', `-I${include}`, ...target.sources, '-o', asanAddon, '-lm'];
 }
 function asanEnv() {
   const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();
@@ -85,7 +85,7 @@ const SUITES = [
   // The packaging suites load no addon of this build (the tarball's prebuilds, tsc, valgrind
   // without the sanitizer) but for the docs' programs and ESM, which run here too.
   { id: 'mocha-asan', name: 'mocha, addon under ASan/UBSan', cmd: node, after: ['asan-build', 'embedder'], needs: ['faketime', 'prometheus'],
-    args: [mocha, ...PARALLEL, ...REAL_PROCESS, ...SIMULATION, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 330 },
+    args: [mocha, ...PARALLEL, ...REAL_PROCESS, ...SIMULATION, ...TEST_BUILD, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 330 },
 ];
 
 // The closing report: every suite's state, then the failures' tails and one line each.

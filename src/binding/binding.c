@@ -70,8 +70,10 @@ static napi_value b_init(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+#ifdef LW_TEST_HOOKS
 /* allocFailAfter(n): the tests' hook into the core's allocator (lw_alloc_fail_after): the next
- * n allocations succeed, later ones fail; a negative n lifts the limit. Process-wide. */
+ * n allocations succeed, later ones fail; a negative n lifts the limit. Process-wide. Only in the
+ * test build (npm test's sanitizer build, -DLW_TEST_HOOKS): never in what users install. */
 static napi_value b_alloc_fail_after(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   double n;
@@ -79,6 +81,7 @@ static napi_value b_alloc_fail_after(napi_env env, napi_callback_info info) {
   lw_alloc_fail_after(isfinite(n) ? (long)n : -1);
   return NULL;
 }
+#endif
 
 static napi_value b_now(napi_env env, napi_callback_info info) {
   lwb_env_t *e = lwb_get_env(env);
@@ -123,7 +126,12 @@ static void env_finalize(napi_env env, void *data, void *hint) {
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   lwb_env_t *e;
-  static const lwb_fn_t fns[] = {{"init", b_init}, {"now", b_now}, {"allocFailAfter", b_alloc_fail_after}};
+  static const lwb_fn_t fns[] = {
+    {"init", b_init}, {"now", b_now},
+#ifdef LW_TEST_HOOKS
+    {"allocFailAfter", b_alloc_fail_after},
+#endif
+  };
   e = calloc(1, sizeof(*e));
   if (e == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");

@@ -73,10 +73,10 @@ static void evidence_add(lw_monitors_t *m, double start, double end, uint32_t re
 
 int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out) {
   lw_thread_times_t t;
-  if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0) return -1;
+  if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0) return LW_ENOENT;
   out->cpu_ms = t.cpu_ms;
   lw_split_wait(t.runq_ms, t.throttled_ms, &out->runq_ms, &out->throttled_ms);
-  return 0;
+  return LW_OK;
 }
 
 /* A hang episode's cause (the conditions' cause hook). */

@@ -310,7 +310,8 @@ void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, doubl
 void lw_monitors_evidence(lw_monitors_t *m, double now, int force);
 
 /* The main thread's cumulative times by state now, each counted once: on a CPU, waiting on a run
- * queue, held by its cgroup's quota (NAN where unknown). Returns 0, or -1 if unreadable. */
+ * queue, held by its cgroup's quota (NAN where unknown). Returns LW_OK, or LW_ENOENT if nothing
+ * can be read. */
 int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out);
 
 #endif /* LW_CORE_MONITORS_H_ */

@@ -123,8 +123,8 @@ uint64_t lw_monset_stacks_id(const lw_monset_t *s);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,
  * which reach JS a loop iteration or two after the pause). */
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms);
-/* The main thread's times by state now, each counted once (lw_monitors_main_states); -1 where
- * they cannot be read. */
+/* The main thread's times by state now, each counted once (lw_monitors_main_states): LW_OK, or
+ * LW_ENOENT where they cannot be read. */
 int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out);
 /* SPEC §4, stopping the whole set: stops the worker thread and receives its last messages,
  * takes one clockDrift reading, resolves every held sample and reports every waiting episode

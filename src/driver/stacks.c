@@ -124,8 +124,8 @@ void lw_stacks_detach(uint64_t id, void *data) {
 int lw_stacks_put(uint64_t id, double detected_at, const char *json, size_t len) {
   entry_t *e;
   char *copy = lw__malloc(len + 1);
-  int rc = -1;
-  if (copy == NULL) return -1;
+  int rc = LW_ENOENT;
+  if (copy == NULL) return LW_ENOMEM;
   memcpy(copy, json, len);
   copy[len] = '\0';
   uv_once(&once, init_once);
@@ -137,7 +137,7 @@ int lw_stacks_put(uint64_t id, double detected_at, const char *json, size_t len)
     e->kept[slot].detected_at = detected_at;
     e->kept[slot].taken_at = (double)(int64_t)(uv_hrtime() - e->origin_ns) / 1e6;
     copy = NULL;
-    rc = 0;
+    rc = LW_OK;
   }
   uv_mutex_unlock(&mu);
   lw__free(copy);

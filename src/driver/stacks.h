@@ -34,8 +34,8 @@ void lw_stacks_wake(uint64_t id, double detected_at);
 /* Stack thread. attach returns 0, or -1 if the set is gone or has a stack thread already. */
 int lw_stacks_attach(uint64_t id, lw_stacks_wake_fn fn, void *data);
 void lw_stacks_detach(uint64_t id, void *data);
-/* Stores a copy of `json` for the hang detected at `detected_at`, taken now. Returns 0, or -1
- * (the set is gone, or memory ran out). */
+/* Stores a copy of `json` for the hang detected at `detected_at`, taken now. Returns LW_OK,
+ * LW_ENOENT (the set is gone) or LW_ENOMEM. */
 int lw_stacks_put(uint64_t id, double detected_at, const char *json, size_t len);
 
 #endif /* LW_DRIVER_STACKS_H_ */

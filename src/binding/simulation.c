@@ -65,6 +65,12 @@ static napi_value b_sim_now(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, lw_sim_now(sim));
 }
 
+/* A JS callback of a step threw: the run ends there, the exception reaches the caller. */
+static int exception_pending(void *env) {
+  bool pending = false;
+  return napi_is_exception_pending((napi_env)env, &pending) != napi_ok || pending;
+}
+
 /* simVerb(sim, verb, ms, alignMs? | state?): advance, block (state), sleep, pause, stepWall,
  * stallWorker, throttle (alignMs), starve. The clocks and thread states move; then time passes (advance, block, stallWorker,
  * throttle: due work runs at its due time, in order) or the work that came due runs at the
@@ -75,8 +81,8 @@ static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
   char verb[16], state[16];
   const char *st = NULL;
   size_t len;
-  double ms, align = LW_SIM_ALIGN_MS, target;
-  bool pending = false;
+  double ms, align = LW_SIM_ALIGN_MS;
+  int rc;
   lw_err_t err;
   if (lwb_get_args(env, info, 4, argv)) return NULL;
   if ((sim = lwb_get_sim(env, argv[0])) == NULL) return NULL;
@@ -93,19 +99,13 @@ static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
   } else if (!lwb_is_undefined(env, argv[3]) && lwb_arg_number(env, argv[3], "alignMs", &align)) {
     return NULL;
   }
-  if (sim->advancing) {
+  rc = lw_sim_run(sim, verb, ms, align, st, exception_pending, env, &err);
+  if (rc == LW_EBUSY) {
     napi_throw_error(env, "ERR_LAGWATCH_REENTRANT",
                      "lagwatch: the simulation cannot advance from inside its own callbacks");
     return NULL;
   }
-  if (lwb_throw_core(env, lw_sim_verb(sim, verb, ms, align, st, &target, &err), &err, "")) return NULL;
-  sim->advancing = 1;
-  lw_sim_ref(sim);
-  while (lw_sim_step(sim, target) != NULL) {
-    if (napi_is_exception_pending(env, &pending) != napi_ok || pending) break;
-  }
-  sim->advancing = 0;
-  lw_sim_unref(sim);
+  lwb_throw_core(env, rc, &err, "");
   return NULL;
 }
 

@@ -29,7 +29,8 @@ enum {
   LW_ELIMIT = -3,   /* a documented bound (open intervals, reasons) is reached */
   LW_ENOENT = -4,   /* no such interval, validator or token */
   LW_EDISPOSED = -5, /* the object was disposed */
-  LW_ETHREAD = -6    /* the OS refused a thread or what it needs (a file descriptor) */
+  LW_ETHREAD = -6,   /* the OS refused a thread or what it needs (a file descriptor) */
+  LW_EBUSY = -7      /* called from inside the object's own callbacks */
 };
 
 /* What a call refused: filled by a call that returns LW_EINVAL or LW_ELIMIT (check, then commit:

@@ -218,6 +218,22 @@ void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms) {
   sim->throttle_align = align_ms;
 }
 
+int lw_sim_run(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
+               int (*stop)(void *data), void *stop_data, lw_err_t *err) {
+  double target;
+  int rc;
+  if (sim->advancing) return LW_EBUSY;
+  rc = lw_sim_verb(sim, verb, ms, align_ms, state, &target, err);
+  if (rc != LW_OK) return rc;
+  sim->advancing = 1;
+  lw_sim_ref(sim); /* a callback may drop the embedder's last reference */
+  while (lw_sim_step(sim, target) != NULL)
+    if (stop != NULL && stop(stop_data)) break;
+  sim->advancing = 0;
+  lw_sim_unref(sim);
+  return LW_OK;
+}
+
 double lw_sim_wall(const lw_sim_t *sim) { return sim->now + sim->wall_off; }
 
 void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive) {

@@ -96,6 +96,13 @@ void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
  * `*err` and changes nothing. On success `*target` is the time to step to (lw_sim_step). */
 int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
                 double *target, lw_err_t *err);
+/* A verb applied (lw_sim_verb), then the simulation run to its target: every client due on the
+ * way runs at its due time, in order (lw_sim_step). `stop`, if not NULL, is asked after each step
+ * and ends the run early when it returns 1 (the embedder's callback failed). Returns LW_OK;
+ * LW_EBUSY, nothing done, when called from inside a step of `sim` (its own callbacks); or
+ * lw_sim_verb's refusal, with `*err`. */
+int lw_sim_run(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
+               int (*stop)(void *data), void *stop_data, lw_err_t *err);
 
 double lw_sim_wall(const lw_sim_t *sim);
 void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive);

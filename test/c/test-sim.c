@@ -212,3 +212,41 @@ TEST_IMPL(sim_drives_conditions) {
   lw_sim_unref(sim);
   return 0;
 }
+
+/* lw_sim_run: a verb, then every due client in order up to its target; from inside a step (a
+ * client's own run) it is refused with LW_EBUSY and nothing happens; `stop` ends a run early. */
+static int nested_rc;
+static void tc_run_nested(lw_client_t *client, double now) {
+  test_client_t *tc = (test_client_t *)client;
+  lw_err_t err;
+  nested_rc = lw_sim_run(tc->sim, "advance", 100, LW_SIM_ALIGN_MS, NULL, NULL, NULL, &err);
+  tc_run(client, now);
+}
+static int stop_after_two(void *data) { return ++*(int *)data >= 2; }
+
+TEST_IMPL(sim_run_steps_refuses_reentry_and_stops) {
+  lw_sim_t *sim = lw_sim_new(LW_PLATFORM_LINUX, 0);
+  test_client_t a;
+  lw_err_t err;
+  int steps = 0;
+  ASSERT_NOT_NULL(sim);
+  nrun = 0;
+  tc_init(&a, sim, 1, 10, 10);
+  a.client.run = tc_run_nested;
+  lw_sim_add(sim, &a.client);
+  nested_rc = LW_OK;
+  ASSERT_EQ(lw_sim_run(sim, "advance", 35, LW_SIM_ALIGN_MS, NULL, NULL, NULL, &err), LW_OK);
+  ASSERT_EQ(a.runs, 3); /* 10, 20, 30 */
+  ASSERT_EQ(nested_rc, LW_EBUSY);
+  ASSERT_DBL_EQ(lw_sim_now(sim), 35); /* the nested call moved nothing */
+  /* A refused verb: nothing runs. */
+  ASSERT_EQ(lw_sim_run(sim, "advance", -1, LW_SIM_ALIGN_MS, NULL, NULL, NULL, &err), LW_EINVAL);
+  ASSERT_EQ(a.runs, 3);
+  /* `stop` after the second step: the run ends there. */
+  ASSERT_EQ(lw_sim_run(sim, "advance", 100, LW_SIM_ALIGN_MS, NULL, stop_after_two, &steps, &err), LW_OK);
+  ASSERT_EQ(a.runs, 5);
+  ASSERT_EQ(steps, 2);
+  lw_sim_remove(sim, &a.client);
+  lw_sim_unref(sim);
+  return 0;
+}

@@ -345,8 +345,7 @@ static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
   if (!is_ta || type != napi_float64_array)
     LW_THROW_TYPE(env, "The \"pauses\" argument must be a Float64Array");
   d = data;
-  for (i = 0; i + 1 < n; i += 2)
-    if (isfinite(d[i]) && isfinite(d[i + 1]) && d[i + 1] >= 0) lw_monset_gc(&m->set, d[i], d[i + 1]);
+  for (i = 0; i + 1 < n; i += 2) lw_monset_gc(&m->set, d[i], d[i + 1]);
   return NULL;
 }
 

@@ -9,7 +9,8 @@
 double lw_monset_now(const lw_monset_t *s) { return s->be->now(s); }
 
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms) {
-  if (s->finished) return;
+  /* perf_hooks' entries as they come: one that is no pause (not finite, negative) is ignored. */
+  if (s->finished || !isfinite(start) || !isfinite(duration_ms) || duration_ms < 0) return;
   /* A pause that cannot be kept makes every later gcMs unknown (null), and is counted. */
   if (lw_spans_add(&s->gc, start, start + duration_ms) != LW_OK) lw_conditions_count_lost(s->c, 1);
 }

@@ -121,7 +121,8 @@ int lw_monset_enter(lw_monset_t *s);
 /* The set's id in the stacks registry (SPEC §12, stacks.h): 0 on a simulation. */
 uint64_t lw_monset_stacks_id(const lw_monset_t *s);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,
- * which reach JS a loop iteration or two after the pause). */
+ * which reach JS a loop iteration or two after the pause); one that is not finite or negative is
+ * ignored. */
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms);
 /* The main thread's times by state now, each counted once (lw_monitors_main_states): LW_OK, or
  * LW_ENOENT where they cannot be read. */

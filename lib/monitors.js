@@ -10,15 +10,14 @@ const { typeError, checkOptions, checkFunction } = require('./util');
 
 // The options' defaults, from the core's config (where alone they are written).
 const DEFAULTS = native.monDefaults();
-// The monitors and their options, as the C core names them ('driftLag.intervalMs', ...);
-// `sleepClock` is clockDrift's one boolean option.
+// The monitors and their options, as the C core names them ('driftLag.intervalMs', ...,
+// 'clockDrift.sleepClock': the core knows each option's kind and range).
 const NAMES = native.monNames();
 const OPTION_KEYS = Object.fromEntries(NAMES.map((n) => [n, []]));
 for (const option of native.monOptions()) {
   const dot = option.indexOf('.');
   if (dot > 0) OPTION_KEYS[option.slice(0, dot)].push(option.slice(dot + 1));
 }
-OPTION_KEYS.clockDrift.push('sleepClock');
 
 let current = null; // the one setupAllMonitors of this JS thread
 
@@ -106,7 +105,7 @@ function monitorOptions(monitors) {
           err.code = 'ERR_OUT_OF_RANGE';
           throw err;
         }
-        flat[key === 'sleepClock' ? 'sleepClock' : `${name}.${key}`] = opts[key];
+        flat[`${name}.${key}`] = opts[key];
       }
     }
   }

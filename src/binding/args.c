@@ -73,6 +73,20 @@ int lwb_arg_number(napi_env env, napi_value v, const char *name, double *out) {
   return -1;
 }
 
+/* A boolean, else TypeError naming `name`. */
+int lwb_arg_bool(napi_env env, napi_value v, const char *name, bool *out) {
+  napi_status s = napi_get_value_bool(env, v, out);
+  if (s == napi_ok) return 0;
+  if (s == napi_boolean_expected) {
+    char m[160];
+    snprintf(m, sizeof(m), "The \"%s\" argument must be of type boolean", name);
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", m);
+  } else {
+    LW_NAPI_THROW_LAST(env);
+  }
+  return -1;
+}
+
 int lwb_throw_range(napi_env env, const char *name, const char *what) {
   char m[200];
   snprintf(m, sizeof(m), "The \"%s\" argument must be %s", name, what);

@@ -59,6 +59,7 @@ void lwb_env_closed(lwb_env_t *e);
 int lwb_get_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv);
 int lwb_is_undefined(napi_env env, napi_value v);
 int lwb_arg_number(napi_env env, napi_value v, const char *name, double *out);
+int lwb_arg_bool(napi_env env, napi_value v, const char *name, bool *out);
 int lwb_throw_range(napi_env env, const char *name, const char *what);
 int lwb_arg_nonneg(napi_env env, napi_value v, const char *name, double *out);
 /* A string of at most `cap - 1` bytes into `buf` (always NUL-terminated); a longer one leaves

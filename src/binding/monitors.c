@@ -178,25 +178,18 @@ static int parse_config(napi_env env, napi_value obj, lw_monitors_config_t *cfg)
   for (i = 0; i < lw_monitors_option_count(); i++) {
     const char *name = lw_monitors_option_name(i), *range = NULL;
     double d;
+    bool b;
     LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, name, &has), -1);
     if (!has) continue;
     LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, name, &v), -1);
     if (lwb_is_undefined(env, v)) continue;
-    if (lwb_arg_number(env, v, name, &d)) return -1;
-    if (lw_monitors_option_set(cfg, i, d, &range) != LW_OK) return lwb_throw_range(env, name, range);
-  }
-  LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, "sleepClock", &has), -1);
-  if (has) {
-    bool b;
-    LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, "sleepClock", &v), -1);
-    if (!lwb_is_undefined(env, v)) {
-      if (napi_get_value_bool(env, v, &b) != napi_ok) {
-        napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE",
-                              "The \"clockDrift.sleepClock\" argument must be of type boolean");
-        return -1;
-      }
-      cfg->sleep_clock = b;
+    if (lw_monitors_option_kind(i) == LW_OPTION_BOOLEAN) {
+      if (lwb_arg_bool(env, v, name, &b)) return -1;
+      d = b;
+    } else if (lwb_arg_number(env, v, name, &d)) {
+      return -1;
     }
+    if (lw_monitors_option_set(cfg, i, d, &range) != LW_OK) return lwb_throw_range(env, name, range);
   }
   return 0;
 }

@@ -47,8 +47,17 @@ static napi_value b_mon_defaults(napi_env env, napi_callback_info info) {
   (void)info;
   lw_monitors_config_default(&cfg, NULL);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
-  for (i = 0; i < lw_monitors_option_count(); i++)
-    if (lwb_set_number(env, o, lw_monitors_option_name(i), lw_monitors_option_get(&cfg, i))) return NULL;
+  for (i = 0; i < lw_monitors_option_count(); i++) {
+    const char *name = lw_monitors_option_name(i);
+    double v = lw_monitors_option_get(&cfg, i);
+    if (lw_monitors_option_kind(i) == LW_OPTION_BOOLEAN) {
+      napi_value b;
+      LW_NAPI_CALL(env, napi_get_boolean(env, v != 0, &b));
+      if (lwb_set_value(env, o, name, b)) return NULL;
+    } else if (lwb_set_number(env, o, name, v)) {
+      return NULL;
+    }
+  }
   return o;
 }
 

@@ -32,19 +32,20 @@ static int positive(double x) { return isfinite(x) && x > 0; }
 static const struct {
   const char *name;
   size_t offset;
-  int integer; /* an int from 1 to 8; else a finite double > 0 */
+  lw_option_kind_t kind;
 } options[] = {
-    {"driftLag.intervalMs", offsetof(lw_monitors_config_t, drift_interval_ms), 0},
-    {"macrotaskLag.intervalMs", offsetof(lw_monitors_config_t, macrotask_interval_ms), 0},
-    {"idleAvailability.intervalMs", offsetof(lw_monitors_config_t, idle_period_ms), 0},
-    {"worker.intervalMs", offsetof(lw_monitors_config_t, worker_interval_ms), 0},
-    {"liveness.intervalMs", offsetof(lw_monitors_config_t, liveness_interval_ms), 0},
-    {"clockDrift.intervalMs", offsetof(lw_monitors_config_t, clock_interval_ms), 0},
-    {"clockDrift.suspendMinMs", offsetof(lw_monitors_config_t, suspend_min_ms), 0},
-    {"clockDrift.stepMinMs", offsetof(lw_monitors_config_t, step_min_ms), 0},
-    {"timerThrottle.lateMs", offsetof(lw_monitors_config_t, throttle_late_ms), 0},
-    {"timerThrottle.firings", offsetof(lw_monitors_config_t, throttle_firings), 1},
-    {"flushIntervalMs", offsetof(lw_monitors_config_t, flush_interval_ms), 0},
+    {"driftLag.intervalMs", offsetof(lw_monitors_config_t, drift_interval_ms), LW_OPTION_MS},
+    {"macrotaskLag.intervalMs", offsetof(lw_monitors_config_t, macrotask_interval_ms), LW_OPTION_MS},
+    {"idleAvailability.intervalMs", offsetof(lw_monitors_config_t, idle_period_ms), LW_OPTION_MS},
+    {"worker.intervalMs", offsetof(lw_monitors_config_t, worker_interval_ms), LW_OPTION_MS},
+    {"liveness.intervalMs", offsetof(lw_monitors_config_t, liveness_interval_ms), LW_OPTION_MS},
+    {"clockDrift.intervalMs", offsetof(lw_monitors_config_t, clock_interval_ms), LW_OPTION_MS},
+    {"clockDrift.suspendMinMs", offsetof(lw_monitors_config_t, suspend_min_ms), LW_OPTION_MS},
+    {"clockDrift.stepMinMs", offsetof(lw_monitors_config_t, step_min_ms), LW_OPTION_MS},
+    {"clockDrift.sleepClock", offsetof(lw_monitors_config_t, sleep_clock), LW_OPTION_BOOLEAN},
+    {"timerThrottle.lateMs", offsetof(lw_monitors_config_t, throttle_late_ms), LW_OPTION_MS},
+    {"timerThrottle.firings", offsetof(lw_monitors_config_t, throttle_firings), LW_OPTION_COUNT},
+    {"flushIntervalMs", offsetof(lw_monitors_config_t, flush_interval_ms), LW_OPTION_MS},
 };
 
 size_t lw_monitors_option_count(void) { return sizeof(options) / sizeof(options[0]); }
@@ -53,14 +54,23 @@ const char *lw_monitors_option_name(size_t i) {
   return i < lw_monitors_option_count() ? options[i].name : NULL;
 }
 
+lw_option_kind_t lw_monitors_option_kind(size_t i) {
+  return i < lw_monitors_option_count() ? options[i].kind : LW_OPTION_MS;
+}
+
 /* Option `i`'s range (the one place it is written). */
 static int option_ok(size_t i, double value, const char **range) {
-  if (options[i].integer) {
-    *range = "an integer from 1 to 8";
-    return value >= 1 && value <= 8 && value == floor(value);
+  switch (options[i].kind) {
+    case LW_OPTION_COUNT:
+      *range = "an integer from 1 to 8";
+      return value >= 1 && value <= 8 && value == floor(value);
+    case LW_OPTION_BOOLEAN:
+      *range = "a boolean";
+      return value == 0 || value == 1;
+    default:
+      *range = "a finite number > 0";
+      return positive(value);
   }
-  *range = "a finite number > 0";
-  return positive(value);
 }
 
 int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range) {
@@ -68,7 +78,7 @@ int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, co
   if (i >= lw_monitors_option_count()) return LW_ENOENT;
   if (!option_ok(i, value, range)) return LW_EINVAL;
   field = (char *)cfg + options[i].offset;
-  if (options[i].integer)
+  if (options[i].kind != LW_OPTION_MS)
     *(int *)(void *)field = (int)value;
   else
     *(double *)(void *)field = value;
@@ -79,7 +89,7 @@ double lw_monitors_option_get(const lw_monitors_config_t *cfg, size_t i) {
   const char *field;
   if (i >= lw_monitors_option_count()) return NAN;
   field = (const char *)cfg + options[i].offset;
-  return options[i].integer ? *(const int *)(const void *)field : *(const double *)(const void *)field;
+  return options[i].kind != LW_OPTION_MS ? *(const int *)(const void *)field : *(const double *)(const void *)field;
 }
 
 int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {

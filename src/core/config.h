@@ -24,9 +24,16 @@ typedef struct lw_monitors_config_s {
 /* The defaults; the stall threshold is `c`'s, or the conditions' default without `c`. */
 void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c);
 int lw_monitors_config_valid(const lw_monitors_config_t *cfg);
-/* The options a user may set, by index: their public names ("driftLag.intervalMs", ...). */
+/* The options a user may set, by index: their public names ("driftLag.intervalMs", ...) and
+ * kinds. A boolean option's value is 0 or 1. */
+typedef enum {
+  LW_OPTION_MS = 0,  /* a finite number > 0 */
+  LW_OPTION_COUNT,   /* an integer from 1 to 8 */
+  LW_OPTION_BOOLEAN  /* 0 or 1 */
+} lw_option_kind_t;
 size_t lw_monitors_option_count(void);
 const char *lw_monitors_option_name(size_t i);
+lw_option_kind_t lw_monitors_option_kind(size_t i);
 /* Sets option `i` to `value`: LW_OK, or LW_EINVAL if it is out of range (nothing changed);
  * `*range` then describes the range ("a finite number > 0"). */
 int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range);

@@ -33,6 +33,9 @@ int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, 
     e = &c->episodes[i];
     /* The overlap rule of closed intervals: touching windows are separate episodes. */
     if (!(ws < e->we && we > e->ws)) continue;
+    /* The app's own time and a stop are separate episodes even where their windows overlap
+     * (SPEC §5: one block = one hang episode, one stop = one episode of its kind). */
+    if ((kind == LW_KIND_HANG) != (e->kind == LW_KIND_HANG)) continue;
     if (e->reported_at != INFINITY) return LW_OK; /* a late join adds nothing */
     if (ws < e->ws) e->ws = ws;
     if (we > e->we) e->we = we;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char *const builtin_reasons[LW_REASON_BUILTIN_COUNT] = {
-    "hidden", "frozen", "suspend", "pause", "throttled"};
+    "hidden", "frozen", "suspend", "pause", "throttled", "debugger"};
 
 int lw_reason_valid(const char *s, size_t len) {
   size_t i;
@@ -310,6 +310,62 @@ int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
   if (lw_tracker_find(t, ws, we, LW_REASON_SUSPEND, now, out)) return 1;
   if (lw_tracker_find(t, ws, we, LW_REASON_PAUSE, now, out)) return 1;
   return lw_tracker_find(t, ws, we, LW_REASON_ANY, now, out);
+}
+
+double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
+                          double now) {
+  size_t pos[4], len[4], k;
+  const lw__bucket_t *b[4];
+  double total = 0, cs = 0, ce = -INFINITY;
+  if (n > 4) n = 4;
+  for (k = 0; k < n; k++) {
+    ptrdiff_t i = reasons[k] < t->nreasons ? bucket_find(t, &t->buckets[reasons[k]], ws, we, now) : -1;
+    b[k] = i < 0 ? NULL : &t->buckets[reasons[k]];
+    pos[k] = i < 0 ? 0 : (size_t)i;
+    len[k] = i < 0 ? 0 : b[k]->len;
+  }
+  /* The buckets are sorted by start: merged in that order, the clipped intervals make runs. */
+  for (;;) {
+    const lw_interval_t *iv = NULL;
+    size_t best = 0;
+    double s, e;
+    for (k = 0; k < n; k++) {
+      if (pos[k] >= len[k] || !(b[k]->items[pos[k]].start < we)) continue;
+      if (iv == NULL || b[k]->items[pos[k]].start < iv->start) {
+        iv = &b[k]->items[pos[k]];
+        best = k;
+      }
+    }
+    if (iv == NULL) break;
+    pos[best]++;
+    if (!(iv->end > ws) || !alive(t, iv, now)) continue;
+    s = iv->start > ws ? iv->start : ws;
+    e = iv->end < we ? iv->end : we;
+    if (!(e > s)) continue;
+    if (s > ce) {
+      if (ce > -INFINITY) total += ce - cs;
+      cs = s;
+      ce = e;
+    } else if (e > ce) {
+      ce = e;
+    }
+  }
+  if (ce > -INFINITY) total += ce - cs;
+  return total;
+}
+
+int lw_tracker_find_other(lw_tracker_t *t, double ws, double we, double now, lw_interval_t *out) {
+  size_t r;
+  int found = 0;
+  for (r = 0; r < t->nreasons; r++) {
+    ptrdiff_t i;
+    if (lw_reason_is_stop((uint32_t)r)) continue;
+    i = bucket_find(t, &t->buckets[r], ws, we, now);
+    if (i < 0) continue;
+    if (!found || earlier(&t->buckets[r].items[i], out)) *out = t->buckets[r].items[i];
+    found = 1;
+  }
+  return found;
 }
 
 static int cmp_interval(const void *pa, const void *pb) {

@@ -30,8 +30,15 @@ enum {
   LW_REASON_SUSPEND = 2,
   LW_REASON_PAUSE = 3,
   LW_REASON_THROTTLED = 4,
-  LW_REASON_BUILTIN_COUNT = 5
+  LW_REASON_DEBUGGER = 5,
+  LW_REASON_BUILTIN_COUNT = 6
 };
+
+/* The reasons that are stops of the main thread's time (SPEC §5): the system slept, the process
+ * was stopped, a debugger held the thread. Evidence of them explains only the time it covers. */
+static inline int lw_reason_is_stop(uint32_t r) {
+  return r == LW_REASON_SUSPEND || r == LW_REASON_PAUSE || r == LW_REASON_DEBUGGER;
+}
 
 typedef struct lw_interval_s {
   double start;
@@ -104,6 +111,12 @@ int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
                              lw_interval_t *out);
 
 /* Drops expired intervals; returns the number kept. */
+/* The time inside [ws, we] that kept intervals of the `n` reasons `reasons` cover (their union,
+ * each clipped to the window; an open one to `we`), ms. At most 4 reasons. */
+double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
+                          double now);
+/* 1 and `*out` if an interval of a reason that is no stop (lw_reason_is_stop) overlaps [ws, we]. */
+int lw_tracker_find_other(lw_tracker_t *t, double ws, double we, double now, lw_interval_t *out);
 size_t lw_tracker_expire(lw_tracker_t *t, double now);
 /* Copies up to `max` kept intervals, sorted by (start, seq), into `out`; returns the number kept
  * (which may exceed `max`). */

@@ -101,6 +101,22 @@ static void stall_from_evidence(lw_conditions_t *c, lw_validator_t *v, uint32_t 
     lw_conditions_stall(c, ws, we, value, LW_KIND_PAUSE, v->name_id, now);
 }
 
+/* SPEC §5, evidence explains only the time it covers: a long sample whose window overlaps stop
+ * evidence only (suspend, pause, debugger: no hidden, throttled or other reason) has an own part,
+ * its value less the time that evidence covers inside its window. Returns 1 with `*own` and
+ * `*stopped` (the time the suspend and pause evidence alone covers: a debugger is never a stall)
+ * when the sample is long and the rule applies; 0 otherwise (the sample is judged whole). */
+static int own_part(lw_conditions_t *c, const lw_validator_t *v, double ws, double we,
+                    double value, double now, double *own, double *stopped) {
+  static const uint32_t stops[3] = {LW_REASON_SUSPEND, LW_REASON_PAUSE, LW_REASON_DEBUGGER};
+  lw_interval_t other;
+  if (value < v->stall_threshold_ms) return 0;
+  if (lw_tracker_find_other(&c->tracker, ws, we, now, &other)) return 0;
+  *own = value - lw_tracker_covered(&c->tracker, ws, we, stops, 3, now);
+  *stopped = lw_tracker_covered(&c->tracker, ws, we, stops, 2, now);
+  return 1;
+}
+
 int lw_validator_check(const lw_conditions_t *c, uint32_t id, double value, double window_ms,
                        const char **field) {
   lw_validator_t *v = lw_validator_get(c, id);
@@ -133,9 +149,11 @@ int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, d
   lw_validator_t *v = c->validators[id];
   lw_interval_t iv;
   lw__held_t *h;
-  double ws = now - window_ms, we = now;
+  double ws = now - window_ms, we = now, own, stopped;
   *detail = 0;
-  if (lw_tracker_find_priority(&c->tracker, ws, we, now, &iv)) {
+  if (lw_tracker_find_priority(&c->tracker, ws, we, now, &iv) &&
+      !(lw_reason_is_stop(iv.reason) && own_part(c, v, ws, we, value, now, &own, &stopped) &&
+        own > v->stall_threshold_ms)) {
     c->submitted++;
     c->names[v->name_id]->submitted++;
     count_discarded(c, v, iv.reason);
@@ -192,6 +210,7 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
   lw_name_stats_t *ns;
   lw_interval_t iv;
   lw_event_t *ev;
+  double own, stopped;
   held_trim(c);
   if (c->held_head == c->held_len) return;
   h = c->held[c->held_head++];
@@ -202,7 +221,18 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
   ns->held--;
   c->held_count--;
   ev = lw__event_push(c, LW_EVENT_RESOLVED, at);
-  if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv)) {
+  if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv) && lw_reason_is_stop(iv.reason) &&
+      own_part(c, v, h.ws, h.we, h.value, at, &own, &stopped) && own > v->stall_threshold_ms) {
+    /* The app's own part is a hang of its own; the stop, if long enough, a stall of its kind:
+     * two episodes (SPEC §5). The sample is recorded as its own part. */
+    count_recorded(c, v, own, h.we - h.ws);
+    lw_conditions_stall(c, h.ws, h.we, own, LW_KIND_HANG, v->name_id, at);
+    stall_from_evidence(c, v, iv.reason, h.ws, h.we, stopped, at);
+    if (ev) {
+      ev->verdict = LW_VERDICT_RECORDED;
+      ev->reason = iv.reason;
+    }
+  } else if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv)) {
     count_discarded(c, v, iv.reason);
     stall_from_evidence(c, v, iv.reason, h.ws, h.we, h.value, at);
     if (ev) {

@@ -75,33 +75,41 @@ TEST_IMPL(episode_two_validators_one_stall) {
   return 0;
 }
 
-/* Stall samples of the given kinds, each overlapping the previous, reported as one episode.
- * The second sample is the longest (6500 ms). */
+/* Stall samples of the given kinds, each overlapping the previous. The app's own time and the
+ * stops are separate episodes (SPEC §5): the hang samples make one, reported as a hang; the
+ * suspend and pause samples another, whose kind is suspend if any sample was, else pause. The
+ * second sample is the longest (6500 ms). Returns the kind of the stops' episode, or
+ * LW_KIND_HANG if there are none. */
 static lw_kind_t episode_kind(const lw_kind_t *kinds, size_t n) {
   lw_conditions_t c;
   const lw_event_t *ev;
-  lw_kind_t kind;
-  double now = 10000;
-  size_t i;
+  lw_kind_t kind = LW_KIND_HANG;
+  double now = 10000, longest[2] = {0, 0};
+  size_t i, nk[2] = {0, 0}, events, e;
   init_cfg(&c, 120000);
-  for (i = 0; i < n; i++)
-    ASSERT_EQ(lw_conditions_stall(&c, 1000 + 100 * (double)i, 7000 + 100 * (double)i,
-                                  i == 1 ? 6500 : 6000 + (double)i, kinds[i], (uint32_t)i,
-                                  now + (double)i),
+  for (i = 0; i < n; i++) {
+    double value = i == 1 ? 6500 : 6000 + (double)i;
+    int stop = kinds[i] != LW_KIND_HANG;
+    ASSERT_EQ(lw_conditions_stall(&c, 1000 + 100 * (double)i, 7000 + 100 * (double)i, value,
+                                  kinds[i], (uint32_t)i, now + (double)i),
               LW_OK);
-  ASSERT_EQ(c.nepisodes, 1);
+    nk[stop]++;
+    if (value > longest[stop]) longest[stop] = value;
+  }
+  events = (nk[0] > 0) + (nk[1] > 0);
+  ASSERT_EQ(c.nepisodes, events);
   drive_all(&c, &now);
-  ASSERT_EQ(count_events(&c, LW_EVENT_STALL), 1);
-  ev = find_event(&c, LW_EVENT_STALL);
-  ASSERT_EQ(ev->samples, n);
-  ASSERT_DBL_EQ(ev->at, 12000);
-  ASSERT_DBL_EQ(ev->duration_ms, n == 1 ? 6000 : 6500);
-  ASSERT_EQ(ev->nmonitors, n);
-  ASSERT_DBL_EQ(ev->start, 1000);
-  ASSERT_DBL_EQ(ev->end, 7000 + 100 * (double)(n - 1));
-  ASSERT_EQ(c.stalls[ev->kind], 1);
-  ASSERT_EQ(stalls_total(&c), 1);
-  kind = ev->kind;
+  ASSERT_EQ(count_events(&c, LW_EVENT_STALL), events);
+  ev = lw_conditions_events(&c, &e);
+  for (i = 0; i < e; i++) {
+    int stop = ev[i].kind != LW_KIND_HANG;
+    ASSERT_EQ(ev[i].samples, nk[stop]);
+    ASSERT_EQ(ev[i].nmonitors, nk[stop]);
+    ASSERT_DBL_EQ(ev[i].duration_ms, longest[stop]);
+    ASSERT_EQ(c.stalls[ev[i].kind], 1);
+    if (stop) kind = ev[i].kind;
+  }
+  ASSERT_EQ(stalls_total(&c), events);
   lw_conditions_free(&c);
   return kind;
 }
@@ -112,7 +120,7 @@ TEST_IMPL(episode_kind_precedence) {
   size_t i, j, k;
   /* One sample: its own kind. */
   for (i = 0; i < 3; i++) ASSERT_EQ(episode_kind(&all[i], 1), all[i]);
-  /* Every ordered pair and triple: suspend > pause > hang. */
+  /* Every ordered pair and triple: the stops' episode is suspend > pause; hangs apart. */
   for (i = 0; i < 3; i++)
     for (j = 0; j < 3; j++) {
       lw_kind_t want;
@@ -136,13 +144,16 @@ TEST_IMPL(episode_kind_precedence) {
   return 0;
 }
 
-/* The same through validators: a hang (held) joined by a pause sample (discarded at once). */
+/* The same through validators: a hang (held), then a sample whose window holds it and a pause
+ * that leaves it no own part past the threshold: a pause stall, an episode of its own beside the
+ * hang's (SPEC §5). */
 TEST_IMPL(episode_kind_through_validators) {
   lw_conditions_t c;
   uint64_t detail;
   uint32_t a, b;
   double now = 10000;
   const lw_event_t *ev;
+  size_t n;
   init_cfg(&c, 120000);
   a = make_validator(&c, "loopBlock");
   b = make_validator(&c, "worker");
@@ -151,20 +162,27 @@ TEST_IMPL(episode_kind_through_validators) {
   ASSERT_EQ(c.nepisodes, 1);
   drive_to(&c, &now, 13000);
   ASSERT_EQ(lw_tracker_add(&c.tracker, 11000, 12500, LW_REASON_PAUSE, now), LW_OK);
-  /* b's window [7000, 13000] overlaps the episode and the pause evidence. */
+  /* b's window [7000, 13000] overlaps the episode and the pause evidence; its own part is
+   * 6000 - 1500 = 4500, under the threshold: it is the pause's, whole. */
   ASSERT_EQ(lw_validator_submit(&c, b, 6000, 6000, now, &detail), LW_VERDICT_DISCARDED);
   ASSERT_EQ(detail, LW_REASON_PAUSE);
-  ASSERT_EQ(c.nepisodes, 1);
+  ASSERT_EQ(c.nepisodes, 2);
   drive_all(&c, &now);
-  ASSERT_EQ(count_events(&c, LW_EVENT_STALL), 1);
-  ev = find_event(&c, LW_EVENT_STALL);
-  ASSERT_EQ(ev->kind, LW_KIND_PAUSE);
-  ASSERT_DBL_EQ(ev->at, 14000);
-  ASSERT_EQ(ev->samples, 2);
-  ASSERT_DBL_EQ(ev->start, 4000);
-  ASSERT_DBL_EQ(ev->end, 13000);
+  ASSERT_EQ(count_events(&c, LW_EVENT_STALL), 2);
+  ev = lw_conditions_events(&c, &n);
+  while (ev->type != LW_EVENT_STALL) ev++; /* the hold's resolution came first */
+  ASSERT_EQ(ev[0].kind, LW_KIND_HANG);
+  ASSERT_DBL_EQ(ev[0].at, 14000);
+  ASSERT_EQ(ev[0].samples, 1);
+  ASSERT_DBL_EQ(ev[0].start, 4000);
+  ASSERT_DBL_EQ(ev[0].end, 10000);
+  ASSERT_EQ(ev[1].kind, LW_KIND_PAUSE);
+  ASSERT_DBL_EQ(ev[1].at, 15000);
+  ASSERT_DBL_EQ(ev[1].start, 7000);
+  ASSERT_DBL_EQ(ev[1].end, 13000);
+  ASSERT_DBL_EQ(ev[1].duration_ms, 6000);
   ASSERT_EQ(c.stalls[LW_KIND_PAUSE], 1);
-  ASSERT_EQ(c.stalls[LW_KIND_HANG], 0);
+  ASSERT_EQ(c.stalls[LW_KIND_HANG], 1);
   lw_conditions_free(&c);
   return 0;
 }
@@ -180,9 +198,9 @@ TEST_IMPL(episode_late_join_adds_nothing) {
   ASSERT_EQ(count_events(&c, LW_EVENT_STALL), 1);
   lw_conditions_events_clear(&c);
   memcpy(stalls, c.stalls, sizeof(stalls));
-  /* A longer sample of a stronger kind overlapping the reported episode: nothing. */
+  /* A longer sample overlapping the reported episode: nothing. */
   drive_to(&c, &now, 12100);
-  ASSERT_EQ(lw_conditions_stall(&c, 3000, 12100, 9100, LW_KIND_SUSPEND, 1, now), LW_OK);
+  ASSERT_EQ(lw_conditions_stall(&c, 3000, 12100, 9100, LW_KIND_HANG, 1, now), LW_OK);
   ASSERT_DBL_EQ(lw_conditions_next_due(&c), LW_NEVER);
   /* The kept episode is unchanged: the late sample added nothing to it. */
   ASSERT_EQ(c.nepisodes, 1);

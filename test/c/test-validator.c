@@ -586,3 +586,133 @@ TEST_IMPL(lifecycle_frozen_to_visible_closes_both) {
   lw_conditions_free(&c);
   return 0;
 }
+
+/* SPEC §5, evidence explains only the time it covers. One long sample of window [0, value] at
+ * now = value, with the given stop evidence inside, added before the sample (`before`) or
+ * during its hold: returns the stall events' kinds and durations in `kinds`/`durations` (by kind
+ * order: hang first), their number, and what the sample's sink received in `*recorded` (-1 if
+ * nothing). */
+typedef struct {
+  double s, e;
+  uint32_t reason;
+} own_ev_t;
+
+static size_t own_case(double value, const own_ev_t *evs, size_t nev, int before, lw_kind_t *kinds,
+                       double *durations, double *recorded) {
+  lw_conditions_t c;
+  sink_t sink = {{0}, {0}, 0};
+  uint64_t detail;
+  uint32_t v;
+  double now = value;
+  size_t i, n, k = 0;
+  const lw_event_t *ev;
+  int rc;
+  init_default(&c);
+  v = make_validator(&c, "loopBlock", 5000);
+  lw_validator_set_sink(&c, v, sink_cb, &sink);
+  if (before)
+    for (i = 0; i < nev; i++) ASSERT_EQ(lw_tracker_add(&c.tracker, evs[i].s, evs[i].e, evs[i].reason, now), LW_OK);
+  rc = lw_validator_submit(&c, v, value, value, now, &detail);
+  ASSERT_TRUE(rc == LW_VERDICT_HELD || rc == LW_VERDICT_DISCARDED);
+  if (!before)
+    for (i = 0; i < nev; i++) ASSERT_EQ(lw_tracker_add(&c.tracker, evs[i].s, evs[i].e, evs[i].reason, now), LW_OK);
+  drive_all(&c, &now);
+  ASSERT_EQ(c.submitted, c.recorded + discarded_total(&c));
+  ev = lw_conditions_events(&c, &n);
+  for (i = 0; i < n; i++)
+    if (ev[i].type == LW_EVENT_STALL && ev[i].kind == LW_KIND_HANG) {
+      kinds[k] = ev[i].kind;
+      durations[k++] = ev[i].duration_ms;
+    }
+  for (i = 0; i < n; i++)
+    if (ev[i].type == LW_EVENT_STALL && ev[i].kind != LW_KIND_HANG) {
+      kinds[k] = ev[i].kind;
+      durations[k++] = ev[i].duration_ms;
+    }
+  *recorded = sink.n ? sink.values[0] : -1;
+  lw_conditions_free(&c);
+  return k;
+}
+
+TEST_IMPL(validator_own_part_of_a_stall) {
+  lw_kind_t kinds[4];
+  double d[4], rec;
+  int before;
+  /* A 0.5 s pause, then 6 s of the app's own work: a hang of 6000, no pause stall. */
+  static const own_ev_t pause_then_block[] = {{0, 500, LW_REASON_PAUSE}};
+  /* 7 s of work with a 3 s stop inside: a hang of 7000. */
+  static const own_ev_t stop_inside[] = {{2000, 5000, LW_REASON_PAUSE}};
+  /* A 6 s suspend and 6 s of work: two episodes, a hang and a suspend. */
+  static const own_ev_t both[] = {{0, 6000, LW_REASON_SUSPEND}};
+  /* Overlapping evidence counts once: a pause [1000, 4000] and a suspend [3000, 5000] cover 4 s. */
+  static const own_ev_t overlapping[] = {{1000, 4000, LW_REASON_PAUSE}, {3000, 5000, LW_REASON_SUSPEND}};
+  /* A debugger held the thread 6 s, then 5.5 s of the app's work: a hang, never a debugger stall. */
+  static const own_ev_t debugger[] = {{0, 6000, LW_REASON_DEBUGGER}};
+  /* Own part at the threshold, not past it: the sample is the stop's, whole (the evidence is a
+   * lower bound of a stop). */
+  static const own_ev_t at_threshold[] = {{5000, 6000, LW_REASON_PAUSE}};
+  /* Hidden as well: judged whole, as SPEC §4 does (the pause is looked for first: a pause stall
+   * of the whole value); hidden time is not the app's either. */
+  static const own_ev_t hidden_too[] = {{0, 500, LW_REASON_PAUSE}, {3000, 3500, LW_REASON_HIDDEN}};
+  for (before = 0; before < 2; before++) {
+    TEST_CONTEXT("evidence %s the sample", before ? "before" : "after");
+    ASSERT_EQ(own_case(6500, pause_then_block, 1, before, kinds, d, &rec), 1);
+    ASSERT_EQ(kinds[0], LW_KIND_HANG);
+    ASSERT_DBL_EQ(d[0], 6000);
+    ASSERT_DBL_EQ(rec, 6000);
+    ASSERT_EQ(own_case(10000, stop_inside, 1, before, kinds, d, &rec), 1);
+    ASSERT_EQ(kinds[0], LW_KIND_HANG);
+    ASSERT_DBL_EQ(d[0], 7000);
+    ASSERT_EQ(own_case(12000, both, 1, before, kinds, d, &rec), 2);
+    ASSERT_EQ(kinds[0], LW_KIND_HANG);
+    ASSERT_DBL_EQ(d[0], 6000);
+    ASSERT_EQ(kinds[1], LW_KIND_SUSPEND);
+    ASSERT_DBL_EQ(d[1], 6000);
+    ASSERT_EQ(own_case(10000, overlapping, 2, before, kinds, d, &rec), 1);
+    ASSERT_EQ(kinds[0], LW_KIND_HANG);
+    ASSERT_DBL_EQ(d[0], 6000);
+    ASSERT_EQ(own_case(11500, debugger, 1, before, kinds, d, &rec), 1);
+    ASSERT_EQ(kinds[0], LW_KIND_HANG);
+    ASSERT_DBL_EQ(d[0], 5500);
+    ASSERT_EQ(own_case(6000, at_threshold, 1, before, kinds, d, &rec), 1);
+    ASSERT_EQ(kinds[0], LW_KIND_PAUSE);
+    ASSERT_DBL_EQ(d[0], 6000);
+    ASSERT_DBL_EQ(rec, -1);
+    ASSERT_EQ(own_case(6500, hidden_too, 2, before, kinds, d, &rec), 1);
+    ASSERT_EQ(kinds[0], LW_KIND_PAUSE);
+    ASSERT_DBL_EQ(d[0], 6500);
+    ASSERT_DBL_EQ(rec, -1);
+    /* A debugger alone over a long sample: discarded, no stall of any kind. */
+    ASSERT_EQ(own_case(6000, debugger, 1, before, kinds, d, &rec), 0);
+    ASSERT_DBL_EQ(rec, -1);
+  }
+  TEST_CONTEXT("%s", "");
+  return 0;
+}
+
+/* The covered time of stop evidence: union, clipped to the window, open intervals to its end. */
+TEST_IMPL(tracker_covered_union) {
+  lw_tracker_t t;
+  static const uint32_t stops[3] = {LW_REASON_SUSPEND, LW_REASON_PAUSE, LW_REASON_DEBUGGER};
+  uint64_t seq;
+  lw_interval_t iv;
+  ASSERT_EQ(lw_tracker_init(&t, 120000), LW_OK);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 0, 1000, stops, 3, 1000), 0);
+  ASSERT_EQ(lw_tracker_add(&t, 100, 300, LW_REASON_PAUSE, 1000), LW_OK);
+  ASSERT_EQ(lw_tracker_add(&t, 200, 400, LW_REASON_SUSPEND, 1000), LW_OK);
+  ASSERT_EQ(lw_tracker_add(&t, 250, 260, LW_REASON_PAUSE, 1000), LW_OK);
+  ASSERT_EQ(lw_tracker_add(&t, 500, 500, LW_REASON_PAUSE, 1000), LW_OK); /* zero length */
+  ASSERT_EQ(lw_tracker_add(&t, 600, 700, LW_REASON_HIDDEN, 1000), LW_OK); /* not a stop */
+  ASSERT_EQ(lw_tracker_add(&t, 800, 1200, LW_REASON_DEBUGGER, 1000), LW_OK);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 0, 1000, stops, 3, 1000), 300 + 200);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 0, 1000, stops, 2, 1000), 300);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 150, 350, stops, 3, 1000), 200);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 400, 800, stops, 3, 1000), 0);
+  ASSERT_EQ(lw_tracker_open(&t, LW_REASON_PAUSE, 1500, 1, &seq), LW_OK);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 1000, 2000, stops, 3, 2000), 200 + 500);
+  ASSERT_TRUE(lw_tracker_find_other(&t, 0, 1000, 2000, &iv));
+  ASSERT_EQ(iv.reason, LW_REASON_HIDDEN);
+  ASSERT_FALSE(lw_tracker_find_other(&t, 750, 2000, 2000, &iv));
+  lw_tracker_free(&t);
+  return 0;
+}

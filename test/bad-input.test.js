@@ -396,17 +396,17 @@ describe('bad input (SPEC §11)', () => {
       c.on('stall', (s) => seen.push(s));
       advanceTo(sim, 20000);
       const v = c.createValidator({ name: 'v' });
-      c.tracker.add(19000, 19100, 'suspend');
-      v.submit(6000, 6000, () => {});
-      v.submit(7000, 500, () => {}); // held: resolved by dispose() as a hang joining the episode
+      c.tracker.add(19000, 20000, 'suspend');
+      v.submit(6000, 6000, () => {}); // own part 5000: a suspend stall
+      v.submit(7000, 500, () => {}); // held: resolved by dispose() as a hang of its own part (6500)
       c.dispose();
-      oneLog(logs, 'boom-dispose-stall');
-      assert.strictEqual(seen.length, 1);
+      assert.strictEqual(logs.filter((l) => l.message.includes('boom-dispose-stall')).length, 2, 'one log line per event');
+      assert.strictEqual(seen.length, 2);
       const s = c.stats();
       assert.strictEqual(s.cancelled, 0);
       assert.strictEqual(s.recorded, 1);
       assert.strictEqual(s.held, 0);
-      assert.deepStrictEqual(s.stalls, { hang: 0, suspend: 1, pause: 0 });
+      assert.deepStrictEqual(s.stalls, { hang: 1, suspend: 1, pause: 0 });
     });
 
     it("a throwing 'lifecycle' listener: logged, the other listeners run, the state changed", () => {

@@ -62,11 +62,14 @@ describe('stall episodes (SPEC §5)', () => {
     assert.strictEqual(stall.end, 20100);
   });
 
-  describe('kind precedence: suspend > pause > hang', () => {
-    // Each validator's window overlaps the others, but evidence overlaps only its own window.
+  describe('kind precedence: suspend > pause; the app\'s own time apart', () => {
+    // Each validator's window overlaps the others; the evidence leaves the stop samples no own
+    // part past the threshold (SPEC §5: evidence explains only the time it covers).
     //   h: [14000, 20000] submitted at 20000, no evidence -> hang, decided at 22000
-    //   p: [15000, 21000] submitted at 21000, pause [20500, 20800] -> pause, at 21000
-    //   s: [15500, 21500] submitted at 21500, suspend [21200, 21300] -> suspend, at 21500
+    //   p: [15000, 21000] submitted at 21000, pause [20000, 21000] -> own 5000: pause, at 21000
+    //   s: [15500, 21500] submitted at 21500, suspend [20500, 21500] -> suspend, at 21500
+    // The hang and the stops overlap, but are separate episodes: one block = one hang, one stop
+    // = one episode of its kind.
     function run(kinds) {
       const { sim, c } = fresh();
       const stalls = collectStalls(c, sim);
@@ -75,19 +78,19 @@ describe('stall episodes (SPEC §5)', () => {
       if (kinds.includes('hang')) assert.strictEqual(v.submit(6000, 6000, () => {}), 'held');
       advanceTo(sim, 21000);
       if (kinds.includes('pause')) {
-        c.tracker.add(20500, 20800, 'pause');
+        c.tracker.add(20000, 21000, 'pause');
         assert.strictEqual(v.submit(6000, 6000, () => {}), 'discarded');
       }
       advanceTo(sim, 21500);
       if (kinds.includes('suspend')) {
-        c.tracker.add(21200, 21300, 'suspend');
+        c.tracker.add(20500, 21500, 'suspend');
         assert.strictEqual(v.submit(6000, 6000, () => {}), 'discarded');
       }
       sim.advance(30000);
-      return { stall: only(stalls), stats: c.stats() };
+      return { stalls, stats: c.stats() };
     }
     const cases = [
-      [['hang'], 'hang'],
+      [['hang'], null],
       [['pause'], 'pause'],
       [['suspend'], 'suspend'],
       [['hang', 'pause'], 'pause'],
@@ -96,32 +99,39 @@ describe('stall episodes (SPEC §5)', () => {
       [['hang', 'pause', 'suspend'], 'suspend'],
     ];
     for (const [kinds, want] of cases) {
-      it(`${kinds.join(' + ')} -> ${want}`, () => {
-        const { stall, stats } = run(kinds);
-        assert.strictEqual(stall.stall.kind, want);
-        assert.strictEqual(stall.stall.samples, kinds.length);
-        const first = kinds.includes('pause') ? 21000 : kinds.includes('suspend') ? 21500 : 22000;
-        assert.strictEqual(stall.at, first + 2000, 'reported 2000 ms after the first stall sample');
-        assert.deepStrictEqual(stats.stalls, { hang: 0, suspend: 0, pause: 0, [want]: 1 });
+      it(`${kinds.join(' + ')} -> ${[kinds.includes('hang') && 'hang', want].filter(Boolean).join(' and ')}`, () => {
+        const { stalls, stats } = run(kinds);
+        const stops = kinds.filter((k) => k !== 'hang');
+        const wantStalls = { hang: 0, suspend: 0, pause: 0 };
+        const got = stalls.map(({ at, stall }) => [at, stall.kind, stall.samples]);
+        const expected = [];
+        if (stops.length) {
+          const first = stops.includes('pause') ? 21000 : 21500;
+          expected.push([first + 2000, want, stops.length]); // 2000 ms after its first sample
+          wantStalls[want] = 1;
+        }
+        if (kinds.includes('hang')) {
+          expected.push([24000, 'hang', 1]);
+          wantStalls.hang = 1;
+        }
+        assert.deepStrictEqual(got.sort((x, y) => x[0] - y[0]), expected.sort((x, y) => x[0] - y[0]));
+        assert.deepStrictEqual(stats.stalls, wantStalls);
       });
     }
 
-    it('the order of the samples does not matter (suspend first, then hang)', () => {
+    it('a stop and a hang whose windows overlap are two episodes, whatever their order', () => {
       const { sim, c } = fresh();
       const stalls = collectStalls(c, sim);
       advanceTo(sim, 20000);
       const v = c.createValidator({ name: 'v' });
-      c.tracker.add(19000, 19100, 'suspend');
-      assert.strictEqual(v.submit(6000, 6000, () => {}), 'discarded'); // suspend at 20000
+      c.tracker.add(19000, 20000, 'suspend');
+      assert.strictEqual(v.submit(6000, 6000, () => {}), 'discarded'); // own 5000: suspend at 20000
       sim.advance(500);
-      assert.strictEqual(v.submit(9000, 1000, () => {}), 'held'); // [19500, 20500] hang at 22500
+      // [19500, 20500]: 500 ms of the suspend inside, an own part of 8500: a hang, at 22500.
+      assert.strictEqual(v.submit(9000, 1000, () => {}), 'held');
       sim.advance(10000);
-      const { stall, at } = only(stalls);
-      assert.strictEqual(at, 22000);
-      assert.strictEqual(stall.kind, 'suspend');
-      // The hang was decided after the report: it joined nothing.
-      assert.strictEqual(stall.samples, 1);
-      assert.strictEqual(stall.durationMs, 6000);
+      assert.deepStrictEqual(stalls.map(({ at, stall }) => [at, stall.kind, stall.durationMs, stall.samples]),
+        [[22000, 'suspend', 6000, 1], [24500, 'hang', 8500, 1]]);
     });
   });
 
@@ -136,11 +146,10 @@ describe('stall episodes (SPEC §5)', () => {
     const first = only(stalls);
     assert.strictEqual(first.at, 24000);
     const snapshot = JSON.parse(JSON.stringify(first.stall));
-    // Late: an immediate suspend sample, and a held one discarded as suspend at 26100.
+    // Late: two more samples of the same block, decided after the report (26100).
     advanceTo(sim, 24100);
-    c.tracker.add(19000, 19500, 'suspend');
-    assert.strictEqual(b.submit(12000, 5000, () => {}), 'discarded'); // [19100, 24100] suspend
-    b.submit(8000, 8000, () => {}); // held [16100, 24100]... overlaps the suspend: discarded at 26100
+    assert.strictEqual(b.submit(12000, 5000, () => {}), 'held'); // [19100, 24100]
+    assert.strictEqual(b.submit(8000, 8000, () => {}), 'held'); // [16100, 24100]
     sim.advance(60000);
     assert.strictEqual(stalls.length, 1);
     assert.deepStrictEqual(first.stall, snapshot, 'the reported payload is not changed afterwards');
@@ -168,19 +177,21 @@ describe('stall episodes (SPEC §5)', () => {
       const stalls = collectStalls(c, sim);
       advanceTo(sim, 20000);
       const v = c.createValidator({ name: 'v' });
-      v.submit(6000, 6000, () => {}); // [14000, 20000], hang at 22000 -> due 24000
-      advanceTo(sim, 23000);
-      c.tracker.add(20500, 21000, 'suspend');
-      assert.strictEqual(v.submit(6000, 23000 - ws, () => {}), 'discarded'); // [ws, 23000] suspend
+      c.tracker.add(15000, 20000, 'suspend');
+      v.submit(6000, 6000, () => {}); // [14000, 20000], own 1000: suspend at 20000 -> due 22000
+      advanceTo(sim, 21000);
+      c.tracker.add(20000, 21000, 'pause');
+      // [ws, 21000]: at most 1000.5 ms of stops inside, own part 5000 or less: the stops'.
+      assert.strictEqual(v.submit(6000, 21000 - ws, () => {}), 'discarded');
       sim.advance(30000);
       assert.strictEqual(stalls.length, want, `window from ${ws}`);
       if (want === 2) {
         assert.deepStrictEqual(stalls.map((s) => [s.at, s.stall.kind, s.stall.start, s.stall.end]),
-          [[24000, 'hang', 14000, 20000], [25000, 'suspend', 20000, 23000]]);
-        assert.deepStrictEqual(c.stats().stalls, { hang: 1, suspend: 1, pause: 0 });
+          [[22000, 'suspend', 14000, 20000], [23000, 'pause', 20000, 21000]]);
+        assert.deepStrictEqual(c.stats().stalls, { hang: 0, suspend: 1, pause: 1 });
       } else {
         assert.deepStrictEqual([stalls[0].at, stalls[0].stall.kind, stalls[0].stall.start, stalls[0].stall.end,
-          stalls[0].stall.samples], [24000, 'suspend', 14000, 23000, 2]);
+          stalls[0].stall.samples], [22000, 'suspend', 14000, 21000, 2]);
         assert.deepStrictEqual(c.stats().stalls, { hang: 0, suspend: 1, pause: 0 });
       }
     }
@@ -191,14 +202,14 @@ describe('stall episodes (SPEC §5)', () => {
     const stalls = collectStalls(c, sim);
     advanceTo(sim, 20000);
     const v = c.createValidator({ name: 'v' });
-    c.tracker.add(19000, 19100, 'pause');
+    c.tracker.add(19000, 20000, 'pause');
     v.submit(6000, 6000, () => {}); // pause stall at 20000, reported at 22000, kept until 32000
     advanceTo(sim, 32000);
     c.tracker.add(31000, 31100, 'pause');
     v.submit(6000, 20000, () => {}); // [12000, 32000] overlaps the episode (kept): joins nothing
     assert.strictEqual(stalls.length, 1);
     advanceTo(sim, 32001);
-    c.tracker.add(31500, 31600, 'pause');
+    c.tracker.add(30500, 32001, 'pause'); // the first pause has expired: 1601 ms of stops inside
     v.submit(6500, 20001, () => {}); // [12000, 32001]: the episode is gone, a new one
     sim.advance(1999);
     assert.strictEqual(stalls.length, 1);
@@ -289,36 +300,39 @@ describe('stall episodes (SPEC §5)', () => {
         advanceTo(sim, 20000);
         const a = c.createValidator({ name: 'a' });
         const b = c.createValidator({ name: 'b' });
-        c.tracker.add(19000, 19100, 'suspend');
-        a.submit(6000, 6000, () => {}); // suspend stall at 20000, due 22000
+        c.tracker.add(19000, 20000, 'suspend');
+        a.submit(6000, 6000, () => {}); // own part 5000: a suspend stall at 20000, due 22000
         sim.advance(500);
         const got = [];
-        assert.strictEqual(b.submit(9000, 1000, (x) => got.push(x)), 'held'); // [19500, 20500], no evidence
+        // [19500, 20500]: 500 ms of the suspend inside, an own part of 8500.
+        assert.strictEqual(b.submit(9000, 1000, (x) => got.push(x)), 'held');
         assert.strictEqual(b.submit(4, 1, () => {}), 'recorded');
         sim.advance(500); // 21000
         assert.deepStrictEqual(stalls, []);
         c.dispose();
-        // SPEC §4: b's held sample is judged now (no evidence over its window: recorded, a hang
-        // stall sample); its window overlaps a's episode, which it joins; the episode is reported
-        // during dispose(), at the time of the dispose.
-        assert.deepStrictEqual(got, [9000], 'the held sample is recorded by dispose()');
-        const { at, stall } = only(stalls);
-        assert.strictEqual(at, 21000);
-        assert.deepStrictEqual(stall, {
-          kind: 'suspend', durationMs: 9000, start: 14000, end: 20500, samples: 2, monitors: ['a', 'b'],
+        // SPEC §4: b's held sample is judged now: recorded as its own part, a hang stall sample,
+        // an episode apart from a's suspend (SPEC §5); both are reported during dispose(), at
+        // the time of the dispose, in the order they began.
+        assert.deepStrictEqual(got, [8500], 'the held sample is recorded by dispose(), its own part');
+        assert.deepStrictEqual(stalls.map((x) => x.at), [21000, 21000]);
+        assert.deepStrictEqual(stalls[0].stall, {
+          kind: 'suspend', durationMs: 6000, start: 14000, end: 20000, samples: 1, monitors: ['a'],
         });
-        assert.deepStrictEqual(published, [stall]);
+        assert.deepStrictEqual(stalls[1].stall, {
+          kind: 'hang', durationMs: 8500, start: 19500, end: 20500, samples: 1, monitors: ['b'], cause: null,
+        });
+        assert.deepStrictEqual(published, stalls.map((x) => x.stall));
         const s = c.stats();
-        assert.deepStrictEqual(s.stalls, { hang: 0, suspend: 1, pause: 0 });
+        assert.deepStrictEqual(s.stalls, { hang: 1, suspend: 1, pause: 0 });
         assert.strictEqual(s.cancelled, 0);
         assert.strictEqual(s.held, 0);
         assert.strictEqual(s.monitors.b.recorded, 2);
         assertConservation(s);
         sim.advance(60000);
         c.dispose();
-        assert.strictEqual(stalls.length, 1, 'never reported twice');
-        assert.deepStrictEqual(got, [9000], 'recorded once');
-        assert.deepStrictEqual(c.stats().stalls, { hang: 0, suspend: 1, pause: 0 });
+        assert.strictEqual(stalls.length, 2, 'never reported twice');
+        assert.deepStrictEqual(got, [8500], 'recorded once');
+        assert.deepStrictEqual(c.stats().stalls, { hang: 1, suspend: 1, pause: 0 });
       } finally {
         diagnosticsChannel.unsubscribe('lagwatch:stall', onMessage);
       }
@@ -329,11 +343,11 @@ describe('stall episodes (SPEC §5)', () => {
       const stalls = collectStalls(c, sim);
       advanceTo(sim, 20000);
       const v = c.createValidator({ name: 'v' });
-      c.tracker.add(19000, 19100, 'suspend');
-      v.submit(6000, 1000, () => {}); // [19000, 20000] suspend
+      c.tracker.add(19000, 20000, 'suspend');
+      v.submit(6000, 1000, () => {}); // [19000, 20000] suspend (own part 5000)
       advanceTo(sim, 21000);
-      c.tracker.add(20500, 20600, 'pause');
-      v.submit(6000, 700, () => {}); // [20300, 21000] pause, separate
+      c.tracker.add(20300, 21000, 'pause');
+      v.submit(5500, 700, () => {}); // [20300, 21000] pause (own part 4800), separate
       c.dispose();
       assert.deepStrictEqual(stalls.map((s) => s.stall.kind), ['suspend', 'pause']);
       assert.deepStrictEqual(c.stats().stalls, { hang: 0, suspend: 1, pause: 1 });

@@ -6,7 +6,7 @@ const path = require('path');
 const ROOT = path.resolve(__dirname, '..');
 const lw = require(ROOT);
 
-const BUILTIN_REASONS = ['hidden', 'frozen', 'suspend', 'pause', 'throttled'];
+const BUILTIN_REASONS = ['hidden', 'frozen', 'suspend', 'pause', 'throttled', 'debugger'];
 const MONITOR_KEYS = ['cancelled', 'discarded', 'held', 'max', 'mean', 'min', 'p50', 'p99',
   'recorded', 'submitted'];
 

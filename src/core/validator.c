@@ -210,7 +210,7 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
   lw_name_stats_t *ns;
   lw_interval_t iv;
   lw_event_t *ev;
-  double own, stopped;
+  double own, stopped, value;
   held_trim(c);
   if (c->held_head == c->held_len) return;
   h = c->held[c->held_head++];
@@ -221,10 +221,12 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
   ns->held--;
   c->held_count--;
   ev = lw__event_push(c, LW_EVENT_RESOLVED, at);
+  value = h.value;
   if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv) && lw_reason_is_stop(iv.reason) &&
       own_part(c, v, h.ws, h.we, h.value, at, &own, &stopped) && own > v->stall_threshold_ms) {
     /* The app's own part is a hang of its own; the stop, if long enough, a stall of its kind:
      * two episodes (SPEC §5). The sample is recorded as its own part. */
+    value = own;
     count_recorded(c, v, own, h.we - h.ws);
     lw_conditions_stall(c, h.ws, h.we, own, LW_KIND_HANG, v->name_id, at);
     stall_from_evidence(c, v, iv.reason, h.ws, h.we, stopped, at);
@@ -247,7 +249,8 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
   if (ev) {
     ev->token = h.token;
     ev->validator = h.validator;
-    ev->value = h.value;
+    /* What was recorded: the own part where the rule applied (record() gets that). */
+    ev->value = value;
   }
 }
 

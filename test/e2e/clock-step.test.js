@@ -84,7 +84,7 @@ describe('e2e: a +1 h wall-clock step under libfaketime (real process)', functio
 
     // Wall-clock steps never discard samples, open no interval and start no episode.
     assert.deepStrictEqual(r.stats.discarded,
-      { hidden: 0, frozen: 0, suspend: 0, pause: 0, throttled: 0 }, 'stats().discarded');
+      { hidden: 0, frozen: 0, suspend: 0, pause: 0, throttled: 0, debugger: 0 }, 'stats().discarded');
     for (const [name, mon] of Object.entries(r.stats.monitors)) {
       assert.strictEqual(mon.discarded, 0, `monitors.${name}.discarded`);
     }

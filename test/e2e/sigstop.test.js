@@ -52,7 +52,7 @@ describe('e2e: SIGSTOP for 6 s, then SIGCONT (real process)', function () {
     assert.deepStrictEqual(r.events.jump, [], 'no jump event');
 
     assert.ok(r.stats.discarded.pause >= 1, `discarded.pause >= 1: ${JSON.stringify(r.stats.discarded)}`);
-    for (const reason of ['hidden', 'frozen', 'suspend', 'throttled']) {
+    for (const reason of ['hidden', 'frozen', 'suspend', 'throttled', 'debugger']) {
       assert.strictEqual(r.stats.discarded[reason], 0, `discarded.${reason}: ${JSON.stringify(r.stats.discarded)}`);
     }
     // The worker thread saw its own timer late by the stop (less up to one 1000 ms period that

@@ -111,7 +111,7 @@ describe('e2e: a 30 s system suspend, simulated by an LD_PRELOAD shim (real proc
     assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, 'stats().stalls');
     assert.deepStrictEqual(r.events.workerHang, [], 'no workerHang');
     assert.strictEqual(r.workerStats.workerHangs.count, 0, 'lag_worker_hangs');
-    for (const reason of ['hidden', 'frozen', 'pause', 'throttled']) {
+    for (const reason of ['hidden', 'frozen', 'pause', 'throttled', 'debugger']) {
       assert.strictEqual(r.stats.discarded[reason], 0, `discarded.${reason}: ${JSON.stringify(r.stats.discarded)}`);
     }
     assertConservation(r.statsBeforeStop, 'before stop()');

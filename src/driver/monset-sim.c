@@ -91,6 +91,8 @@ static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
   int got;
   lw__monset_awake(s, now, &got);
+  /* Evidence before the iteration's judgment, as monset-uv.c's prepare hook does. */
+  if (!got) (void)s->be->receive(s, now);
   (void)lw_monitors_iteration(&s->core, now, outside_ms);
 }
 static void main_wake_cb(lw_client_t *c, double now) {

@@ -223,7 +223,7 @@ static void prepare_cb(uv_prepare_t *p) {
   uv_loop_t *loop = s->uv->timer.loop;
   uint64_t began = uv_now(loop);
   double now, outside = 0;
-  int rearm, may_wait;
+  int rearm, may_wait, got;
   if (s->uw == NULL) return; /* finished */
   if (began == s->prepare_raw && s->merge_ok) {
     /* Not timed. Its poll may wait and add to libuv's idle time: the next timed prepare reads
@@ -254,7 +254,17 @@ static void prepare_cb(uv_prepare_t *p) {
     s->suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
   if (!s->check_on) s->idle_valid = 0; /* no check_cb saw whether a poll since waited */
   lw_uvworker_progress(s->uw, now, rt_idle(s));
+  /* Evidence before judgment (SPEC §4): the iteration just ended may hold a stop of the whole
+   * process (SIGSTOP in a callback, a freezer, a VM pause), which the worker tells only when it
+   * runs again, at the same moment as this thread. What it has sent is applied first, and a
+   * worker overdue by a stop's worth is awaited (uv_receive), before the iteration's sample is
+   * judged. */
+  got = lw__monset_evidence(s, now);
   rearm = lw_monitors_iteration(&s->core, now, outside);
+  if (got) {
+    lw__monset_hand_over(s, 0, 1, now);
+    rearm = 1;
+  }
   /* The poll that follows waits only with a timeout: without one (an immediate, an idle handle,
    * a pending callback, a due timer) libuv counts no idle time, and the next reading is this
    * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep

@@ -33,6 +33,53 @@ describe('e2e: stops of any length on Linux (SPEC §12, real processes)', functi
     });
   }
 
+  // SPEC §5: no stop of 1 s or more is any monitor's lag, wherever it lands. Here it lands inside
+  // a timer callback, mid-iteration (the process stops itself): the iteration's loopBlock sample
+  // holds it, and the worker, which tells the stop only when it runs again, resumes at the same
+  // moment as the main thread.
+  for (const ms of [1000, 2000]) {
+    it(`SIGSTOP ${ms / 1000} s inside a callback: no monitor records it as lag`, async () => {
+      const f = spawnFixture('stop-self.js', [1500, 1500 + ms + 4000]);
+      await f.waitFor('stopping', 20000);
+      await sleep(ms);
+      f.signal('SIGCONT');
+      const r = await f.result(30000);
+      const why = f.describe();
+      assert.ok(r.stop.resumed - r.stop.at >= ms - 50, `the callback spanned the stop: ${JSON.stringify(r.stop)}`);
+      for (const name of ['driftLag', 'macrotaskLag', 'loopBlock', 'worker']) {
+        const m = r.stats.monitors[name];
+        assert.ok(!(m.max >= ms / 2), `${name}: no lag of the stop recorded (max ${m.max})\n${why}`);
+      }
+      assert.ok(r.stats.discarded.pause >= 1, `discarded as pause: ${JSON.stringify(r.stats.discarded)}\n${why}`);
+      assert.ok(r.stats.monitors.loopBlock.discarded >= 1, `loopBlock's sample of the iteration discarded\n${why}`);
+      assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, why);
+      assert.deepStrictEqual(r.events.workerHang, [], why);
+      assertConservation(r.stats, why);
+    });
+  }
+
+  // SPEC §5: evidence explains only the time it covers. 7 s of the app's own time with a 3 s stop
+  // inside: the app's 7 s are a hang (its own part), which the worker's 'workerHang' confirms
+  // within 100 ms; the 3 s stop, under the threshold, is no episode.
+  it('7 s of busy work (the thread\'s own time) with a 3 s SIGSTOP inside: one hang of the 7 s, as workerHang says', async () => {
+    const f = spawnFixture('cause.js', ['own:7000', 1000, 3500]);
+    await f.waitFor('ready', 20000);
+    await sleep(1700); // the work runs from 200 ms after 'ready'
+    f.signal('SIGSTOP');
+    await sleep(3000);
+    f.signal('SIGCONT');
+    const r = await f.result(40000);
+    const why = f.describe();
+    assert.ok(r.work.end - r.work.start >= 9800, `the work spanned the stop: ${JSON.stringify(r.work)}`);
+    assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, `one hang, no pause\n${why}`);
+    assert.strictEqual(r.events.workerHang.length, 1, `one workerHang\n${why}`);
+    const hang = r.events.stall.find((e) => e.kind === 'hang');
+    const wh = r.events.workerHang[0];
+    assert.ok(Math.abs(hang.durationMs - wh.durationMs) <= 100,
+      `the episode (${hang.durationMs} ms) and workerHang (${wh.durationMs} ms) agree within 100 ms\n${why}`);
+    assert.ok(hang.durationMs >= 6900 && hang.durationMs < 9000, `the app's own 7 s: ${hang.durationMs}\n${why}`);
+  });
+
   // 4 s of the thread's own time (on a CPU or waiting for one): 4 s of CPU work would take ~6 s
   // of it beside two busy competitors, a hang by SPEC §12 (starvation is lag, never a pause).
   it('4 s of busy work (the thread\'s own time) with a 3 s SIGSTOP inside: no hang (4 s of the app\'s own)', async () => {

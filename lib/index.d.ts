@@ -16,7 +16,7 @@ export type StallKind = 'hang' | 'suspend' | 'pause';
 export type Verdict = 'recorded' | 'discarded' | 'held' | 'disposed';
 
 /** A reason is 1–64 characters of [a-z0-9_.-]; built-in: hidden, frozen, suspend, pause, throttled. */
-export type Reason = 'hidden' | 'frozen' | 'suspend' | 'pause' | 'throttled' | (string & {});
+export type Reason = 'hidden' | 'frozen' | 'suspend' | 'pause' | 'throttled' | 'debugger' | (string & {});
 
 export interface Interval {
   start: number;
@@ -356,6 +356,15 @@ export interface Simulation {
   stallWorker(ms: number): void;
   /** For ms, main-thread timers fire only at multiples of alignMs (default 1000). */
   throttle(ms: number, alignMs?: number): void;
+  /**
+   * One callback of the main loop made of steps: a stop ('pause') or a sleep inside it lands
+   * mid-iteration; the iteration ends after the last step.
+   */
+  iteration(steps: Array<
+    | ['block', number]
+    | ['block', number, 'cpu' | 'gc' | 'blocked' | 'starved' | 'throttled']
+    | ['pause' | 'sleep' | 'stepWall', number]
+  >): void;
 }
 
 export function createSimulation(options?: SimulationOptions): Simulation;

@@ -61,6 +61,31 @@ class Simulation {
     native.simVerb(handles.get(this), 'stallWorker', ms);
   }
 
+  // One callback of the main loop made of steps, each [verb, ms, state?]: 'block' (the callback
+  // works; state as for block()), 'pause' (the process is stopped inside it), 'sleep' (the system
+  // sleeps inside it), 'stepWall'. A stop or a sleep lands mid-iteration: its time is the
+  // iteration's (the loop does not wait in its poll), and the iteration ends after the last step,
+  // when overdue main work runs (SPEC §5's compound cases: a stop then the app's work, the app's
+  // work with a stop inside).
+  iteration(steps) {
+    if (!Array.isArray(steps)) throw new TypeError('The "steps" argument must be an array of [verb, ms, state?]');
+    for (const [i, step] of steps.entries()) {
+      if (!Array.isArray(step) || typeof step[0] !== 'string') {
+        throw new TypeError(`The "steps[${i}]" argument must be an array [verb, ms, state?]`);
+      }
+      if (!['block', 'pause', 'sleep', 'stepWall'].includes(step[0])) {
+        throw new RangeError(`The "steps[${i}]" argument must name 'block', 'pause', 'sleep' or 'stepWall'`);
+      }
+    }
+    const h = handles.get(this);
+    native.simVerb(h, 'callback', 0);
+    try {
+      for (const [verb, ms, state] of steps) native.simVerb(h, verb, ms, state);
+    } finally {
+      native.simVerb(h, 'return', 0);
+    }
+  }
+
   // For ms, main-thread timers fire only at multiples of alignMs (App Nap, background throttling;
   // the native side's default when absent).
   throttle(ms, alignMs) {

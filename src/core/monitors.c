@@ -289,6 +289,18 @@ static void jump(lw_monitors_t *m, lw_jump_t kind, double at, double delta) {
 
 /* clockDrift (SPEC §6): sleep = growth of (inclusive - exclusive); d = Δwall - Δmonotonic, less
  * the sleep where the monotonic clock excludes it. */
+/* A suspend of `slept` ms seen by clockDrift somewhere since its previous read: a suspend
+ * interval over that monotonic span (SPEC §6), which discards what overlaps it. Of the span, the
+ * sleep took `slept` ms where the monotonic clock counts it (macOS, Windows), none where it
+ * stands still (Linux): that is all of the samples' time it explains (SPEC §5's own part); the
+ * rest of the span may be the app's. */
+static void clock_suspend(lw_monitors_t *m, double slept, double now) {
+  double weight = m->rd.mono_includes_sleep ? slept : 0;
+  if (lw_tracker_add_weighted(&m->c->tracker, m->clock_prev_mono, now, LW_REASON_SUSPEND, weight,
+                              now) != LW_OK)
+    m->c->lost++;
+}
+
 static void clock_fire(lw_monitors_t *m, double now) {
   double wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
   double dmono = now - m->clock_prev_mono;
@@ -300,7 +312,7 @@ static void clock_fire(lw_monitors_t *m, double now) {
     double d = dwall - dmono - (m->rd.mono_includes_sleep ? 0 : sleep);
     if (sleep >= m->cfg.suspend_min_ms) {
       jump(m, LW_JUMP_SUSPEND, now, sleep);
-      evidence_add(m, m->clock_prev_mono, now, LW_REASON_SUSPEND, now);
+      clock_suspend(m, sleep, now);
     } else if (fabs(d) >= m->cfg.step_min_ms) {
       jump(m, LW_JUMP_STEP, now, d);
     }
@@ -309,7 +321,7 @@ static void clock_fire(lw_monitors_t *m, double now) {
     double d = dwall - dmono;
     if (d >= m->cfg.step_min_ms) {
       jump(m, LW_JUMP_SUSPEND, now, d);
-      evidence_add(m, m->clock_prev_mono, now, LW_REASON_SUSPEND, now);
+      clock_suspend(m, d, now);
     } else if (d <= -m->cfg.step_min_ms) {
       jump(m, LW_JUMP_STEP, now, d);
     }

@@ -164,6 +164,7 @@ int lw_tracker_open(lw_tracker_t *t, uint32_t reason, double now, int counted, u
   iv.seq = t->next_seq;
   iv.reason = reason;
   iv.counted = counted ? 1 : 0;
+  iv.weight = NAN;
   rc = bucket_insert(&t->buckets[reason], &iv);
   if (rc != LW_OK) return rc;
   t->next_seq++;
@@ -231,6 +232,11 @@ int lw_tracker_close(lw_tracker_t *t, uint64_t seq, double now) {
 }
 
 int lw_tracker_add(lw_tracker_t *t, double start, double end, uint32_t reason, double now) {
+  return lw_tracker_add_weighted(t, start, end, reason, NAN, now);
+}
+
+int lw_tracker_add_weighted(lw_tracker_t *t, double start, double end, uint32_t reason,
+                            double weight, double now) {
   lw_interval_t iv;
   int rc;
   if (reason >= t->nreasons) return LW_EINVAL;
@@ -241,6 +247,7 @@ int lw_tracker_add(lw_tracker_t *t, double start, double end, uint32_t reason, d
   iv.seq = t->next_seq;
   iv.reason = reason;
   iv.counted = 0;
+  iv.weight = weight < end - start ? weight : NAN;
   rc = bucket_insert(&t->buckets[reason], &iv);
   if (rc != LW_OK) return rc;
   t->next_seq++;
@@ -312,12 +319,13 @@ int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
   return lw_tracker_find(t, ws, we, LW_REASON_ANY, now, out);
 }
 
-double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
-                          double now) {
+/* The union of the kept full-weight intervals of `reasons` inside [ws, we] (weighted ones are
+ * skipped when `weighted` is 0, taken alone when 1). */
+static double covered_pass(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
+                           double now, int weighted) {
   size_t pos[4], len[4], k;
   const lw__bucket_t *b[4];
   double total = 0, cs = 0, ce = -INFINITY;
-  if (n > 4) n = 4;
   for (k = 0; k < n; k++) {
     ptrdiff_t i = reasons[k] < t->nreasons ? bucket_find(t, &t->buckets[reasons[k]], ws, we, now) : -1;
     b[k] = i < 0 ? NULL : &t->buckets[reasons[k]];
@@ -342,6 +350,18 @@ double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t 
     s = iv->start > ws ? iv->start : ws;
     e = iv->end < we ? iv->end : we;
     if (!(e > s)) continue;
+    if (weighted) {
+      double own, full;
+      if (isnan(iv->weight)) continue;
+      /* What the full ones leave of it, up to what its weight has left once theirs (the same
+       * stop, seen by a thread that ran at its edges) is taken out. */
+      full = covered_pass(t, iv->start, iv->end, reasons, n, now, 0);
+      own = (e - s) - covered_pass(t, s, e, reasons, n, now, 0);
+      if (own > iv->weight - full) own = iv->weight - full;
+      if (own > 0) total += own;
+      continue;
+    }
+    if (!isnan(iv->weight)) continue;
     if (s > ce) {
       if (ce > -INFINITY) total += ce - cs;
       cs = s;
@@ -352,6 +372,12 @@ double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t 
   }
   if (ce > -INFINITY) total += ce - cs;
   return total;
+}
+
+double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
+                          double now) {
+  if (n > 4) n = 4;
+  return covered_pass(t, ws, we, reasons, n, now, 0) + covered_pass(t, ws, we, reasons, n, now, 1);
 }
 
 int lw_tracker_find_other(lw_tracker_t *t, double ws, double we, double now, lw_interval_t *out) {

@@ -46,6 +46,9 @@ typedef struct lw_interval_s {
   uint64_t seq;   /* order of addition; also the handle of an open interval */
   uint32_t reason;
   uint8_t counted; /* opened by a caller that counts against LW_OPEN_MAX */
+  /* The stop time it accounts for (SPEC §5's own part), if less than its length: a suspend seen
+   * by the clocks alone lies somewhere in the span between two reads; NAN: all of it. */
+  double weight;
 } lw_interval_t;
 
 typedef struct lw__bucket_s {
@@ -100,6 +103,10 @@ int lw_tracker_add_reason(lw_tracker_t *t, const char *name, size_t len, double 
 int lw_tracker_close(lw_tracker_t *t, uint64_t seq, double now);
 /* Adds the closed interval [start, end]; end < start is ignored (returns LW_OK, adds nothing). */
 int lw_tracker_add(lw_tracker_t *t, double start, double end, uint32_t reason, double now);
+/* The same, for evidence that accounts for `weight` ms of stop time somewhere in [start, end]
+ * (lw_interval_t.weight): it discards as any interval, and covers at most that much time. */
+int lw_tracker_add_weighted(lw_tracker_t *t, double start, double end, uint32_t reason,
+                            double weight, double now);
 
 /* Finds the first interval (earliest start, then earliest added) of `reason` (LW_REASON_ANY for
  * every reason) overlapping [ws, we]: closed [s, e] iff s < we && e > ws; open [s, inf) iff
@@ -112,7 +119,8 @@ int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
 
 /* Drops expired intervals; returns the number kept. */
 /* The time inside [ws, we] that kept intervals of the `n` reasons `reasons` cover (their union,
- * each clipped to the window; an open one to `we`), ms. At most 4 reasons. */
+ * each clipped to the window; an open one to `we`), ms. At most 4 reasons. An interval with a
+ * weight adds at most its weight, beyond what the others cover of it. */
 double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
                           double now);
 /* 1 and `*out` if an interval of a reason that is no stop (lw_reason_is_stop) overlaps [ws, we]. */

@@ -91,6 +91,11 @@ static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reas
   ns->discarded_by_reason[reason]++;
 }
 
+/* An own part this short is within the evidence's uncertainty (a stop is seen from the worker's
+ * first check after it began: up to a worker interval late while the loop waited): the sample is
+ * the stop's, whole. */
+#define LW_OWN_NOISE_MS 1000.0
+
 /* Step 2's stall rule: suspend and pause evidence make a long sample a stall of that kind. */
 static void stall_from_evidence(lw_conditions_t *c, lw_validator_t *v, uint32_t reason,
                                 double ws, double we, double value, double now) {
@@ -115,6 +120,24 @@ static int own_part(lw_conditions_t *c, const lw_validator_t *v, double ws, doub
   *own = value - lw_tracker_covered(&c->tracker, ws, we, stops, 3, now);
   *stopped = lw_tracker_covered(&c->tracker, ws, we, stops, 2, now);
   return 1;
+}
+
+/* A long sample discarded for `iv` (the reason looked at first): a stall of the stop's kind
+ * (SPEC §5). Its duration is the time the stops cover when they reach the threshold on their own
+ * and the app's part is more than their uncertainty; otherwise the sample's whole value (neither
+ * part reaches the threshold alone: the sample is the stop's, as SPEC §4 step 2 has it). None if
+ * the stops cover none of it (a suspend where the monotonic clock stood still), or the reason is
+ * no stop of the process (hidden, throttled, a debugger). */
+static void stall_discarded(lw_conditions_t *c, lw_validator_t *v, const lw_interval_t *iv,
+                            double ws, double we, double value, double now) {
+  double own, stopped;
+  if (!lw_reason_is_stop(iv->reason) || !own_part(c, v, ws, we, value, now, &own, &stopped)) {
+    stall_from_evidence(c, v, iv->reason, ws, we, value, now);
+    return;
+  }
+  if (!(stopped > 0)) return;
+  stall_from_evidence(c, v, iv->reason, ws, we,
+                      own < LW_OWN_NOISE_MS || stopped < v->stall_threshold_ms ? value : stopped, now);
 }
 
 int lw_validator_check(const lw_conditions_t *c, uint32_t id, double value, double window_ms,
@@ -157,7 +180,7 @@ int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, d
     c->submitted++;
     c->names[v->name_id]->submitted++;
     count_discarded(c, v, iv.reason);
-    stall_from_evidence(c, v, iv.reason, ws, we, value, now);
+    stall_discarded(c, v, &iv, ws, we, value, now);
     *detail = iv.reason;
     return LW_VERDICT_DISCARDED;
   }
@@ -236,7 +259,7 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
     }
   } else if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv)) {
     count_discarded(c, v, iv.reason);
-    stall_from_evidence(c, v, iv.reason, h.ws, h.we, h.value, at);
+    stall_discarded(c, v, &iv, h.ws, h.we, h.value, at);
     if (ev) {
       ev->verdict = LW_VERDICT_DISCARDED;
       ev->reason = iv.reason;

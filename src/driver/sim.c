@@ -43,6 +43,7 @@ double lw_sim_now(const lw_sim_t *sim) { return sim->now; }
  * throttle only at the next multiple of the alignment. */
 static double effective_due(const lw_sim_t *sim, const lw_client_t *c, double due) {
   if (c->thread == LW_THREAD_WORKER) return due > sim->worker_free_at ? due : sim->worker_free_at;
+  if (sim->in_callback) return LW_NEVER; /* the main thread is inside a callback until "return" */
   if (due < sim->main_free_at) due = sim->main_free_at;
   if (c->evidence_due) return due > sim->now ? due : sim->now; /* hands over, no timer */
   if (c->is_timer && due < sim->throttle_until) {
@@ -106,17 +107,23 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
 
 int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
                 double *target, lw_err_t *err) {
-  static const char *const verbs[] = {"advance",  "block",       "sleep",    "pause",
-                                      "stepWall", "stallWorker", "throttle", "starve"};
+  static const char *const verbs[] = {"advance",  "block",       "sleep",    "pause",   "stepWall",
+                                      "stallWorker", "throttle", "starve", "callback", "return"};
   static const char *const states[LW_SIM_STATES] = {"cpu", "gc", "blocked", "starved",
                                                     "throttled"};
   int v, st = LW_SIM_CPU;
-  for (v = 0; v < 8 && strcmp(verb, verbs[v]) != 0; v++) {
+  for (v = 0; v < 10 && strcmp(verb, verbs[v]) != 0; v++) {
   }
-  if (v == 8)
+  if (v == 10)
     return lw__refuse(err, LW_EINVAL, "verb",
                       "one of advance, block, sleep, pause, stepWall, stallWorker, throttle, "
-                      "starve");
+                      "starve, callback, return");
+  /* Inside a callback only what can happen to a running callback: it works, the process is
+   * stopped or the system sleeps, the wall clock steps; "return" ends it. */
+  if (sim->in_callback ? !(v == 1 || v == 2 || v == 3 || v == 4 || v == 9) : v == 9)
+    return lw__refuse(err, LW_EINVAL, "verb",
+                      sim->in_callback ? "block, sleep, pause, stepWall or return inside a callback"
+                                       : "return only inside a callback");
   if (v == 4 ? !isfinite(ms) : !(isfinite(ms) && ms >= 0))
     return lw__refuse(err, LW_EINVAL, "ms", v == 4 ? "a finite number" : "a finite number >= 0");
   if (v == 6 && !(isfinite(align_ms) && align_ms > 0))
@@ -136,6 +143,8 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
     case 3: lw_sim_pause(sim, ms); *target = sim->now; break;
     case 4: lw_sim_step_wall(sim, ms); break;
     case 5: lw_sim_stall_worker(sim, ms); *target += ms; break;
+    case 8: lw_sim_callback(sim); break;
+    case 9: sim->in_callback = 0; break; /* the iteration ends: overdue main work runs now */
     default: lw_sim_throttle(sim, ms, align_ms); *target += ms; break;
   }
   return LW_OK;
@@ -147,13 +156,30 @@ static double cur_part(const lw_sim_t *sim, double t) {
   return end > sim->cur_start ? end - sim->cur_start : 0;
 }
 
-void lw_sim_block(lw_sim_t *sim, double ms, int state) {
+/* The loop stops waiting: a callback begins (a block, or "callback"). */
+static void loop_wakes(lw_sim_t *sim) {
   lw_client_t *c;
-  /* The loop stops waiting: a callback begins. */
   for (c = sim->sched.head; c != NULL; c = c->next)
     if (c->wake != NULL) c->wake(c, sim->now);
   /* A block that begins as the previous one ends continues it: the loop did not wait between. */
   if (sim->main_free_at < sim->now) sim->wait_end = sim->now;
+}
+
+void lw_sim_callback(lw_sim_t *sim) {
+  loop_wakes(sim);
+  if (sim->main_free_at < sim->now) sim->main_free_at = sim->now;
+  sim->in_callback = 1;
+}
+
+/* Inside a callback, time that passes while the process is stopped (or, where the monotonic
+ * clock counts it, the system sleeps) is the iteration's: the loop did not wait in its poll. */
+static void callback_held(lw_sim_t *sim, double ms) {
+  sim->busy_total += ms;
+  sim->main_free_at = sim->now;
+}
+
+void lw_sim_block(lw_sim_t *sim, double ms, int state) {
+  if (!sim->in_callback) loop_wakes(sim);
   /* The previous block is over: what it spent is settled. */
   sim->main_acc[sim->cur_state] += cur_part(sim, sim->now);
   sim->cur_state = state;
@@ -200,6 +226,7 @@ void lw_sim_sleep(lw_sim_t *sim, double ms) {
     /* uv_hrtime counts the sleep: monotonic, wall and inclusive advance, exclusive does not. */
     sim->now += ms;
     sim->excl_off -= ms;
+    if (sim->in_callback) callback_held(sim, ms);
   } else {
     /* CLOCK_MONOTONIC stops: only the wall clock and CLOCK_BOOTTIME advance. */
     sim->wall_off += ms;
@@ -207,7 +234,10 @@ void lw_sim_sleep(lw_sim_t *sim, double ms) {
   }
 }
 
-void lw_sim_pause(lw_sim_t *sim, double ms) { sim->now += ms; }
+void lw_sim_pause(lw_sim_t *sim, double ms) {
+  sim->now += ms;
+  if (sim->in_callback) callback_held(sim, ms);
+}
 
 void lw_sim_step_wall(lw_sim_t *sim, double ms) { sim->wall_off += ms; }
 
@@ -249,7 +279,7 @@ double lw_sim_idle(const lw_sim_t *sim) {
 
 double lw_sim_main_avail(const lw_sim_t *sim) {
   if (sim->loop == LW_LOOP_EMBEDDED) return NAN;
-  return sim->main_free_at < sim->now ? sim->now : sim->wait_end;
+  return sim->main_free_at < sim->now && !sim->in_callback ? sim->now : sim->wait_end;
 }
 
 double lw_sim_runnable(const lw_sim_t *sim) {

@@ -14,6 +14,9 @@
  * - stepWall(ms): the wall clock jumps.
  * - stallWorker(ms): only the worker thread stops.
  * - throttle(ms, align): main-thread timers fire only at multiples of `align` for `ms`.
+ * - callback ... return: one callback of the main loop, made of the verbs between (block, pause,
+ *   sleep, stepWall): a stop or a sleep inside it lands mid-iteration, its time the iteration's
+ *   (the loop did not wait), and the iteration ends at "return" (SPEC §5's compound cases).
  *
  * Clocks: monotonic = `now`; wall, sleep-inclusive and sleep-exclusive are `now` plus offsets
  * that the verbs move. The main loop's idle time is `now - busy_total`: only block() makes it
@@ -54,6 +57,7 @@ typedef struct lw_sim_s {
   lw_sched_t sched;
   unsigned refs;
   int advancing;
+  int in_callback; /* between "callback" and "return": one iteration of the main loop */
   /* The main thread's times by state (SPEC §12), the current block's part counted as it goes. */
   double main_acc[LW_SIM_STATES];
   int cur_state;
@@ -80,6 +84,7 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target);
 /* The verbs move the clocks and the thread states; the caller then steps to now + ms (block,
  * stallWorker, throttle) or to now (sleep, pause: overdue work runs at the wake-up). */
 void lw_sim_block(lw_sim_t *sim, double ms, int state);
+void lw_sim_callback(lw_sim_t *sim);
 void lw_sim_starve(lw_sim_t *sim, double ms);
 void lw_sim_sleep(lw_sim_t *sim, double ms);
 void lw_sim_pause(lw_sim_t *sim, double ms);
@@ -90,7 +95,7 @@ void lw_sim_stall_worker(lw_sim_t *sim, double ms);
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
 
 /* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "stepWall",
- * "stallWorker", "throttle", "starve"), checked then applied: `ms` must be finite and >= 0 (any
+ * "stallWorker", "throttle", "starve", "callback", "return"), checked then applied: `ms` must be finite and >= 0 (any
  * finite value for stepWall), `align_ms` finite and > 0 (throttle only), `state` NULL or one of
  * "cpu", "gc", "blocked", "starved", "throttled" (block only). LW_EINVAL names the argument in
  * `*err` and changes nothing. On success `*target` is the time to step to (lw_sim_step). */

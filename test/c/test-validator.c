@@ -716,3 +716,28 @@ TEST_IMPL(tracker_covered_union) {
   lw_tracker_free(&t);
   return 0;
 }
+
+/* A weighted interval (a suspend the clocks saw somewhere in a span) covers at most its weight,
+ * less what full intervals inside it already cover (the same stop, seen by the worker). */
+TEST_IMPL(tracker_covered_weighted) {
+  lw_tracker_t t;
+  static const uint32_t stops[3] = {LW_REASON_SUSPEND, LW_REASON_PAUSE, LW_REASON_DEBUGGER};
+  ASSERT_EQ(lw_tracker_init(&t, 120000), LW_OK);
+  /* Linux: the sleep took no monotonic time: covers nothing, still discards. */
+  ASSERT_EQ(lw_tracker_add_weighted(&t, 10000, 16000, LW_REASON_SUSPEND, 0, 16000), LW_OK);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 10000, 16000, stops, 3, 16000), 0);
+  lw_tracker_free(&t);
+  /* macOS: 30 s slept within [10000, 46000]; the worker saw [10100, 40000] of it. */
+  ASSERT_EQ(lw_tracker_init(&t, 120000), LW_OK);
+  ASSERT_EQ(lw_tracker_add_weighted(&t, 10000, 46000, LW_REASON_SUSPEND, 30000, 46000), LW_OK);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 10000, 46000, stops, 3, 46000), 30000);
+  ASSERT_EQ(lw_tracker_add(&t, 10100, 40000, LW_REASON_SUSPEND, 46000), LW_OK);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 10000, 46000, stops, 3, 46000), 29900 + 100);
+  /* A window of the app's work after the wake-up: at most what the weight has left (100). */
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 40000, 46000, stops, 3, 46000), 100);
+  /* A weight as long as the span or longer: a full interval. */
+  ASSERT_EQ(lw_tracker_add_weighted(&t, 50000, 51000, LW_REASON_PAUSE, 5000, 51000), LW_OK);
+  ASSERT_DBL_EQ(lw_tracker_covered(&t, 50000, 51000, stops, 3, 51000), 1000);
+  lw_tracker_free(&t);
+  return 0;
+}

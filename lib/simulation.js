@@ -2,7 +2,7 @@
 // The deterministic clock of SPEC §8. Everything driven by it runs through the same C core as in
 // real time; advance() runs due work at its due time, in order.
 const native = require('./native');
-const { checkOptions } = require('./util');
+const { checkOptions, typeError } = require('./util');
 
 const handles = new WeakMap();
 
@@ -68,13 +68,15 @@ class Simulation {
   // when overdue main work runs (SPEC §5's compound cases: a stop then the app's work, the app's
   // work with a stop inside).
   iteration(steps) {
-    if (!Array.isArray(steps)) throw new TypeError('The "steps" argument must be an array of [verb, ms, state?]');
+    if (!Array.isArray(steps)) throw typeError('The "steps" argument must be an array of [verb, ms, state?]');
     for (const [i, step] of steps.entries()) {
       if (!Array.isArray(step) || typeof step[0] !== 'string') {
-        throw new TypeError(`The "steps[${i}]" argument must be an array [verb, ms, state?]`);
+        throw typeError(`The "steps[${i}]" argument must be an array [verb, ms, state?]`);
       }
       if (!['block', 'pause', 'sleep', 'stepWall'].includes(step[0])) {
-        throw new RangeError(`The "steps[${i}]" argument must name 'block', 'pause', 'sleep' or 'stepWall'`);
+        const err = new RangeError(`The "steps[${i}]" argument must name 'block', 'pause', 'sleep' or 'stepWall'`);
+        err.code = 'ERR_OUT_OF_RANGE';
+        throw err;
       }
     }
     const h = handles.get(this);

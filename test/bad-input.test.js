@@ -92,6 +92,26 @@ describe('bad input (SPEC §11)', () => {
     });
   });
 
+  describe('sim.iteration', () => {
+    it('steps: not an array of [verb, ms] -> TypeError; another verb or a bad ms -> RangeError; the callback still ends', () => {
+      const sim = lw.createSimulation({ startMs: 100 });
+      for (const bad of [undefined, null, 5, 'block', {}]) assertRejects(() => sim.iteration(bad), T, TYPE, 'steps');
+      assertRejects(() => sim.iteration([5]), T, TYPE, 'steps[0]');
+      assertRejects(() => sim.iteration([['block', 5], 'pause']), T, TYPE, 'steps[1]');
+      for (const verb of ['advance', 'stallWorker', 'throttle', 'starve', 'callback', 'return', 'nope']) {
+        assertRejects(() => sim.iteration([[verb, 5]]), R, RANGE, 'steps[0]');
+      }
+      assert.strictEqual(sim.now(), 100, 'nothing ran');
+      // A bad ms inside the steps is refused by its verb; the steps before it ran, and the
+      // callback ended all the same: the simulation goes on.
+      assertRejects(() => sim.iteration([['block', 50], ['pause', -1]]), R, RANGE, 'ms');
+      assert.strictEqual(sim.now(), 150);
+      sim.advance(10);
+      sim.iteration([['pause', 5], ['block', 5, 'gc'], ['sleep', 5], ['stepWall', -5]]);
+      assert.strictEqual(sim.now(), 170);
+    });
+  });
+
   describe('createConditions', () => {
     it('options not an object -> TypeError naming options', () => {
       for (const bad of [null, 5, 'x', true]) assertRejects(() => lw.createConditions(bad), T, TYPE, 'options');

@@ -82,7 +82,7 @@ function assertRejects(fn, Cls, code, arg, ctx) {
   assert.strictEqual(thrown.constructor, Cls, `exactly a ${Cls.name}`);
   if (code !== undefined) assert.strictEqual(thrown.code, code, `code of "${thrown.message}"`);
   if (arg !== undefined) {
-    const re = new RegExp(`(^|[^A-Za-z0-9_])${arg.replace(/[.]/g, '\\.')}([^A-Za-z0-9_]|$)`);
+    const re = new RegExp(`(^|[^A-Za-z0-9_])${arg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^A-Za-z0-9_]|$)`);
     assert.match(thrown.message, re, `the message names "${arg}"`);
   }
   if (ctx) assert.deepStrictEqual(snapshot(ctx), before, 'nothing changed after the rejected call');

@@ -133,11 +133,11 @@ function matrix(platform, loop) {
 
     const suspends = m.conditions.tracker.intervals().filter((i) => i.reason === 'suspend');
     if (sleepCountsInMonotonic) {
-      // clockDrift: the monotonic span since its previous read; the worker: [sentAt - selfLag,
-      // sentAt], its timer having been due at 10100.
+      // clockDrift: the monotonic span since its previous read; the worker: the sleep its sleep
+      // clock measured (30000 ms) before its run at the wake-up, at most since its last run.
       assert.deepStrictEqual(suspends, [
         { start: 10000, end: 40000, reason: 'suspend' },
-        { start: 10100, end: 40000, reason: 'suspend' },
+        { start: 10000, end: 40000, reason: 'suspend' },
       ]);
       // driftLag's firing due at 10020 comes at 40000 (29980 late, window [10000, 40000]). Evidence
       // first (SPEC §4): the overdue clockDrift reading is taken before it is judged, so it is
@@ -268,9 +268,11 @@ function matrix(platform, loop) {
       assert.strictEqual(m.workerStats().workerHangs.count, 0);
       assert.strictEqual(m.conditions.stats().stalls.hang, 0);
       if (wake === 40100) {
-        // The worker's own evidence: [sentAt - selfLag, sentAt], its timer due at 10200.
+        // The worker's own evidence: a stop from its timer's due time (10200: [sentAt - selfLag,
+        // sentAt]); a sleep from when its sleep clock says it began (10100, its last run).
         const reason = verb === 'sleep' ? 'suspend' : 'pause';
-        assert.ok(m.conditions.tracker.intervals().some((i) => i.reason === reason && i.start === 10200 && i.end === 40100),
+        const start = verb === 'sleep' ? 10100 : 10200;
+        assert.ok(m.conditions.tracker.intervals().some((i) => i.reason === reason && i.start === start && i.end === 40100),
           JSON.stringify(m.conditions.tracker.intervals()));
         assert.strictEqual(m.workerStats().workerSelfLag.max, 29900);
       }
@@ -385,10 +387,99 @@ function matrix(platform, loop) {
   });
 }
 
+// SPEC §5, where a fault meets the app's own work: one callback at T0 (sim.iteration) holds a stop
+// or a sleep and the app's work. Evidence explains only the time it covers: the app's part is a
+// hang of its own, which the worker's 'workerHang' confirms within 100 ms; the stop is an episode
+// of its kind if it reaches the threshold alone. Each case: the 'stall' and 'workerHang' events as
+// [t, kind, durationMs, start, end] and [t, start, end, durationMs], by platform and loop.
+//   linux: a stop is seen from the worker's first check after it began (its checks come every
+//     100 ms while the loop is busy): the 500 ms stop at 10000 is evidence [10100, 10500], the 3 s
+//     one after 2 s of work [12050, 15000]; the app's part is the rest (6100 and 7550 ms), and the
+//     hang clock of the worker moves by the same lateness. A sleep takes no monotonic time.
+//   darwin, win32: a stop under the threshold cannot be told from starvation there (SPEC §12):
+//     it is the app's time; a 6 s stop is seen by the seed's rule. The monotonic clock counts a
+//     sleep: clockDrift's suspend [10000, 46000] accounts for its 30 s only, the worker's
+//     lateness [10100, 40000] for most of them, and the 6 s of work after the wake-up are a hang.
+//   An embedded loop's longest sample of the app's part is driftLag's, 20 ms under loopBlock's.
+// Keys: linux or other (darwin, win32), then the loop. The embedded loop's progress stamp is its
+// last iteration (driftLag's, 20 ms before T0), and its longest samples driftLag's.
+const H = (t, d, s, e) => [t, 'hang', d, s, e];
+const COMPOUND = {
+  'a 500 ms stop, then 6 s of work': {
+    steps: [['pause', 500], ['block', 6000]],
+    'linux node': { stall: [H(20500, 6100, 10000, 16500)], workerHang: [[16600, 10400, 16500, 6100]] },
+    'linux embedded': { stall: [H(20500, 6080, 10000, 16500)], workerHang: [[16580, 10380, 16500, 6120]] },
+    'other node': { stall: [H(20500, 6500, 10000, 16500)], workerHang: [[16600, 10000, 16500, 6500]] },
+    'other embedded': { stall: [H(20500, 6480, 10000, 16500)], workerHang: [[16600, 10000, 16500, 6500]] },
+  },
+  '2 s of work, a 3 s stop, 5.5 s of work': {
+    steps: [['block', 2000], ['pause', 3000], ['block', 5500]],
+    'linux node': { stall: [H(24500, 7550, 10000, 20500)], workerHang: [[20550, 12950, 20500, 7550]] },
+    'linux embedded': { stall: [H(24500, 7530, 10000, 20500)], workerHang: [[20550, 12950, 20500, 7550]] },
+    'other node': { stall: [H(24500, 10500, 10000, 20500)], workerHang: [[20600, 10000, 20500, 10500]] },
+    'other embedded': { stall: [H(24500, 10480, 10000, 20500)], workerHang: [[20600, 10000, 20500, 10500]] },
+  },
+  '2 s of work, a 6 s stop, 5 s of work: a hang and a pause': {
+    steps: [['block', 2000], ['pause', 6000], ['block', 5000]],
+    node: {
+      stall: [H(27000, 7050, 10000, 23000), [27000, 'pause', 5950, 10000, 23000]],
+      workerHang: [[23050, 15950, 23000, 7050]],
+    },
+    embedded: {
+      stall: [[25000, 'pause', 7000, 10000, 23000], H(27000, 7030, 10000, 23000)],
+      workerHang: [[23050, 15950, 23000, 7050]],
+    },
+  },
+  'a 30 s sleep, then 6 s of work': {
+    steps: [['sleep', 30000], ['block', 6000]],
+    linux: { stall: [H(20000, 6000, 10000, 16000)], workerHang: [[16100, 10000, 16000, 6000]] },
+    'other node': {
+      stall: [H(50000, 6000, 10000, 46000), [50000, 'suspend', 30000, 10000, 46000]],
+      workerHang: [[46100, 40000, 46000, 6000]],
+    },
+    'other embedded': {
+      stall: [H(50000, 6000, 10000, 46000), [50000, 'suspend', 30000, 10000, 46000]],
+      workerHang: [[46080, 39980, 46000, 6020]],
+    },
+  },
+};
+
+function expectedCompound(c, platform, loop) {
+  const os = platform === 'linux' ? 'linux' : 'other';
+  return c[`${os} ${loop}`] || c[os] || c[loop];
+}
+
+function compound(platform, loop) {
+  for (const [name, c] of Object.entries(COMPOUND)) {
+    it(`one callback, ${name}: the app's part a hang of its own, as workerHang says`, () => {
+      const ctx = setup(platform, loop);
+      const { sim, m, ev } = ctx;
+      sim.iteration(c.steps);
+      advanceTo(sim, sim.now() + 30000);
+      const want = expectedCompound(c, platform, loop);
+      const got = {
+        stall: ev.stall.map(({ t, e }) => [t, e.kind, e.durationMs, e.start, e.end]),
+        workerHang: ev.workerHang.map(({ t, e }) => [t, e.start, e.end, e.durationMs]),
+      };
+      assert.deepStrictEqual(got, want);
+      const hang = ev.stall.find((x) => x.e.kind === 'hang').e;
+      assert.ok(Math.abs(hang.durationMs - ev.workerHang[0].e.durationMs) <= 100, 'the hang and workerHang agree within 100 ms');
+      const s = m.conditions.stats();
+      for (const kind of ['hang', 'suspend', 'pause']) {
+        assert.strictEqual(s.stalls[kind], want.stall.filter((x) => x[1] === kind).length, `stalls.${kind}`);
+      }
+      cleanUp(ctx);
+    });
+  }
+}
+
 describe('monitors: stall classification matrix (SPEC §8)', () => {
   for (const platform of PLATFORMS) {
     for (const loop of ['node', 'embedded']) {
-      describe(`${platform}, ${loop === 'node' ? "Node's own loop" : 'an embedded loop (Electron)'}`, () => matrix(platform, loop));
+      describe(`${platform}, ${loop === 'node' ? "Node's own loop" : 'an embedded loop (Electron)'}`, () => {
+        matrix(platform, loop);
+        compound(platform, loop);
+      });
     }
   }
 });

@@ -153,7 +153,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   const lw_monitors_config_t *cfg = w->cfg;
   const lw_worker_readings_t *rd = &w->rd;
   double due = lw_worker_next_due(w);
-  double self_lag = now - due, cur = 0, slept = 0;
+  double self_lag = now - due, cur = 0, slept = 0, gap, since = now - w->prev_fire;
   double threshold = cfg->stall_threshold_ms, slack;
   size_t n = 0;
   int has, stopped = 0, evidence_sent = 0;
@@ -175,17 +175,22 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   w->has_sleep_diff = has;
   w->prev_fire = now;
 
+  /* How long the stop lasted: the worker's lateness (the stop began at its due time at the
+   * latest); where the monotonic clock counts a sleep and the sleep clock measured one, the sleep
+   * itself, up to the time since the worker last ran (it began after that run). */
+  gap = self_lag;
+  if (stopped && slept > gap) gap = slept < since ? slept : since;
   /* A stop is not the app's: the hang clock does not count it (a hang in progress starts that
    * much later, progress is as recent as it was before the stop), nor does the cause's span. */
   if (stopped) {
     if (w->last_progress_at > -INFINITY) {
-      w->last_progress_at += self_lag;
+      w->last_progress_at += gap;
       if (w->last_progress_at > now) w->last_progress_at = now;
     } else {
       w->last_progress_at = now;
     }
-    if (w->hang_active) w->hang_start += self_lag;
-    if (w->cause_has_base) w->cause_stopped += self_lag;
+    if (w->hang_active) w->hang_start += gap;
+    if (w->cause_has_base) w->cause_stopped += gap;
   }
 
   if (w->liveness_on && w->lv_due <= now) {
@@ -289,7 +294,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     o->ev_reason = LW_REASON_ANY;
     if (stopped) {
       o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
-      o->ev_start = now - self_lag;
+      o->ev_start = now - gap;
       o->ev_end = now;
       evidence_sent = 1;
     }
@@ -301,7 +306,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     memset(o, 0, sizeof(*o));
     o->type = LW_MSG_EVIDENCE;
     o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
-    o->ev_start = now - self_lag;
+    o->ev_start = now - gap;
     o->ev_end = now;
   }
   return n;

@@ -26,6 +26,7 @@
         "src/driver/stacks.c",
         "src/platform/clocks.c",
         "src/platform/procfs.c",
+        "src/platform/sigcont.c",
         "src/platform/threadtimes.c",
         "src/binding/args.c",
         "src/binding/events.c",

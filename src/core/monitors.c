@@ -458,6 +458,13 @@ int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
   return lw__mon_submit(m, LW_MON_LOOPBLOCK, busy, busy, now) != LW_VERDICT_RECORDED || m->embedded != embedded;
 }
 
+int lw_monitors_continued(lw_monitors_t *m, double seen, double at, double now) {
+  if (!(seen > -INFINITY) || !(at > seen)) return 0;
+  activity(m, now);
+  evidence_add(m, seen, at, LW_REASON_PAUSE, now);
+  return 1;
+}
+
 /* The end of a stop the worker saw. The worker notices a stop only when it runs again, a little
  * after the process resumed; the main thread resumed at the same moment and may already have
  * started new work. The process cannot have been stopped at a moment the main thread ran, so

@@ -303,6 +303,10 @@ static inline void lw_monitors_set_coalesce(lw_monitors_t *m, double ms) { m->co
 int lw_monitors_embedded(const lw_monitors_t *m);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all
  * of them is applied before any of their samples is judged. */
+/* The process was continued at `at` (SIGCONT) after a stop that began after `seen`, when any
+ * of its threads was last seen running: pause evidence over [seen, at] (SPEC §5: a stop shorter
+ * than the worker can see is known this way). Returns 1 if evidence was added. */
+int lw_monitors_continued(lw_monitors_t *m, double seen, double at, double now);
 void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, double now);
 /* Evidence before judgment (SPEC §4): takes clockDrift's reading if it is due (or at once with
  * `force`, the final evidence of a stop). Drivers call it, after handing over the worker's

@@ -142,6 +142,16 @@ static void hang_end(lw_worker_t *w, double now, double progress, const lw_worke
   w->hang_active = 0;
 }
 
+size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out) {
+  if (!lw_worker_on(w) || !(at > w->prev_fire)) return 0;
+  memset(out, 0, sizeof(*out));
+  out->type = LW_MSG_EVIDENCE;
+  out->ev_reason = LW_REASON_PAUSE;
+  out->ev_start = w->prev_fire;
+  out->ev_end = at;
+  return 1;
+}
+
 size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out) {
   if (!w->hang_active) return 0;
   hang_end(w, now, now, &w->rd, out);

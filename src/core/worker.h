@@ -130,6 +130,10 @@ double lw_worker_next_due(const lw_worker_t *w);
 /* Worker thread. `progress` is the main thread's last progress stamp. Writes up to
  * LW_WORKER_MSGS_MAX messages to `out` and returns their number. */
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out);
+/* Worker thread, before lw_worker_run(): the process was continued (SIGCONT) at `at`, after a
+ * stop that began after the worker's last run. Writes that pause evidence to `out` and returns 1,
+ * or 0 if the worker's monitors are off or `at` is not after its last run. */
+size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out);
 /* The worker thread has stopped and the main thread runs (SPEC §4, stopping loses nothing): a
  * hang the worker flagged has ended by now. Writes its HANG_END (with the cause read now) to
  * `out` and returns 1, or returns 0. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../platform/clocks.h"
+#include "../platform/sigcont.h"
 #include "monset-internal.h"
 #include "stacks.h"
 
@@ -90,14 +91,38 @@ static void uv_readings_of(lw_monset_t *s, lw_readings_t *rd) {
 #endif
 }
 
-/* The worker's messages that have arrived by `now` (an overdue check of the worker awaited). */
+/* A SIGCONT since the last look: the process was stopped from when its threads were last seen
+ * running (the latest of this thread's hooks and the worker's runs before the continue) until
+ * the continue. Returns 1 if that made evidence. */
+static int continued(lw_monset_t *s, double now) {
+  uint64_t at_ns, count = lw_sigcont_last(&at_ns);
+  double at, seen = -INFINITY, w;
+  unsigned i;
+  if (count == s->cont_seen) return 0;
+  s->cont_seen = count;
+  at = (double)(int64_t)(at_ns - s->uv->origin_ns) / 1e6;
+  /* A worker that ran since the continue tells the stop itself, from its run before it
+   * (uvworker.c): sharper than this thread's hooks when it ran while this thread was busy. */
+  if (lw_uvworker_ran_before(s->uw, INFINITY) > at) return 0;
+  for (i = 0; i < 4 && i < s->nhooks; i++)
+    if (s->hooks[i] <= at && s->hooks[i] > seen) seen = s->hooks[i];
+  w = lw_uvworker_ran_before(s->uw, at);
+  if (w > seen) seen = w;
+  return lw_monitors_continued(&s->core, seen, at, now);
+}
+
+/* The worker's messages that have arrived by `now` (an overdue check of the worker awaited),
+ * and a SIGCONT's evidence. */
 static int uv_receive(lw_monset_t *s, double now) {
   const lw_msg_t *msgs;
   size_t n;
   uint64_t lost = 0;
+  int cont;
   if (s->uw == NULL) return 0;
+  cont = continued(s, now);
+  s->hooks[s->nhooks++ % 4] = now;
   lw_uvworker_await_overdue(s->uw, now);
-  if (!lw_uvworker_pending(s->uw)) return 0;
+  if (!lw_uvworker_pending(s->uw)) return cont;
   n = lw_uvworker_drain(s->uw, &msgs, &lost);
   lw_conditions_count_lost(s->c, lost);
   lw_monitors_receive(&s->core, msgs, n, now);
@@ -294,6 +319,12 @@ static int uv_make(lw_monset_t *s) {
   int rc;
   s->uw = lw__malloc(sizeof(*s->uw));
   if (s->uw == NULL) return LW_ENOMEM;
+  /* Continues after a stop (SIGCONT), counted from now on. */
+  {
+    uint64_t at_ns;
+    (void)lw_sigcont_install();
+    s->cont_seen = lw_sigcont_last(&at_ns);
+  }
   rc = lw_uvworker_init(s->uw, lw_monitors_worker(&s->core), s->uv->origin_ns, &s->async);
   if (rc != 0) {
     lw__free(s->uw);

@@ -85,6 +85,11 @@ struct lw_monset_s {
   uv_async_t async;
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
   lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */
+  /* SIGCONT (platform/sigcont.h): the count last seen, and the main thread's last hook times
+   * (ring), so that a continue finds when the process was last seen running before it. */
+  uint64_t cont_seen;
+  double hooks[4];
+  unsigned nhooks;
   lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
   uint64_t stacks_id; /* real time: its entry in the stacks registry (stacks.h), 0 if none */
   lw_spans_t gc; /* V8's GC pauses on the main thread, for the causes of its hangs */

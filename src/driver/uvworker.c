@@ -1,5 +1,7 @@
 #include "uvworker.h"
 
+#include "../platform/sigcont.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -27,8 +29,19 @@ static double progress_ms(lw_uvworker_t *uw) {
 /* Worker thread. */
 static void timer_cb(uv_timer_t *t) {
   lw_uvworker_t *uw = t->data;
-  lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t n = lw_worker_run(uw->w, now_ms(uw), progress_ms(uw), out), i;
+  lw_msg_t out[LW_WORKER_MSGS_MAX + 1]; /* a continue's evidence, then a run's */
+  double now = now_ms(uw);
+  int64_t runs = lw_atomic_load_relaxed(&uw->runs);
+  size_t n, i;
+  uint64_t cont_ns, conts = lw_sigcont_last(&cont_ns);
+  lw_atomic_store(&uw->run_ns[runs % LW_UVWORKER_RUNS_KEPT], (int64_t)(now * 1e6) | 1);
+  n = 0;
+  if (conts != uw->cont_seen) {
+    /* A SIGCONT since the last run: the process was stopped from after that run. */
+    uw->cont_seen = conts;
+    n = lw_worker_continued(uw->w, (double)(int64_t)(cont_ns - uw->origin_ns) / 1e6, out);
+  }
+  n += lw_worker_run(uw->w, now, progress_ms(uw), out + n);
   if (n) {
     uv_mutex_lock(&uw->mu);
     for (i = 0; i < n; i++) {
@@ -43,7 +56,7 @@ static void timer_cb(uv_timer_t *t) {
     for (i = 0; i < n && uw->on_hang != NULL; i++)
       if (out[i].type == LW_MSG_HANG_START) uw->on_hang(uw->on_hang_data, out[i].detected_at);
   }
-  lw_atomic_store(&uw->runs, lw_atomic_load_relaxed(&uw->runs) + 1);
+  lw_atomic_store(&uw->runs, runs + 1);
   arm(uw);
 }
 
@@ -83,7 +96,9 @@ static void loop_abandon(lw_uvworker_t *uw, int timer, int wake) {
 
 int lw_uvworker_start(lw_uvworker_t *uw) {
   int rc;
+  uint64_t at_ns;
   if (uw->running) return 0;
+  uw->cont_seen = lw_sigcont_last(&at_ns); /* continues from now on */
   rc = uv_loop_init(&uw->loop);
   if (rc != 0) return rc;
   uv_timer_init(&uw->loop, &uw->timer);
@@ -143,6 +158,17 @@ void lw_uvworker_await_overdue(lw_uvworker_t *uw, double now) {
   uw->awaited_due_ns = due;
   runs = lw_atomic_load(&uw->runs);
   for (i = 0; i < LW_UVWORKER_AWAIT_MS && lw_atomic_load(&uw->runs) == runs; i++) uv_sleep(1);
+}
+
+double lw_uvworker_ran_before(lw_uvworker_t *uw, double at) {
+  double best = -INFINITY;
+  int i;
+  for (i = 0; i < LW_UVWORKER_RUNS_KEPT; i++) {
+    int64_t ns = lw_atomic_load(&uw->run_ns[i]);
+    double t = (double)ns / 1e6;
+    if (ns != 0 && t <= at && t > best) best = t;
+  }
+  return best;
 }
 
 int lw_uvworker_pending(lw_uvworker_t *uw) { return lw_atomic_load_relaxed(&uw->pending) != 0; }

@@ -20,6 +20,8 @@
 /* Messages one buffer holds: a main thread blocked for four minutes fills it with heartbeats. */
 #define LW_UVWORKER_QUEUE_MAX 256
 
+#define LW_UVWORKER_RUNS_KEPT 4
+
 typedef struct lw_uvworker_s {
   lw_worker_t *w; /* the worker thread's while it runs (with its readings), the main thread's otherwise */
   uint64_t origin_ns;
@@ -38,6 +40,11 @@ typedef struct lw_uvworker_s {
    * written by the worker (release), read by the main thread to wait for an overdue worker. */
   lw_atomic_i64 next_due_ns;
   lw_atomic_i64 runs;
+  /* The times of its last LW_UVWORKER_RUNS_KEPT runs (ns since origin_ns, slot runs % kept):
+   * written by the worker, read by the main thread (when the process was last seen running
+   * before a SIGCONT). 0: none. */
+  lw_atomic_i64 run_ns[4];
+  uint64_t cont_seen; /* worker thread: the SIGCONT count at its last run */
   int64_t awaited_due_ns; /* main thread: the due time it last waited for */
   /* Messages waiting in the fill buffer: written under `mu`, read without it as a hint. */
   lw_atomic_i64 pending;
@@ -86,6 +93,8 @@ void lw_uvworker_await_overdue(lw_uvworker_t *uw, double now);
 #define LW_UVWORKER_AWAIT_MS 10
 /* 1 if messages may be waiting: a cheap check before lw_uvworker_drain(). */
 int lw_uvworker_pending(lw_uvworker_t *uw);
+/* Main thread: the latest run of the worker at or before `at` (ms), or -INFINITY. */
+double lw_uvworker_ran_before(lw_uvworker_t *uw, double at);
 /* Takes every waiting message: `*out` points at them (valid until the next drain) and their
  * number is returned; the messages lost since the last drain are added to `*lost`. */
 size_t lw_uvworker_drain(lw_uvworker_t *uw, const lw_msg_t **out, uint64_t *lost);

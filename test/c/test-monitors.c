@@ -570,3 +570,33 @@ TEST_IMPL(monitors_loop_model_embedded) {
   fx_free(&x);
   return 0;
 }
+
+/* SPEC §5: a SIGCONT at `at` after the process was last seen running at `seen`: pause evidence
+ * over [seen, at], which the iteration that held the stop then finds (its sample discarded). */
+TEST_IMPL(monitors_continued_is_pause_evidence) {
+  fx_t x;
+  lw_interval_t iv;
+  const lw_name_stats_t *ns;
+  fx_init(&x, NULL, 0);
+  ns = stats_of(&x, LW_MON_LOOPBLOCK);
+  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 1000);
+  /* Nothing seen yet, or a continue not after it: nothing. */
+  ASSERT_EQ(lw_monitors_continued(&x.m, -INFINITY, 1500, 1600), 0);
+  ASSERT_EQ(lw_monitors_continued(&x.m, 1500, 1500, 1600), 0);
+  ASSERT_EQ(n_intervals(&x, 1600), 0);
+  /* Last seen at 1602 (a hook), continued at 1907: a 300 ms stop inside the iteration. */
+  ASSERT_EQ(lw_monitors_continued(&x.m, 1602, 1907, 1908), 1);
+  iv = only_interval(&x, 1908);
+  ASSERT_DBL_EQ(iv.start, 1602);
+  ASSERT_DBL_EQ(iv.end, 1907);
+  ASSERT_EQ(iv.reason, LW_REASON_PAUSE);
+  /* The iteration [1600, 1908] (busy 308 ms) overlaps it: discarded as pause, nothing recorded. */
+  ASSERT_EQ(lw_monitors_iteration(&x.m, 1600, 0), 0);
+  ASSERT_NE(lw_monitors_iteration(&x.m, 1908, 0), 0);
+  ASSERT_EQ(ns->recorded, 1);
+  ASSERT_EQ(ns->discarded, 1);
+  ASSERT_EQ(lw_conditions_discarded(&x.c, LW_REASON_PAUSE), 1);
+  ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}

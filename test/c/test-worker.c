@@ -553,3 +553,23 @@ TEST_IMPL(monitors_liveness_self_lag_moves_hang_start) {
   fx_free(&x);
   return 0;
 }
+
+/* A SIGCONT at `at`: pause evidence from the worker's last run (the stop began after it). */
+TEST_IMPL(worker_continued_evidence) {
+  fx_t x;
+  msg_log_t log;
+  lw_msg_t out[1];
+  fx_init(&x, NULL, 0);
+  memset(&log, 0, sizeof(log));
+  ASSERT_EQ(lw_worker_continued(&x.m.worker, 500, out), 0); /* off: nothing */
+  lw_monitors_start(&x.m, LW_MON_LIVENESS, 1000);
+  wrun(&x, &log, 1100, 1000);
+  ASSERT_EQ(lw_worker_continued(&x.m.worker, 1100, out), 0); /* not after its last run */
+  ASSERT_EQ(lw_worker_continued(&x.m.worker, 1400, out), 1);
+  ASSERT_EQ(out[0].type, LW_MSG_EVIDENCE);
+  ASSERT_EQ(out[0].ev_reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(out[0].ev_start, 1100);
+  ASSERT_DBL_EQ(out[0].ev_end, 1400);
+  fx_free(&x);
+  return 0;
+}

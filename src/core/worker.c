@@ -226,6 +226,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     }
     if (progress != w->last_progress_seen) {
       fresh = progressed = 1;
+      w->renewed = 0;
       w->last_progress_seen = progress;
       if (progress > w->last_progress_at) w->last_progress_at = progress;
       w->ping_sent = 0;
@@ -251,8 +252,15 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
      * itself could not run for that long): perhaps a hang. */
     if (!fresh || (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms)) {
       /* The cause's baseline is read once, here; a healthy loop, which shows progress at every
-       * check, reads nothing. */
-      if (!w->cause_has_base) cause_base_read(w, rd, now, 0);
+       * check, reads nothing. At the first check without progress (a hang may be starting), the
+       * sources are looked at again: a process moved into another cgroup since (a quota-limited
+       * one) reads that group's throttling, from a baseline read there. */
+      int moved = 0;
+      if (!w->renewed && rd->main_renew != NULL) {
+        moved = rd->main_renew(rd->data);
+        w->renewed = 1;
+      }
+      if (!w->cause_has_base || (moved && !w->hang_active)) cause_base_read(w, rd, now, 0);
       if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
         lw_msg_t *o = &out[n++];
         w->hang_active = 1;

@@ -69,6 +69,10 @@ typedef struct lw_worker_readings_s {
   double (*main_busy)(void *data);
   /* The main thread's times by state, read during a hang; -1 where nothing can be read. */
   int (*main_sched)(void *data, lw_thread_times_t *out);
+  /* Where main_sched reads may have moved (the process's cgroup): look again, cheaply; 1 if it
+   * moved. Called at the first check without progress after progress (a hang may be starting),
+   * never while the loop is healthy. NULL: nothing to look at. */
+  int (*main_renew)(void *data);
   /* The worker thread's own times (its run-queue delay tells a stop from starvation); -1:
    * unknown (the seed's rule then decides). */
   int (*self_sched)(void *data, lw_thread_times_t *out);
@@ -90,6 +94,7 @@ typedef struct lw_worker_s {
   int has_avail;             /* the main loop's availability at the previous check */
   double avail_prev;
   int ping_sent;
+  int renewed; /* main_renew was called since the main thread's last progress */
   int hang_active;
   double hang_start;
   double hang_detected;

@@ -51,6 +51,8 @@ static double rt_runnable(void *d) {
 static int rt_main_sched(void *d, lw_thread_times_t *out) {
   return lw_thread_src_read(&((lw_monset_t *)d)->main_src, out);
 }
+/* Worker thread, the only one that renews main_src (threadtimes.h). */
+static int rt_main_renew(void *d) { return lw_thread_src_renew_cgroup(&((lw_monset_t *)d)->main_src); }
 /* Worker thread only: its own schedstat, opened by the thread that reads it (a restarted worker
  * is another thread). */
 static int rt_self_sched(void *d, lw_thread_times_t *out) {
@@ -83,6 +85,7 @@ static void uv_readings_of(lw_monset_t *s, lw_readings_t *rd) {
     if (s->runq_known) s->runq_last = t.runq_ms;
   }
   rd->main.main_sched = rd->worker.main_sched = rt_main_sched;
+  rd->worker.main_renew = rt_main_renew;
   rd->worker.self_sched = rt_self_sched;
   rd->main.gc_ms = rt_gc;
   rd->main.data = rd->worker.data = s;

@@ -111,49 +111,87 @@ static int pread_text(int fd, char *buf, size_t cap) {
   return 0;
 }
 
+/* FNV-1a: tells whether /proc/self/cgroup changed, without keeping it. Never 0. */
+static uint64_t text_sig(const char *t) {
+  uint64_t h = 1469598103934665603ULL;
+  for (; *t; t++) h = (h ^ (unsigned char)*t) * 1099511628211ULL;
+  return h ? h : 1;
+}
+
+/* Finds the cpu.stat of the group that /proc/self/cgroup (`cg`) names, and opens it: an fd, or -1
+ * (no memory for mountinfo, no such controller: the quota's part is unknown, NAN). */
+static int cpustat_open(const char *cg) {
+  char path[512];
+  char *mi = lw__malloc(LW_MOUNTINFO_MAX);
+  int fd = -1;
+  if (mi != NULL && slurp("/proc/self/mountinfo", mi, LW_MOUNTINFO_MAX) == 0 &&
+      lw_procfs_cgroup_cpu_stat(cg, mi, path, sizeof(path)) == 0)
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+  lw__free(mi);
+  return fd;
+}
+
 int lw_thread_src_open_self(lw_thread_src_t *s, int with_cgroup) {
   char path[512];
   memset(s, 0, sizeof(*s));
   s->schedstat_fd = -1;
-  s->cpustat_fd = -1;
+  lw_atomic_store(&s->cpustat_fd, -1);
+  s->retired_fd = -1;
   s->tid = self_tid();
   snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", s->tid);
   s->schedstat_fd = open(path, O_RDONLY | O_CLOEXEC);
   if (s->schedstat_fd < 0) return -1;
   if (with_cgroup) {
-    /* Without memory for the two files, the quota's part is unknown (NAN), nothing else. */
-    char *cg = lw__malloc(LW_CGROUP_MAX), *mi = lw__malloc(LW_MOUNTINFO_MAX);
-    if (cg != NULL && mi != NULL && slurp("/proc/self/cgroup", cg, LW_CGROUP_MAX) == 0 &&
-        slurp("/proc/self/mountinfo", mi, LW_MOUNTINFO_MAX) == 0 &&
-        lw_procfs_cgroup_cpu_stat(cg, mi, path, sizeof(path)) == 0)
-      s->cpustat_fd = open(path, O_RDONLY | O_CLOEXEC);
+    char *cg = lw__malloc(LW_CGROUP_MAX);
+    if (cg != NULL && slurp("/proc/self/cgroup", cg, LW_CGROUP_MAX) == 0) {
+      s->cgroup_sig = text_sig(cg);
+      lw_atomic_store(&s->cpustat_fd, cpustat_open(cg));
+    }
     lw__free(cg);
-    lw__free(mi);
   }
   s->open = 1;
   return 0;
+}
+
+int lw_thread_src_renew_cgroup(lw_thread_src_t *s) {
+  char cg[LW_CGROUP_MAX];
+  uint64_t sig;
+  int fd;
+  if (!s->open || s->cgroup_sig == 0 || slurp("/proc/self/cgroup", cg, sizeof(cg)) != 0) return 0;
+  sig = text_sig(cg);
+  if (sig == s->cgroup_sig) return 0;
+  s->cgroup_sig = sig;
+  fd = cpustat_open(cg);
+  if (s->retired_fd >= 0) close(s->retired_fd);
+  s->retired_fd = (int)lw_atomic_load(&s->cpustat_fd);
+  lw_atomic_store(&s->cpustat_fd, fd);
+  return 1;
 }
 
 int lw_thread_src_is_self(const lw_thread_src_t *s) { return s->open && s->tid == self_tid(); }
 
 void lw_thread_src_close(lw_thread_src_t *s) {
   if (s->open) {
+    int fd = (int)lw_atomic_load(&s->cpustat_fd);
     if (s->schedstat_fd >= 0) close(s->schedstat_fd);
-    if (s->cpustat_fd >= 0) close(s->cpustat_fd);
+    if (fd >= 0) close(fd);
+    if (s->retired_fd >= 0) close(s->retired_fd);
   }
   memset(s, 0, sizeof(*s));
   s->schedstat_fd = -1;
-  s->cpustat_fd = -1;
+  lw_atomic_store(&s->cpustat_fd, -1);
+  s->retired_fd = -1;
 }
 
 int lw_thread_src_read(const lw_thread_src_t *s, lw_thread_times_t *out) {
   char buf[1024];
   double cpu, runq, thr = NAN;
+  int fd;
   if (!s->open || pread_text(s->schedstat_fd, buf, sizeof(buf)) != 0 ||
       lw_procfs_schedstat(buf, &cpu, &runq) != 0)
     return -1;
-  if (s->cpustat_fd >= 0 && (pread_text(s->cpustat_fd, buf, sizeof(buf)) != 0 ||
-                             lw_procfs_cpu_stat(buf, &thr) != 0))
+  fd = (int)lw_atomic_load((lw_atomic_i64 *)&s->cpustat_fd);
+  if (fd >= 0 && (pread_text(fd, buf, sizeof(buf)) != 0 || lw_procfs_cpu_stat(buf, &thr) != 0))
     thr = NAN;
   out->cpu_ms = cpu;
   out->runq_ms = runq;
@@ -179,4 +217,12 @@ int lw_thread_src_read(const lw_thread_src_t *s, lw_thread_times_t *out) {
   return -1;
 }
 
+#endif
+
+#if !defined(__linux__)
+/* Only Linux reads a cgroup. */
+int lw_thread_src_renew_cgroup(lw_thread_src_t *s) {
+  (void)s;
+  return 0;
+}
 #endif

@@ -11,6 +11,7 @@
 #ifndef LW_PLATFORM_THREADTIMES_H_
 #define LW_PLATFORM_THREADTIMES_H_
 
+#include "atomic.h"
 #include "times.h"
 
 #if defined(_WIN32)
@@ -27,7 +28,11 @@ typedef struct lw_thread_src_s {
   mach_port_t thread;
 #else
   int schedstat_fd;
-  int cpustat_fd; /* -1: no cgroup cpu.stat */
+  /* The cgroup's cpu.stat, -1: none. Swapped by lw_thread_src_renew_cgroup() while another
+   * thread may read: the fd it replaces stays open (retired_fd) until the next swap or close. */
+  lw_atomic_i64 cpustat_fd;
+  int retired_fd;
+  uint64_t cgroup_sig; /* a hash of /proc/self/cgroup when cpustat_fd was found; 0: not looked */
   long tid;
 #endif
 } lw_thread_src_t;
@@ -35,6 +40,11 @@ typedef struct lw_thread_src_s {
 /* Opens the calling thread's sources (`with_cgroup`: its cgroup's cpu.stat too). Returns 0, or
  * -1 if nothing can be read on this platform (the source then reads nothing). */
 int lw_thread_src_open_self(lw_thread_src_t *s, int with_cgroup);
+/* The process may have moved to another cgroup since `s` was opened with its cpu.stat (a
+ * container runtime, systemd, a test): reads /proc/self/cgroup again (one small read) and, if it
+ * changed, finds and opens the new group's cpu.stat in place of the old. One thread at a time
+ * (the one that renews); others may read meanwhile. Returns 1 if the group changed, else 0. */
+int lw_thread_src_renew_cgroup(lw_thread_src_t *s);
 /* 1 if `s` is open for the calling thread (a worker thread restarted is another thread). */
 int lw_thread_src_is_self(const lw_thread_src_t *s);
 void lw_thread_src_close(lw_thread_src_t *s);

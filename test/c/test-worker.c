@@ -573,3 +573,49 @@ TEST_IMPL(worker_continued_evidence) {
   fx_free(&x);
   return 0;
 }
+
+static int renews, moves_left;
+static lw_thread_times_t renew_times;
+static int renew_main_sched(void *d, lw_thread_times_t *out) {
+  (void)d;
+  *out = renew_times;
+  return 0;
+}
+static int renew_cb(void *d) {
+  (void)d;
+  renews++;
+  return moves_left > 0 ? (moves_left--, 1) : 0;
+}
+
+/* The cause's sources are looked at again at the first check without progress after progress
+ * (a hang may be starting), not at the checks after it nor while the loop shows progress; a
+ * move found there takes a fresh baseline (the new cgroup's counters). */
+TEST_IMPL(worker_renews_sources_at_a_hang_start) {
+  fx_t x;
+  msg_log_t log;
+  fx_init(&x, NULL, 0);
+  memset(&log, 0, sizeof(log));
+  renews = 0;
+  moves_left = 1;
+  memset(&renew_times, 0, sizeof(renew_times));
+  x.rd.worker.main_sched = renew_main_sched;
+  x.rd.worker.main_renew = renew_cb;
+  lw_monitors_start(&x.m, LW_MON_LIVENESS, 1000);
+  wrun(&x, &log, 1100, 1050); /* progress: nothing looked at */
+  wrun(&x, &log, 1200, 1150);
+  ASSERT_EQ(renews, 0);
+  renew_times.throttled_ms = 500; /* the old group's counter, then the new one's */
+  wrun(&x, &log, 1300, 1150); /* no progress: looked at once, moved: baseline read now */
+  ASSERT_EQ(renews, 1);
+  ASSERT_TRUE(x.m.worker.cause_has_base);
+  ASSERT_DBL_EQ(x.m.worker.cause_base.throttled_ms, 500);
+  renew_times.throttled_ms = 40;
+  wrun(&x, &log, 1400, 1150);
+  wrun(&x, &log, 1500, 1150);
+  ASSERT_EQ(renews, 1);
+  wrun(&x, &log, 1600, 1550); /* progress */
+  wrun(&x, &log, 1700, 1550); /* no progress again: looked at again, no move */
+  ASSERT_EQ(renews, 2);
+  fx_free(&x);
+  return 0;
+}

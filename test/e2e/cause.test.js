@@ -99,6 +99,23 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
     assert.ok(Number(/nr_throttled (\d+)/.exec(cg.read('cpu.stat'))[1]) > 10, 'the group was throttled');
   });
 
+  // The cgroup of cpu.stat is found again at a hang's start: a process moved into a
+  // quota-limited group after lagwatch started reads that group's throttling, not 'starved'.
+  it('moved into a cgroup with a 10 % CPU quota after setup, 1 s of CPU work: one hang, dominant throttled', async () => {
+    const cg = makeCgroup(CPU_CG, 'lagwatch-quota-moved');
+    cleanups.push(() => cg.remove());
+    cg.write('cpu.cfs_period_us', 100000);
+    cg.write('cpu.cfs_quota_us', 10000);
+    const f = spawnFixture('cause.js', ['cpu:1000', 1000, 3500]);
+    await f.waitFor('ready', 20000); // lagwatch found its cpu.stat (the root group's) at setup
+    cg.move(f.child.pid); // the work begins 200 ms after 'ready'
+    const r = await f.result(60000);
+    const c = oneHang(r, f.describe());
+    assert.strictEqual(c.dominant, 'throttled', JSON.stringify(c));
+    assert.ok(c.throttledMs >= 0.6 * c.spanMs, `throttledMs is most of the span: ${JSON.stringify(c)}`);
+    assert.ok(Number(/nr_throttled (\d+)/.exec(cg.read('cpu.stat'))[1]) > 10, 'the group was throttled');
+  });
+
   it('pinned to one CPU with three busy competitors, 2 s of CPU work in one callback: dominant starved', async () => {
     const competitors = [0, 1, 2].map(() => spawn('taskset', ['-c', '0', 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' }));
     cleanups.push(() => competitors.forEach((p) => p.kill('SIGKILL')));

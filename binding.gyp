@@ -24,6 +24,7 @@
         "src/driver/monset-sim.c",
         "src/driver/monset-uv.c",
         "src/driver/stacks.c",
+        "src/driver/debugger.c",
         "src/platform/clocks.c",
         "src/platform/procfs.c",
         "src/platform/sigcont.c",

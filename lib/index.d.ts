@@ -350,6 +350,8 @@ export interface Simulation {
   sleep(ms: number): void;
   /** The process is stopped: nothing runs; every clock advances. */
   pause(ms: number): void;
+  /** A debugger holds the main thread (a breakpoint): no progress, no hang; samples over it discarded as 'debugger'. */
+  debug(ms: number): void;
   /** The wall clock jumps by ms (negative: back). */
   stepWall(ms: number): void;
   /** Only the worker thread stops. */
@@ -363,7 +365,7 @@ export interface Simulation {
   iteration(steps: Array<
     | ['block', number]
     | ['block', number, 'cpu' | 'gc' | 'blocked' | 'starved' | 'throttled']
-    | ['pause' | 'sleep' | 'stepWall', number]
+    | ['pause' | 'sleep' | 'stepWall' | 'debug', number]
   >): void;
 }
 

@@ -51,6 +51,13 @@ class Simulation {
     native.simVerb(handles.get(this), 'pause', ms);
   }
 
+  // A debugger holds the main thread for ms (a breakpoint, a step, an inspector's
+  // Debugger.pause): it makes no progress and is no hang; the samples over it are discarded as
+  // 'debugger' (what lagwatch's watcher of an open inspector tells in real time).
+  debug(ms) {
+    native.simVerb(handles.get(this), 'debug', ms);
+  }
+
   // The wall clock jumps by ms (negative: back).
   stepWall(ms) {
     native.simVerb(handles.get(this), 'stepWall', ms);
@@ -63,7 +70,7 @@ class Simulation {
 
   // One callback of the main loop made of steps, each [verb, ms, state?]: 'block' (the callback
   // works; state as for block()), 'pause' (the process is stopped inside it), 'sleep' (the system
-  // sleeps inside it), 'stepWall'. A stop or a sleep lands mid-iteration: its time is the
+  // sleeps inside it), 'debug' (a breakpoint in it), 'stepWall'. A stop or a sleep lands mid-iteration: its time is the
   // iteration's (the loop does not wait in its poll), and the iteration ends after the last step,
   // when overdue main work runs (SPEC §5's compound cases: a stop then the app's work, the app's
   // work with a stop inside).
@@ -73,8 +80,8 @@ class Simulation {
       if (!Array.isArray(step) || typeof step[0] !== 'string') {
         throw typeError(`The "steps[${i}]" argument must be an array [verb, ms, state?]`);
       }
-      if (!['block', 'pause', 'sleep', 'stepWall'].includes(step[0])) {
-        const err = new RangeError(`The "steps[${i}]" argument must name 'block', 'pause', 'sleep' or 'stepWall'`);
+      if (!['block', 'pause', 'sleep', 'stepWall', 'debug'].includes(step[0])) {
+        const err = new RangeError(`The "steps[${i}]" argument must name 'block', 'pause', 'sleep', 'stepWall' or 'debug'`);
         err.code = 'ERR_OUT_OF_RANGE';
         throw err;
       }

@@ -430,6 +430,12 @@ const COMPOUND = {
       workerHang: [[23050, 15950, 23000, 7050]],
     },
   },
+  'a debugger holds it 6 s, then 6 s of work': {
+    // The worker's hang clock starts again at its last check while the debugger held the thread.
+    steps: [['debug', 6000], ['block', 6000]],
+    node: { stall: [H(26000, 6000, 10000, 22000)], workerHang: [[22100, 15900, 22000, 6100]] },
+    embedded: { stall: [H(26000, 6000, 10000, 22000)], workerHang: [[22100, 15900, 22000, 6100]] },
+  },
   'a 30 s sleep, then 6 s of work': {
     steps: [['sleep', 30000], ['block', 6000]],
     linux: { stall: [H(20000, 6000, 10000, 16000)], workerHang: [[16100, 10000, 16000, 6000]] },
@@ -450,6 +456,22 @@ function expectedCompound(c, platform, loop) {
 }
 
 function compound(platform, loop) {
+  it('debug 6 s (a breakpoint): no hang, no workerHang, no episode, the samples over it discarded as debugger', () => {
+    const ctx = setup(platform, loop);
+    const { sim, m } = ctx;
+    sim.debug(6000);
+    assert.strictEqual(sim.now(), 16000);
+    advanceTo(sim, 40000);
+    noHang(ctx);
+    noEpisode(ctx);
+    assert.deepStrictEqual(m.conditions.tracker.intervals(), [{ start: 10000, end: 16000, reason: 'debugger' }]);
+    const s = m.conditions.stats();
+    assert.ok(s.discarded.debugger >= 1, JSON.stringify(s.discarded));
+    assert.strictEqual(discardedTotal(s), s.discarded.debugger, 'every discard is the debugger\'s');
+    for (const name of ['loopBlock', 'driftLag']) assert.ok(s.monitors[name].max < 100, `${name}: no lag of the pause recorded`);
+    cleanUp(ctx);
+  });
+
   for (const [name, c] of Object.entries(COMPOUND)) {
     it(`one callback, ${name}: the app's part a hang of its own, as workerHang says`, () => {
       const ctx = setup(platform, loop);

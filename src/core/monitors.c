@@ -458,6 +458,32 @@ int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
   return lw__mon_submit(m, LW_MON_LOOPBLOCK, busy, busy, now) != LW_VERDICT_RECORDED || m->embedded != embedded;
 }
 
+void lw_monitors_debugged(lw_monitors_t *m, double since, double until, double now) {
+  if (!isfinite(since)) return;
+  activity(m, now);
+  if (m->dbg_seq != 0 && m->dbg_since != since) {
+    /* Another pause: the one still open ended before it began, at the latest. */
+    lw_tracker_close(&m->c->tracker, m->dbg_seq, since);
+    m->dbg_seq = 0;
+  }
+  if (until == INFINITY) {
+    if (m->dbg_seq == 0 &&
+        lw_tracker_open(&m->c->tracker, LW_REASON_DEBUGGER, since, 0, &m->dbg_seq) != LW_OK) {
+      m->c->lost++;
+      m->dbg_seq = 0;
+      return;
+    }
+    m->dbg_since = since;
+    return;
+  }
+  if (m->dbg_seq != 0) {
+    lw_tracker_close(&m->c->tracker, m->dbg_seq, until);
+    m->dbg_seq = 0;
+    return;
+  }
+  evidence_add(m, since, until, LW_REASON_DEBUGGER, now);
+}
+
 int lw_monitors_continued(lw_monitors_t *m, double seen, double at, double now) {
   if (!(seen > -INFINITY) || !(at > seen)) return 0;
   activity(m, now);

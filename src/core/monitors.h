@@ -165,6 +165,8 @@ typedef struct lw_monitors_s {
   double last_activity; /* the main thread's last run, iteration or receipt */
   double resumed_at;    /* its first activity after a gap of 2 liveness intervals */
   double resumed[8];    /* the last such resumptions, a ring (-INFINITY: none) */
+  uint64_t dbg_seq;     /* the open `debugger` interval (lw_monitors_debugged), or 0 */
+  double dbg_since;     /* when it began */
   unsigned nresumed;
   uint64_t worker_hangs;
   lw_histogram_t hang_hist;
@@ -303,6 +305,10 @@ static inline void lw_monitors_set_coalesce(lw_monitors_t *m, double ms) { m->co
 int lw_monitors_embedded(const lw_monitors_t *m);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all
  * of them is applied before any of their samples is judged. */
+/* A debugger held the main thread from `since` until `until` (INFINITY: it still does, as the
+ * main thread last heard): `debugger` evidence over that span, opened while it lasts and closed
+ * when its end is known (SPEC §2: discarded, never a stall; §5: no part of a sample's own time). */
+void lw_monitors_debugged(lw_monitors_t *m, double since, double until, double now);
 /* The process was continued at `at` (SIGCONT) after a stop that began after `seen`, when any
  * of its threads was last seen running: pause evidence over [seen, at] (SPEC §5: a stop shorter
  * than the worker can see is known this way). Returns 1 if evidence was added. */

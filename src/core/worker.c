@@ -224,7 +224,15 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       w->has_avail = isfinite(avail);
       w->avail_prev = avail;
     }
-    if (progress != w->last_progress_seen) {
+    /* A debugger holds the main thread: no progress, and no hang. The hang clock starts again
+     * when it lets go (the debugger's time is not the app's), as after a stop; nothing is read. */
+    if (rd->main_debugged != NULL && !isnan(rd->main_debugged(rd->data)) && !w->hang_active) {
+      w->last_progress_at = now;
+      w->last_progress_seen = progress;
+      w->ping_sent = 0;
+      w->cause_has_base = 0;
+      fresh = 1;
+    } else if (progress != w->last_progress_seen) {
       fresh = progressed = 1;
       w->renewed = 0;
       w->last_progress_seen = progress;

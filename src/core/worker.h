@@ -73,6 +73,9 @@ typedef struct lw_worker_readings_s {
    * moved. Called at the first check without progress after progress (a hang may be starting),
    * never while the loop is healthy. NULL: nothing to look at. */
   int (*main_renew)(void *data);
+  /* Since when a debugger holds the main thread (a breakpoint, a step), or NAN: the thread
+   * makes no progress then, and it is no hang (SPEC §2's reason `debugger`). NULL: never. */
+  double (*main_debugged)(void *data);
   /* The worker thread's own times (its run-queue delay tells a stop from starvation); -1:
    * unknown (the seed's rule then decides). */
   int (*self_sched)(void *data, lw_thread_times_t *out);

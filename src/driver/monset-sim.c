@@ -23,6 +23,7 @@ static int sim_self_sched(void *d, lw_thread_times_t *out) {
   return lw_sim_worker_runq(d, &out->runq_ms);
 }
 static double sim_gc(void *d, double start, double end) { return lw_sim_gc_ms(d, start, end); }
+static double sim_main_debugged(void *d) { return lw_sim_debugged(d); }
 
 static double sim_now(const lw_monset_t *s) { return lw_sim_now(s->sim); }
 
@@ -37,6 +38,7 @@ static void sim_readings_of(lw_monset_t *s, lw_readings_t *rd) {
    * as SPEC §6 states (lw_worker_next_due). */
   rd->main.main_sched = rd->worker.main_sched = sim_main_sched;
   rd->worker.self_sched = sim_self_sched;
+  rd->worker.main_debugged = sim_main_debugged;
   rd->main.gc_ms = sim_gc;
   rd->main.data = rd->worker.data = sim;
   rd->main.mono_includes_sleep = lw_sim_mono_includes_sleep(sim);
@@ -63,11 +65,15 @@ static void sim_queue_push(lw_monset_t *s, const lw_msg_t *msgs, size_t n, doubl
   }
 }
 
-/* The messages that have arrived by `now`, in the order they were sent. */
+/* The messages that have arrived by `now`, in the order they were sent, and a debugger's pause
+ * once it is over. */
 static int sim_receive(lw_monset_t *s, double now) {
   size_t n = 0;
+  double since, until;
+  int dbg = lw_sim_debug_take(s->sim, &since, &until);
+  if (dbg) lw_monitors_debugged(&s->core, since, until, now);
   while (n < s->nqueue && s->queue_at[n] <= now) n++;
-  if (n == 0) return 0;
+  if (n == 0) return dbg;
   lw_monitors_receive(&s->core, s->queue, n, now);
   memmove(s->queue, s->queue + n, (s->nqueue - n) * sizeof(*s->queue));
   memmove(s->queue_at, s->queue_at + n, (s->nqueue - n) * sizeof(*s->queue_at));

@@ -6,6 +6,7 @@
 #include "../platform/clocks.h"
 #include "../platform/sigcont.h"
 #include "monset-internal.h"
+#include "debugger.h"
 #include "stacks.h"
 
 static double rt_wall(void *d) {
@@ -51,6 +52,8 @@ static double rt_runnable(void *d) {
 static int rt_main_sched(void *d, lw_thread_times_t *out) {
   return lw_thread_src_read(&((lw_monset_t *)d)->main_src, out);
 }
+/* Worker thread: the set's stacks_id is written before the thread starts and never changes. */
+static double rt_main_debugged(void *d) { return lw_debugger_held(((lw_monset_t *)d)->stacks_id); }
 /* Worker thread, the only one that renews main_src (threadtimes.h). */
 static int rt_main_renew(void *d) { return lw_thread_src_renew_cgroup(&((lw_monset_t *)d)->main_src); }
 /* Worker thread only: its own schedstat, opened by the thread that reads it (a restarted worker
@@ -86,6 +89,7 @@ static void uv_readings_of(lw_monset_t *s, lw_readings_t *rd) {
   }
   rd->main.main_sched = rd->worker.main_sched = rt_main_sched;
   rd->worker.main_renew = rt_main_renew;
+  rd->worker.main_debugged = rt_main_debugged;
   rd->worker.self_sched = rt_self_sched;
   rd->main.gc_ms = rt_gc;
   rd->main.data = rd->worker.data = s;
@@ -114,8 +118,22 @@ static int continued(lw_monset_t *s, double now) {
   return lw_monitors_continued(&s->core, seen, at, now);
 }
 
+/* A debugger's pauses (debugger.h) since the last look, as evidence: one atomic load when
+ * nothing changed. Returns 1 if evidence was added. */
+static int debugged(lw_monset_t *s, double now) {
+  double ended[LW_DEBUGGER_KEPT][2], since;
+  uint64_t changes = lw_debugger_changes();
+  size_t n, i;
+  if (changes == s->dbg_changes) return 0;
+  s->dbg_changes = changes;
+  n = lw_debugger_take(s->stacks_id, ended, LW_DEBUGGER_KEPT, &since);
+  for (i = 0; i < n; i++) lw_monitors_debugged(&s->core, ended[i][0], ended[i][1], now);
+  if (!isnan(since)) lw_monitors_debugged(&s->core, since, INFINITY, now);
+  return n > 0 || !isnan(since);
+}
+
 /* The worker's messages that have arrived by `now` (an overdue check of the worker awaited),
- * and a SIGCONT's evidence. */
+ * a SIGCONT's evidence and a debugger's. */
 static int uv_receive(lw_monset_t *s, double now) {
   const lw_msg_t *msgs;
   size_t n;
@@ -123,6 +141,7 @@ static int uv_receive(lw_monset_t *s, double now) {
   int cont;
   if (s->uw == NULL) return 0;
   cont = continued(s, now);
+  cont |= debugged(s, now);
   s->hooks[s->nhooks++ % 4] = now;
   lw_uvworker_await_overdue(s->uw, now);
   if (!lw_uvworker_pending(s->uw)) return cont;
@@ -336,6 +355,9 @@ static int uv_make(lw_monset_t *s) {
   }
   /* The stack thread, if one attaches, is woken by the worker the moment it flags a hang. */
   s->stacks_id = lw_stacks_register(s->uv->origin_ns);
+  /* Without memory for it, a debugger's pauses are not told apart (they read as hangs). */
+  if (s->stacks_id != 0 && lw_debugger_register(s->stacks_id, s->uv->origin_ns) != LW_OK)
+    lw_conditions_count_lost(s->c, 1);
   s->uw->on_hang = stacks_wake;
   s->uw->on_hang_data = s;
   rc = uv_async_init(loop, &s->async, async_cb);
@@ -439,6 +461,7 @@ static void uv_free(lw_monset_t *s) {
     s->uw = NULL;
   }
   lw_stacks_unregister(s->stacks_id);
+  lw_debugger_unregister(s->stacks_id);
   lw_thread_src_close(&s->main_src); /* the worker thread is joined */
   lw_thread_src_close(&s->self_src);
 }

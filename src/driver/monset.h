@@ -88,6 +88,7 @@ struct lw_monset_s {
   /* SIGCONT (platform/sigcont.h): the count last seen, and the main thread's last hook times
    * (ring), so that a continue finds when the process was last seen running before it. */
   uint64_t cont_seen;
+  uint64_t dbg_changes; /* lw_debugger_changes() at the last look */
   double hooks[4];
   unsigned nhooks;
   lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */

@@ -20,6 +20,8 @@ lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms) {
   sim->throttle_until = -INFINITY;
   sim->throttle_align = LW_SIM_ALIGN_MS;
   sim->last_iteration = -INFINITY;
+  sim->debug_since = sim->debug_until = -INFINITY;
+  sim->debug_taken = 1;
   sim->progress = start_ms;
   /* Idle time counts from 0 on the same origin as the clock. */
   sim->busy_total = 0;
@@ -107,22 +109,22 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
 
 int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
                 double *target, lw_err_t *err) {
-  static const char *const verbs[] = {"advance",  "block",       "sleep",    "pause",   "stepWall",
-                                      "stallWorker", "throttle", "starve", "callback", "return"};
+  static const char *const verbs[] = {"advance",  "block",    "sleep",  "pause",    "stepWall", "stallWorker",
+                                      "throttle", "starve",   "callback", "return", "debug"};
   static const char *const states[LW_SIM_STATES] = {"cpu", "gc", "blocked", "starved",
                                                     "throttled"};
   int v, st = LW_SIM_CPU;
-  for (v = 0; v < 10 && strcmp(verb, verbs[v]) != 0; v++) {
+  for (v = 0; v < 11 && strcmp(verb, verbs[v]) != 0; v++) {
   }
-  if (v == 10)
+  if (v == 11)
     return lw__refuse(err, LW_EINVAL, "verb",
                       "one of advance, block, sleep, pause, stepWall, stallWorker, throttle, "
-                      "starve, callback, return");
+                      "starve, callback, return, debug");
   /* Inside a callback only what can happen to a running callback: it works, the process is
-   * stopped or the system sleeps, the wall clock steps; "return" ends it. */
-  if (sim->in_callback ? !(v == 1 || v == 2 || v == 3 || v == 4 || v == 9) : v == 9)
+   * stopped or the system sleeps, the wall clock steps, a debugger holds it; "return" ends it. */
+  if (sim->in_callback ? !(v == 1 || v == 2 || v == 3 || v == 4 || v == 9 || v == 10) : v == 9)
     return lw__refuse(err, LW_EINVAL, "verb",
-                      sim->in_callback ? "block, sleep, pause, stepWall or return inside a callback"
+                      sim->in_callback ? "block, sleep, pause, stepWall, debug or return inside a callback"
                                        : "return only inside a callback");
   if (v == 4 ? !isfinite(ms) : !(isfinite(ms) && ms >= 0))
     return lw__refuse(err, LW_EINVAL, "ms", v == 4 ? "a finite number" : "a finite number >= 0");
@@ -145,6 +147,7 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
     case 5: lw_sim_stall_worker(sim, ms); *target += ms; break;
     case 8: lw_sim_callback(sim); break;
     case 9: sim->in_callback = 0; break; /* the iteration ends: overdue main work runs now */
+    case 10: lw_sim_debug(sim, ms); *target += ms; break;
     default: lw_sim_throttle(sim, ms, align_ms); *target += ms; break;
   }
   return LW_OK;
@@ -188,6 +191,26 @@ void lw_sim_block(lw_sim_t *sim, double ms, int state) {
   if (state == LW_SIM_GC && ms > 0) lw_spans_add(&sim->gc, sim->now, sim->now + ms);
   sim->busy_total += ms;
   sim->main_free_at = sim->now + ms;
+}
+
+void lw_sim_debug(lw_sim_t *sim, double ms) {
+  /* The thread sits in the debugger's message loop, off every CPU, busy for its loop. */
+  lw_sim_block(sim, ms, LW_SIM_BLOCKED);
+  sim->debug_since = sim->now;
+  sim->debug_until = sim->now + ms;
+  sim->debug_taken = 0;
+}
+
+double lw_sim_debugged(const lw_sim_t *sim) {
+  return sim->debug_since <= sim->now && sim->now < sim->debug_until ? sim->debug_since : NAN;
+}
+
+int lw_sim_debug_take(lw_sim_t *sim, double *since, double *until) {
+  if (sim->debug_taken || !(sim->debug_until <= sim->now)) return 0;
+  sim->debug_taken = 1;
+  *since = sim->debug_since;
+  *until = sim->debug_until;
+  return 1;
 }
 
 void lw_sim_starve(lw_sim_t *sim, double ms) {

@@ -14,6 +14,9 @@
  * - stepWall(ms): the wall clock jumps.
  * - stallWorker(ms): only the worker thread stops.
  * - throttle(ms, align): main-thread timers fire only at multiples of `align` for `ms`.
+ * - debug(ms): a debugger holds the main thread (a breakpoint): it is busy for its loop and off
+ *   every CPU; the worker runs and knows it (the watcher's part in real time); the main thread
+ *   then takes the span as `debugger` evidence.
  * - callback ... return: one callback of the main loop, made of the verbs between (block, pause,
  *   sleep, stepWall): a stop or a sleep inside it lands mid-iteration, its time the iteration's
  *   (the loop did not wait), and the iteration ends at "return" (SPEC §5's compound cases).
@@ -58,6 +61,9 @@ typedef struct lw_sim_s {
   unsigned refs;
   int advancing;
   int in_callback; /* between "callback" and "return": one iteration of the main loop */
+  double debug_since; /* the last debug(): a debugger held the main thread over [since, until) */
+  double debug_until;
+  int debug_taken;    /* the main thread has taken it as evidence */
   /* The main thread's times by state (SPEC §12), the current block's part counted as it goes. */
   double main_acc[LW_SIM_STATES];
   int cur_state;
@@ -85,6 +91,12 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target);
  * stallWorker, throttle) or to now (sleep, pause: overdue work runs at the wake-up). */
 void lw_sim_block(lw_sim_t *sim, double ms, int state);
 void lw_sim_callback(lw_sim_t *sim);
+/* A debugger holds the main thread for ms (a breakpoint): busy for its loop, off every CPU. */
+void lw_sim_debug(lw_sim_t *sim, double ms);
+/* Since when a debugger holds the main thread now, or NAN (as the C worker thread reads it). */
+double lw_sim_debugged(const lw_sim_t *sim);
+/* The main thread: the last debugger pause, once it is over and not taken yet: 1 and its span. */
+int lw_sim_debug_take(lw_sim_t *sim, double *since, double *until);
 void lw_sim_starve(lw_sim_t *sim, double ms);
 void lw_sim_sleep(lw_sim_t *sim, double ms);
 void lw_sim_pause(lw_sim_t *sim, double ms);
@@ -95,7 +107,7 @@ void lw_sim_stall_worker(lw_sim_t *sim, double ms);
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
 
 /* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "stepWall",
- * "stallWorker", "throttle", "starve", "callback", "return"), checked then applied: `ms` must be finite and >= 0 (any
+ * "stallWorker", "throttle", "starve", "callback", "return", "debug"), checked then applied: `ms` must be finite and >= 0 (any
  * finite value for stepWall), `align_ms` finite and > 0 (throttle only), `state` NULL or one of
  * "cpu", "gc", "blocked", "starved", "throttled" (block only). LW_EINVAL names the argument in
  * `*err` and changes nothing. On success `*target` is the time to step to (lw_sim_step). */

@@ -1,0 +1,42 @@
+/* A debugger holds the main thread (SPEC §2's reason `debugger`: a breakpoint, a step, a
+ * `debugger;` statement, an inspector's Debugger.pause): the meeting point of three threads.
+ *
+ * - The watcher thread (a worker_threads Worker with an inspector session on the main thread and
+ *   the Debugger domain enabled, run only while an inspector is open) tells each pause and
+ *   resume as it sees them (lw_debugger_paused, lw_debugger_resumed).
+ * - The set's C worker thread asks whether the main thread is held now (lw_debugger_held): a
+ *   debugger's pause is no hang.
+ * - The main thread takes the pauses as evidence (lw_debugger_take), after a cheap check of a
+ *   counter that moves with every change (lw_debugger_changes).
+ * lagwatch's own stack thread pauses the main thread too, to take its stack: it says so first
+ * (lw_debugger_own_pause), and the watcher's next pause and resume are skipped.
+ * Keyed by the set's stacks id (stacks.h); one mutex guards the registry. */
+#ifndef LW_DRIVER_DEBUGGER_H_
+#define LW_DRIVER_DEBUGGER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Pauses kept per set until the main thread takes them. More are merged into the last. */
+#define LW_DEBUGGER_KEPT 16
+
+/* Main thread: a set's entry (its clock's origin), and its removal. Returns 0, or LW_ENOMEM. */
+int lw_debugger_register(uint64_t id, uint64_t origin_ns);
+void lw_debugger_unregister(uint64_t id);
+
+/* Watcher thread: Debugger.paused, Debugger.resumed, now. */
+void lw_debugger_paused(uint64_t id);
+void lw_debugger_resumed(uint64_t id);
+/* Stack thread: it is about to pause the main thread itself. */
+void lw_debugger_own_pause(uint64_t id);
+
+/* C worker thread: since when a debugger holds the main thread (ms on the set's clock), or NAN. */
+double lw_debugger_held(uint64_t id);
+
+/* Main thread: copies the pauses that ended since the last call into `ended` (at most `max`,
+ * [start, end] each) and returns their number; `*since` is when an ongoing one began, or NAN. */
+size_t lw_debugger_take(uint64_t id, double (*ended)[2], size_t max, double *since);
+/* Any thread: moves whenever any set's debugger state changes. */
+uint64_t lw_debugger_changes(void);
+
+#endif /* LW_DRIVER_DEBUGGER_H_ */

@@ -212,6 +212,9 @@ class Conditions extends EventEmitter {
   }
 
   _onEvents(events) {
+    // The set's JS entry: an inspector opened since (SIGUSR1, inspector.open()) starts its
+    // debugger watcher (lib/monitors.js).
+    if (this._set !== null && this._set !== undefined) this._set._watchDebugger();
     for (const ev of events) {
       if (ev.type === 'read') {
         if (this._reader !== null) this._readLifecycle();

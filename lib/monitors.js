@@ -201,6 +201,13 @@ class MonitorSet {
       this._stackWorker.on('error', (err) => this.conditions._log('error',
         `lagwatch: the stack thread failed (${err && err.message}): hangs are reported without stacks`));
     }
+    // SPEC §2's `debugger` (real clock): while an inspector is open (--inspect, VS Code's
+    // auto-attach, inspector.open()), a watcher thread hears the debugger's pauses of the main
+    // thread. Looked at now and whenever the set enters JS anyway (its events and batches): no
+    // wake-up of its own. Without an inspector nothing runs and nothing is paid.
+    this._debugId = o.clock === undefined ? native.monStacksId(this._h) : 0;
+    this._debugWatcher = null;
+    this._watchDebugger();
     // A process that exits right after a hang still reports it, synchronously (opt-out).
     this._onExit = null;
     if (o.clock === undefined && o.exitHook !== false) {
@@ -217,6 +224,37 @@ class MonitorSet {
     }
     this._producers = producers;
     for (const p of producers) p._bind(this);
+  }
+
+  // Starts the debugger watcher while an inspector is open, stops it once it is closed.
+  _watchDebugger() {
+    if (this._debugId === 0 || this._stopped) return;
+    let url;
+    try {
+      url = require('inspector').url();
+    } catch {
+      url = undefined; // no inspector in this runtime (a sandboxed renderer)
+    }
+    if (url !== undefined && this._debugWatcher === null) {
+      const { Worker } = require('worker_threads');
+      native.debuggerWatch(this._debugId, true);
+      this._debugWatcher = new Worker(path.join(__dirname, 'debugger-worker.js'), {
+        workerData: { id: this._debugId, lagwatchStackThread: true },
+        execArgv: [],
+      });
+      this._debugWatcher.unref();
+      this._debugWatcher.on('error', (err) => this.conditions._log('error',
+        `lagwatch: the debugger watcher failed (${err && err.message}): a debugger's pauses may read as hangs`));
+    } else if (url === undefined && this._debugWatcher !== null) {
+      this._stopDebugWatcher();
+    }
+  }
+
+  _stopDebugWatcher() {
+    if (this._debugWatcher === null) return;
+    this._debugWatcher.terminate();
+    this._debugWatcher = null;
+    native.debuggerWatch(this._debugId, false);
   }
 
   // SPEC §12: the stack the stack thread took for the hang flagged at `detectedAt`:
@@ -249,6 +287,7 @@ class MonitorSet {
     this._stopped = true;
     for (const remove of this._unpause) remove();
     if (this._stackWorker !== null) this._stackWorker.terminate();
+    this._stopDebugWatcher();
     if (this._gcObserver !== null) {
       // The pauses already taken, then no more.
       const pending = this._gcObserver.takeRecords();

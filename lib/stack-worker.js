@@ -47,6 +47,8 @@ function take(detectedAt) {
   });
   session.post('Debugger.enable', (err) => {
     if (err) return done();
+    // The debugger watcher (an open inspector) hears this pause too: it is lagwatch's own.
+    native.debuggerOwnPause(id);
     session.post('Debugger.pause', (err2) => {
       if (err2) done();
     });

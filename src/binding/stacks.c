@@ -1,12 +1,15 @@
-/* The stack thread's side of SPEC §12 (`stacks: true`), and the main thread's reads: the stack
- * thread attaches a threadsafe function (a uv_async_t on its own loop, woken by the set's C
- * worker thread the moment it flags a hang) and hands over the frames it took; the main thread
- * reads them by the hang's detection time. The registry itself is src/driver/stacks.c. */
+/* The inspector's threads: the stack thread's side of SPEC §12 (`stacks: true`), and the main
+ * thread's reads: the stack thread attaches a threadsafe function (a uv_async_t on its own loop,
+ * woken by the set's C worker thread the moment it flags a hang) and hands over the frames it
+ * took; the main thread reads them by the hang's detection time. The debugger watcher tells a
+ * debugger's pauses (SPEC §2's `debugger`). The registries are src/driver/stacks.c and
+ * src/driver/debugger.c. */
 #include <math.h>
 #include <node_api.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../driver/debugger.h"
 #include "../driver/stacks.h"
 #include "binding.h"
 
@@ -134,11 +137,45 @@ static napi_value b_stack_get(napi_env env, napi_callback_info info) {
   return arr;
 }
 
+/* debuggerPaused(id), debuggerResumed(id) (the watcher thread), debuggerOwnPause(id) (the stack
+ * thread, before it pauses the main thread itself). */
+static napi_value debugger_call(napi_env env, napi_callback_info info, void (*fn)(uint64_t)) {
+  napi_value argv[1];
+  uint64_t id;
+  if (lwb_get_args(env, info, 1, argv) || arg_id(env, argv[0], &id)) return NULL;
+  fn(id);
+  return NULL;
+}
+static napi_value b_debugger_paused(napi_env env, napi_callback_info info) {
+  return debugger_call(env, info, lw_debugger_paused);
+}
+static napi_value b_debugger_resumed(napi_env env, napi_callback_info info) {
+  return debugger_call(env, info, lw_debugger_resumed);
+}
+static napi_value b_debugger_own_pause(napi_env env, napi_callback_info info) {
+  return debugger_call(env, info, lw_debugger_own_pause);
+}
+
+/* debuggerWatch(id, on): a watcher runs for the set, or no longer. */
+static napi_value b_debugger_watch(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  uint64_t id;
+  bool on;
+  if (lwb_get_args(env, info, 2, argv) || arg_id(env, argv[0], &id)) return NULL;
+  if (napi_get_value_bool(env, argv[1], &on) != napi_ok) LW_THROW_TYPE(env, "The \"on\" argument must be of type boolean");
+  lw_debugger_watch(id, on);
+  return NULL;
+}
+
 int lwb_stacks_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
       {"stackAttach", b_stack_attach},
       {"stackPut", b_stack_put},
       {"stackGet", b_stack_get},
+      {"debuggerPaused", b_debugger_paused},
+      {"debuggerResumed", b_debugger_resumed},
+      {"debuggerOwnPause", b_debugger_own_pause},
+      {"debuggerWatch", b_debugger_watch},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

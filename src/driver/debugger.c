@@ -12,6 +12,7 @@ typedef struct entry_s {
   uint64_t id;
   uint64_t origin_ns;
   double since;        /* the pause in progress began, or NAN */
+  int watching;        /* a watcher runs: lw_debugger_watch */
   unsigned own;        /* pauses of lagwatch's own stack thread announced, not seen yet */
   int skipping;        /* the pause in progress is lagwatch's own */
   double ended[LW_DEBUGGER_KEPT][2];
@@ -111,7 +112,29 @@ void lw_debugger_own_pause(uint64_t id) {
   entry_t *e;
   uv_once(&once, init_once);
   uv_mutex_lock(&mu);
-  if ((e = find(id)) != NULL) e->own++;
+  if ((e = find(id)) != NULL && e->watching) e->own++;
+  uv_mutex_unlock(&mu);
+}
+
+void lw_debugger_watch(uint64_t id, int on) {
+  entry_t *e;
+  uv_once(&once, init_once);
+  uv_mutex_lock(&mu);
+  if ((e = find(id)) != NULL) {
+    e->watching = on != 0;
+    e->own = 0;
+    e->skipping = 0;
+    if (!on && !isnan(e->since)) {
+      /* The watcher is gone: a pause it saw begin is over as far as anyone can tell. */
+      double end = now_of(e);
+      if (e->nended < LW_DEBUGGER_KEPT) {
+        e->ended[e->nended][0] = e->since;
+        e->ended[e->nended++][1] = end;
+      }
+      e->since = NAN;
+      changed();
+    }
+  }
   uv_mutex_unlock(&mu);
 }
 

@@ -24,6 +24,9 @@
 int lw_debugger_register(uint64_t id, uint64_t origin_ns);
 void lw_debugger_unregister(uint64_t id);
 
+/* Main thread: a watcher runs (1) or not (0) for the set: lagwatch's own pauses are counted
+ * only while one does, and a pause in progress ends when it stops. */
+void lw_debugger_watch(uint64_t id, int on);
 /* Watcher thread: Debugger.paused, Debugger.resumed, now. */
 void lw_debugger_paused(uint64_t id);
 void lw_debugger_resumed(uint64_t id);

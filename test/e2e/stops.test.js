@@ -97,6 +97,25 @@ describe('e2e: stops of any length on Linux (SPEC §12, real processes)', functi
     assert.deepStrictEqual(r.events.workerHang, [], `no workerHang\n${why}`);
   });
 
+  // SPEC §2's `debugger`: a debugger at a breakpoint is not the app. The process runs with an
+  // inspector open; a thread of its own plays the debugger and holds the main thread 6 s.
+  it('a debugger holds the main thread 6 s (Debugger.pause, --inspect): no hang, no workerHang, the samples discarded as debugger', async () => {
+    const f = spawnFixture('debugged.js', [1500, 6000, 13000], { nodeArgs: ['--inspect=127.0.0.1:0'] });
+    const paused = await f.waitFor('paused', 20000);
+    const resumed = await f.waitFor('resumed', 20000);
+    const r = await f.result(30000);
+    const why = f.describe();
+    assert.ok(resumed.at - paused.at >= 5900, `held ${resumed.at - paused.at} ms`);
+    assert.deepStrictEqual(r.events.workerHang, [], `no workerHang\n${why}`);
+    assert.strictEqual(r.workerStats.workerHangs.count, 0, `lag_worker_hangs\n${why}`);
+    assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, why);
+    assert.ok(r.stats.discarded.debugger >= 1, `discarded as debugger: ${JSON.stringify(r.stats.discarded)}\n${why}`);
+    for (const name of ['driftLag', 'loopBlock', 'worker']) {
+      assert.ok(!(r.stats.monitors[name].max >= 1000), `${name}: no lag of the pause recorded (max ${r.stats.monitors[name].max})\n${why}`);
+    }
+    assertConservation(r.stats, why);
+  });
+
   it('a cgroup freezer FROZEN for 6 s then THAWED (docker pause): one pause, no hang', async () => {
     const cg = makeCgroup(FREEZER_CG, 'lagwatch-freezer');
     cleanups.push(() => {

@@ -236,7 +236,13 @@ class MonitorSet {
       url = undefined; // no inspector in this runtime (a sandboxed renderer)
     }
     if (url !== undefined && this._debugWatcher === null) {
-      const { Worker } = require('worker_threads');
+      const { Worker, isMainThread } = require('worker_threads');
+      // A watcher's session reaches the process's main thread only: a set in a worker thread
+      // has none (a debugger's pause of that thread reads as a hang).
+      if (!isMainThread) {
+        this._debugId = 0;
+        return;
+      }
       native.debuggerWatch(this._debugId, true);
       this._debugWatcher = new Worker(path.join(__dirname, 'debugger-worker.js'), {
         workerData: { id: this._debugId, lagwatchStackThread: true },

@@ -144,6 +144,7 @@ static void hang_end(lw_worker_t *w, double now, double progress, const lw_worke
 
 size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out) {
   if (!lw_worker_on(w) || !(at > w->prev_fire)) return 0;
+  w->continued = 1; /* the run that follows takes the stop out of its hang clock */
   memset(out, 0, sizeof(*out));
   out->type = LW_MSG_EVIDENCE;
   out->ev_reason = LW_REASON_PAUSE;
@@ -190,6 +191,14 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
    * itself, up to the time since the worker last ran (it began after that run). */
   gap = self_lag;
   if (stopped && slept > gap) gap = slept < since ? slept : since;
+  /* A SIGCONT came since the last run (lw_worker_continued): the process was stopped, from after
+   * that run at the earliest. The stop is taken as all of that time, as the main thread's
+   * evidence of it is, so that a hang and its episode agree. */
+  if (w->continued) {
+    w->continued = 0;
+    stopped = 1;
+    if (since > gap) gap = since;
+  }
   /* A stop is not the app's: the hang clock does not count it (a hang in progress starts that
    * much later, progress is as recent as it was before the stop), nor does the cause's span. */
   if (stopped) {

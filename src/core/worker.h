@@ -98,6 +98,7 @@ typedef struct lw_worker_s {
   double avail_prev;
   int ping_sent;
   int renewed; /* main_renew was called since the main thread's last progress */
+  int continued; /* lw_worker_continued() before this run: a stop ended */
   int hang_active;
   double hang_start;
   double hang_detected;

@@ -78,7 +78,9 @@ describe('e2e: stops of any length on Linux (SPEC §12, real processes)', functi
     const wh = r.events.workerHang[0];
     assert.ok(Math.abs(hang.durationMs - wh.durationMs) <= 100,
       `the episode (${hang.durationMs} ms) and workerHang (${wh.durationMs} ms) agree within 100 ms\n${why}`);
-    assert.ok(hang.durationMs >= 6900 && hang.durationMs < 9000, `the app's own 7 s: ${hang.durationMs}\n${why}`);
+    // Less what the stop's evidence covers of the work before it: from the worker's last run (every
+    // 100 ms, later on a loaded machine); the 3 s stop is never in it.
+    assert.ok(hang.durationMs >= 6500 && hang.durationMs < 9000, `the app's own 7 s: ${hang.durationMs}\n${why}`);
   });
 
   // 4 s of the thread's own time (on a CPU or waiting for one): 4 s of CPU work would take ~6 s

@@ -499,6 +499,9 @@ int lw_monitors_continued(lw_monitors_t *m, double seen, double at, double now) 
 static double stop_end(const lw_monitors_t *m, const lw_msg_t *msg) {
   double end = msg->ev_end;
   unsigned i;
+  /* A continue's evidence ends exactly; it may begin before the main thread's last runs before
+   * the stop (at the worker's last run), which must not cut it short. */
+  if (msg->ev_exact) return end;
   for (i = 0; i < 8; i++)
     if (m->resumed[i] > msg->ev_start && m->resumed[i] < end) end = m->resumed[i];
   return end;

@@ -150,6 +150,7 @@ size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out) {
   out->ev_reason = LW_REASON_PAUSE;
   out->ev_start = w->prev_fire;
   out->ev_end = at;
+  out->ev_exact = 1; /* the continue's time: no later run of the main thread ends it sooner */
   return 1;
 }
 
@@ -164,7 +165,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   const lw_monitors_config_t *cfg = w->cfg;
   const lw_worker_readings_t *rd = &w->rd;
   double due = lw_worker_next_due(w);
-  double self_lag = now - due, cur = 0, slept = 0, gap, since = now - w->prev_fire;
+  double self_lag = now - due, cur = 0, slept = 0, gap, ev_gap, since = now - w->prev_fire;
   double threshold = cfg->stall_threshold_ms, slack;
   size_t n = 0;
   int has, stopped = 0, evidence_sent = 0;
@@ -191,9 +192,11 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
    * itself, up to the time since the worker last ran (it began after that run). */
   gap = self_lag;
   if (stopped && slept > gap) gap = slept < since ? slept : since;
+  /* The evidence of this run covers `ev_gap` before now: the stop's least extent. */
+  ev_gap = gap;
   /* A SIGCONT came since the last run (lw_worker_continued): the process was stopped, from after
-   * that run at the earliest. The stop is taken as all of that time, as the main thread's
-   * evidence of it is, so that a hang and its episode agree. */
+   * that run at the earliest. The hang clock takes out all of that time, as the continue's own
+   * evidence covers it, so that a hang and its episode agree. */
   if (w->continued) {
     w->continued = 0;
     stopped = 1;
@@ -329,7 +332,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     o->ev_reason = LW_REASON_ANY;
     if (stopped) {
       o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
-      o->ev_start = now - gap;
+      o->ev_start = now - ev_gap;
       o->ev_end = now;
       evidence_sent = 1;
     }
@@ -341,7 +344,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     memset(o, 0, sizeof(*o));
     o->type = LW_MSG_EVIDENCE;
     o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
-    o->ev_start = now - gap;
+    o->ev_start = now - ev_gap;
     o->ev_end = now;
   }
   return n;

@@ -41,6 +41,7 @@ typedef struct lw_msg_s {
   uint32_t ev_reason; /* LW_REASON_SUSPEND / LW_REASON_PAUSE, or LW_REASON_ANY for none */
   double ev_start;
   double ev_end;
+  int ev_exact; /* ev_end is when the stop ended (a SIGCONT), not when the worker saw it */
   double hang_start;
   double detected_at;
   double hang_end;

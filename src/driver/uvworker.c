@@ -34,7 +34,6 @@ static void timer_cb(uv_timer_t *t) {
   int64_t runs = lw_atomic_load_relaxed(&uw->runs);
   size_t n, i;
   uint64_t cont_ns, conts = lw_sigcont_last(&cont_ns);
-  lw_atomic_store(&uw->run_ns[runs % LW_UVWORKER_RUNS_KEPT], (int64_t)(now * 1e6) | 1);
   n = 0;
   if (conts != uw->cont_seen) {
     /* A SIGCONT since the last run: the process was stopped from after that run. */
@@ -56,6 +55,9 @@ static void timer_cb(uv_timer_t *t) {
     for (i = 0; i < n && uw->on_hang != NULL; i++)
       if (out[i].type == LW_MSG_HANG_START) uw->on_hang(uw->on_hang_data, out[i].detected_at);
   }
+  /* Published once its messages are in the buffer: a main thread that sees this run after a
+   * SIGCONT leaves the stop to them (monset-uv.c) and finds them there. */
+  lw_atomic_store(&uw->run_ns[runs % LW_UVWORKER_RUNS_KEPT], (int64_t)(now * 1e6) | 1);
   lw_atomic_store(&uw->runs, runs + 1);
   arm(uw);
 }

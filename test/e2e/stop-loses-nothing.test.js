@@ -55,7 +55,10 @@ describe('e2e: nothing lost, nothing misread (real processes)', function () {
     const wait = waitOutside(r);
     assertBetween(pause.durationMs, 5800, 7000 + wait, `the pause is the stop (run-queue delay outside the busy wait: ${wait.toFixed(1)} ms)`);
     assertBetween(hang.durationMs, 5900, 7000 + wait, `the hang is the busy wait (run-queue delay outside it: ${wait.toFixed(1)} ms)`);
-    assert.ok(hang.start >= pause.end - 1, `the hang comes after the pause: ${why}`);
+    // The pause ends when the SIGCONT handler read the clock; under load it may run some ms
+    // after the main thread resumed its work (seen: 17 ms). A hang swallowed by the pause (the
+    // fault this guards against) starts a whole stop before its end.
+    assert.ok(hang.start >= pause.end - 100, `the hang comes after the pause: ${why}`);
     assert.strictEqual(r.events.workerHang.length, 1, why);
   });
 

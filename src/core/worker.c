@@ -302,11 +302,18 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
      * be reached, so that a hang is flagged at the threshold, not up to an interval later. When
      * the main loop showed it was available and waits now, no hang can begin before it stops
      * waiting, and when it stopped is read at the next check, whenever that is: the worker rests,
-     * its interval then the worker's, or up to its heartbeat (the one of this run, if due, is a
-     * worker interval away). */
+     * its interval then the worker's (at most LW_REST_MAX_MS, so that a stop of a second that
+     * lands in it still makes the worker late enough to be seen), or up to its heartbeat. A
+     * heartbeat due less than LW_STOP_MIN_MS after this check is sent with it: one wake-up for
+     * both, every LW_REST_MAX_MS while the loop is idle, rather than two a second. */
     rest = fresh && !w->hang_active && now - w->last_progress_at < cfg->stall_threshold_ms / 4 &&
            rd->main_waiting != NULL && rd->main_waiting(rd->data);
-    next = now + (rest ? cfg->worker_interval_ms : cfg->liveness_interval_ms);
+    if (rest && w->heartbeat_on && w->hb_due > now && w->hb_due - now <= LW_STOP_MIN_MS) w->hb_due = now;
+    if (rest) {
+      next = now + (cfg->worker_interval_ms < LW_REST_MAX_MS ? cfg->worker_interval_ms : LW_REST_MAX_MS);
+    } else {
+      next = now + cfg->liveness_interval_ms;
+    }
     if (rest && w->heartbeat_on && w->hb_due > now && w->hb_due < next) next = w->hb_due;
     if (!w->hang_active) {
       at = w->last_progress_at + cfg->stall_threshold_ms;

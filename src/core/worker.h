@@ -31,6 +31,9 @@ typedef enum {
  * this in all since (short iterations between waits: their CPU then inside the span); after more,
  * it is read again (lw_worker_run). No stop of the process hides in so little. */
 #define LW_REST_BUSY_MS LW_STOP_MIN_MS
+/* The longest rest: a stop that lands in a rest is seen when it makes the worker LW_STOP_MIN_MS
+ * late, so a rest this long lets no stop of a second or more go unseen, wherever it begins. */
+#define LW_REST_MAX_MS (1000.0 - LW_STOP_MIN_MS)
 /* The most messages one lw_worker_run() writes. */
 #define LW_WORKER_MSGS_MAX 4
 

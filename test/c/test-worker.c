@@ -42,8 +42,8 @@ TEST_IMPL(worker_lateness_stop_or_starvation) {
   return 0;
 }
 
-/* While the main loop waits, the worker rests: its next check is a worker interval away (or its
- * heartbeat), never later than the ping or the threshold; a hang that begins during a rest (the
+/* While the main loop waits, the worker rests: its next check is a worker interval away, at most
+ * LW_REST_MAX_MS (or its heartbeat), never later than the ping or the threshold; a hang that begins during a rest (the
  * loop stopped waiting at 1500 and never reached its check phase: the driver still says it waits)
  * starts where the loop last waited and is flagged exactly a threshold later. */
 TEST_IMPL(worker_rests_while_main_waits) {
@@ -60,14 +60,14 @@ TEST_IMPL(worker_rests_while_main_waits) {
     run(&x, t, t, log, &n);
     ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), t + 100);
   }
-  /* Waiting from 1000 on: the next check a worker interval later. */
+  /* Waiting from 1000 on: the next check a rest later (900 ms, under the worker interval). */
   x.t.waiting = 1;
   x.t.avail = 1100;
   run(&x, 1100, 1000, log, &n);
-  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2100);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2000);
   /* The loop stops waiting at 1500 and hangs; the driver cannot see it left its poll. */
   x.t.avail = 1500;
-  run(&x, 2100, 1000, log, &n);
+  run(&x, 2000, 1000, log, &n);
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2750); /* the ping: 1500 + 5000 / 4 */
   ASSERT_EQ(n, 0);
   run(&x, 2750, 1000, log, &n);
@@ -118,7 +118,50 @@ static void rest_from_1100(cfx_t *x, lw_msg_t *log, size_t *n) {
   x->t.waiting = 1;
   x->t.avail = 1100;
   run(x, 1100, 1000, log, n);
-  ASSERT_DBL_EQ(lw_worker_next_due(&x->m.worker), 2100);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x->m.worker), 2000);
+}
+
+/* A stop that lands in a rest is seen once it makes the worker LW_STOP_MIN_MS late, so a rest of
+ * at most LW_REST_MAX_MS sees every stop of a second, even one that begins as the rest does (with
+ * rests of a worker interval, a stop of 1000 to 1100 ms from the rest's start left no trace and
+ * the main thread's sample over it was the app's lag). With the heartbeat on, a heartbeat due
+ * within LW_STOP_MIN_MS of a rest's check goes with it: one wake-up every LW_REST_MAX_MS. */
+TEST_IMPL(worker_rest_sees_a_stop_of_a_second) {
+  cfx_t x;
+  lw_msg_t log[128];
+  size_t n = 0, i, at;
+  cfx_init(&x);
+  rest_from_1100(&x, log, &n);
+  at = n;
+  x.t.avail = 2100; /* stopped from 1100 (as the rest began) to 2100 */
+  run(&x, 2100, 1000, log, &n);
+  ASSERT_EQ(n, at + 1);
+  ASSERT_EQ(log[at].type, LW_MSG_EVIDENCE);
+  ASSERT_EQ(log[at].ev_reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(log[at].ev_start, 2000);
+  ASSERT_DBL_EQ(log[at].ev_end, 2100);
+  cfx_free(&x);
+  /* The heartbeat on, due at 2000 with the rest's check, the app's timers running now and then:
+   * a rest of 900 ms (it was 1000), and the heartbeat due 100 ms after its end goes with it. */
+  n = 0;
+  cfx_init(&x);
+  lw_monitors_start(&x.m, LW_MON_WORKER, 1000);
+  rest_from_1100(&x, log, &n);
+  at = n;
+  x.t.avail = 1950;
+  run(&x, 2000, 1900, log, &n);
+  ASSERT_EQ(n, at + 1);
+  ASSERT_EQ(log[at].type, LW_MSG_HEARTBEAT);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2900);
+  x.t.avail = 2850;
+  run(&x, 2900, 2800, log, &n);
+  ASSERT_EQ(n, at + 2);
+  ASSERT_EQ(log[at + 1].type, LW_MSG_HEARTBEAT);
+  ASSERT_DBL_EQ(log[at + 1].sent_at, 2900);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 3800);
+  for (i = 0; i < n; i++) ASSERT(log[i].type != LW_MSG_EVIDENCE);
+  cfx_free(&x);
+  return 0;
 }
 
 /* The main thread writes where its loop waited, then its progress stamp; the worker reads the stamp
@@ -134,7 +177,7 @@ TEST_IMPL(worker_hang_ends_when_the_loop_waits_again) {
   cfx_init(&x);
   rest_from_1100(&x, log, &n);
   x.t.avail = 1500; /* the loop stops waiting at 1500 and hangs */
-  run(&x, 2100, 1000, log, &n);
+  run(&x, 2000, 1000, log, &n);
   for (t = 2750; t < 6500; t += 100) run(&x, t, 1000, log, &n);
   run(&x, 6500, 1000, log, &n);
   ASSERT_EQ(n, 2);
@@ -175,7 +218,7 @@ TEST_IMPL(worker_rest_cause_with_stops) {
   cfx_init(&x);
   rest_from_1100(&x, log, &n);
   x.t.avail = 1500;
-  run(&x, 2100, 1000, log, &n);
+  run(&x, 2000, 1000, log, &n);
   for (t = 2750; t <= 2850; t += 100) run(&x, t, 1000, log, &n);
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2950);
   run(&x, 4850, 1000, log, &n); /* 1900 late, no run-queue growth: a stop */
@@ -188,15 +231,15 @@ TEST_IMPL(worker_rest_cause_with_stops) {
   ASSERT_DBL_EQ(log[n - 1].cause_delta.cpu_ms, 5600);
   cfx_free(&x);
   /* B: the process is stopped from 1200 to 3100 while the loop waits; the worker's check due at
-   * 2100 runs at 3100, the loop's wait lasting as long; the loop then hangs from 3100. */
+   * 2000 runs at 3100, the loop's wait lasting as long; the loop then hangs from 3100. */
   n = 0;
   cfx_init(&x);
   rest_from_1100(&x, log, &n);
   x.t.avail = 3100;
-  run(&x, 3100, 1000, log, &n); /* 1000 late: a stop */
+  run(&x, 3100, 1000, log, &n); /* 1100 late: a stop */
   for (i = 0; i < n; i++) ASSERT(log[i].type != LW_MSG_HANG_START);
-  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 4100); /* resting again */
-  for (t = 4100; t < 9000; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1000, log, &n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 4000); /* resting again */
+  for (t = 4000; t < 9000; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1000, log, &n);
   x.t.main.cpu_ms += 5900;
   run(&x, 9050, 9000, log, &n);
   ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
@@ -205,12 +248,12 @@ TEST_IMPL(worker_rest_cause_with_stops) {
   ASSERT_DBL_EQ(log[n - 1].cause_stopped, 0);
   cfx_free(&x);
   /* C: the worker, starved (its run-queue delay grew as much as it was late), runs its check due
-   * at 2100 at 2600; the loop stopped waiting at 1200. The ping is overdue: no rest, the next
+   * at 2000 at 2600; the loop stopped waiting at 1200. The ping is overdue: no rest, the next
    * check a liveness interval later, which sends it. */
   n = 0;
   cfx_init(&x);
   rest_from_1100(&x, log, &n);
-  x.t.worker_runq += 500;
+  x.t.worker_runq += 600;
   x.t.avail = 1200;
   run(&x, 2600, 1000, log, &n);
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2700);
@@ -222,7 +265,7 @@ TEST_IMPL(worker_rest_cause_with_stops) {
 
 /* From a rest at 1100 (the loop's busy total 400 then, read if `busy_known`), the loop ran `ran`
  * ms more (its last progress stamp `stamp`), stopped waiting at 1300 and hangs; the main thread
- * uses `before` ms of CPU before the check at 2200, `during` after; progress returns at 7100.
+ * uses `before` ms of CPU before the check at 2100, `during` after; progress returns at 7100.
  * Returns the worker's last message (the hang's end, seen at 7200). */
 static lw_msg_t hang_after_rest(int busy_known, double ran, double stamp, double before,
                                 double during) {
@@ -237,9 +280,9 @@ static lw_msg_t hang_after_rest(int busy_known, double ran, double stamp, double
   x.t.busy = 400 + ran;
   x.t.avail = 1300;
   x.t.waiting = 0;
-  run(&x, 2100, stamp, log, &n); /* no longer waiting: the next check 100 ms later */
+  run(&x, 2000, stamp, log, &n); /* no longer waiting: the next check 100 ms later */
   x.t.main.cpu_ms += before;
-  for (t = 2200; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, stamp, log, &n);
+  for (t = 2100; t <= 7100; t = lw_worker_next_due(&x.m.worker)) run(&x, t, stamp, log, &n);
   x.t.main.cpu_ms += during;
   run(&x, 7200, 7100, log, &n);
   last = log[n - 1];
@@ -269,19 +312,19 @@ TEST_IMPL(worker_rest_cause_after_short_iterations) {
    * the rest's CPU alone, the baseline is read again at the first check without progress. */
   end = hang_after_rest(1, 150, 1190, 100, 5000);
   ASSERT_EQ(end.type, LW_MSG_HANG_END);
-  ASSERT_DBL_EQ(end.cause_start, 2200);
+  ASSERT_DBL_EQ(end.cause_start, 2100);
   ASSERT_DBL_EQ(end.cause_delta.cpu_ms, 5000);
   /* C: no reading of the loop's busy time: iterations since the rest cannot be bounded, the
    * baseline is read again; without iterations (the wait alone ended) it holds as before. */
   end = hang_after_rest(0, 3, 1190, 100, 5000);
-  ASSERT_DBL_EQ(end.cause_start, 2200);
+  ASSERT_DBL_EQ(end.cause_start, 2100);
   ASSERT_DBL_EQ(end.cause_delta.cpu_ms, 5000);
   end = hang_after_rest(0, 3, 1000, 100, 5000);
   ASSERT_DBL_EQ(end.cause_start, 1300);
   ASSERT_DBL_EQ(end.cause_delta.cpu_ms, 5100);
   /* D: short iterations in one rest, then a rest again: the baseline kept is read again as the
-   * second rest begins (2100), so that what the loop runs never adds up over rests; the hang
-   * from 2500 then has the CPU since 2100 alone, its span from 2500 less 1 ms run since. */
+   * second rest begins (2000), so that what the loop runs never adds up over rests; the hang
+   * from 2500 then has the CPU since 2000 alone, its span from 2500 less 1 ms run since. */
   n = 0;
   cfx_init(&x);
   x.rd.worker.main_busy = fake_busy;
@@ -289,14 +332,14 @@ TEST_IMPL(worker_rest_cause_after_short_iterations) {
   rest_from_1100(&x, log, &n);
   x.t.busy = 410;
   x.t.main.cpu_ms += 10;
-  x.t.avail = 2100; /* waiting again since 1510 */
-  run(&x, 2100, 1500, log, &n);
-  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 3100);
+  x.t.avail = 2000; /* waiting again since 1510 */
+  run(&x, 2000, 1500, log, &n);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2900);
   x.t.busy = 411;
   x.t.avail = 2500;
   x.t.waiting = 0;
-  run(&x, 3100, 2400, log, &n);
-  for (t = 3200; t <= 8400; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 2400, log, &n);
+  run(&x, 2900, 2400, log, &n);
+  for (t = 3000; t <= 8400; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 2400, log, &n);
   x.t.main.cpu_ms += 6000;
   run(&x, 8500, 8400, log, &n);
   ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
@@ -617,5 +660,48 @@ TEST_IMPL(worker_renews_sources_at_a_hang_start) {
   wrun(&x, &log, 1700, 1550); /* no progress again: looked at again, no move */
   ASSERT_EQ(renews, 2);
   fx_free(&x);
+  return 0;
+}
+
+/* A process moved into a quota-limited cgroup while its loop waited: the cause's baseline was read
+ * in the old group as the rest began (its counter at 900), and the hang that follows is seen from
+ * the rest. At the first check without progress the move is found, and the baseline is read again
+ * in the new group (its counter at 40): the hang's throttling is the new group's growth alone
+ * (3000 ms), never the difference of two groups' counters (2140 if the rest's baseline stayed). */
+static int move_to_new_group(void *d) {
+  times_t *t = d;
+  renews++;
+  if (moves_left <= 0) return 0;
+  moves_left--;
+  t->main.throttled_ms = 40;
+  return 1;
+}
+
+TEST_IMPL(worker_renews_a_rest_baseline_in_the_new_group) {
+  cfx_t x;
+  lw_msg_t log[256];
+  size_t n = 0;
+  double t;
+  renews = 0;
+  moves_left = 1;
+  cfx_init(&x);
+  x.rd.worker.main_renew = move_to_new_group;
+  x.t.main.throttled_ms = 900;
+  rest_from_1100(&x, log, &n);
+  ASSERT_TRUE(x.m.worker.cause_has_base);
+  ASSERT_DBL_EQ(x.m.worker.cause_base.throttled_ms, 900);
+  ASSERT_EQ(renews, 0);
+  x.t.avail = 1500; /* the loop stops waiting at 1500 and hangs */
+  run(&x, 2000, 1000, log, &n);
+  for (t = 2100; t <= 8000; t = lw_worker_next_due(&x.m.worker)) run(&x, t, 1000, log, &n);
+  ASSERT_EQ(renews, 1);
+  x.t.main.throttled_ms += 3000;
+  x.t.main.cpu_ms += 3000;
+  run(&x, lw_worker_next_due(&x.m.worker), 8000, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log[n - 1].hang_start, 1500);
+  ASSERT_EQ(log[n - 1].cause_known, 1);
+  ASSERT_DBL_EQ(log[n - 1].cause_delta.throttled_ms, 3000);
+  cfx_free(&x);
   return 0;
 }

@@ -23,6 +23,7 @@
         "src/driver/monset.c",
         "src/driver/monset-sim.c",
         "src/driver/monset-uv.c",
+        "src/driver/sets.c",
         "src/driver/stacks.c",
         "src/driver/debugger.c",
         "src/platform/clocks.c",

@@ -194,7 +194,7 @@ class MonitorSet {
       const { Worker } = require('worker_threads');
       // No inherited preloads (`-r lagwatch/register` would set up monitors in it too).
       this._stackWorker = new Worker(path.join(__dirname, 'stack-worker.js'), {
-        workerData: { id: native.monStacksId(this._h), lagwatchStackThread: true },
+        workerData: { id: native.monSetId(this._h), lagwatchStackThread: true },
         execArgv: [],
       });
       this._stackWorker.unref();
@@ -205,7 +205,7 @@ class MonitorSet {
     // auto-attach, inspector.open()), a watcher thread hears the debugger's pauses of the main
     // thread. Looked at now and whenever the set enters JS anyway (its events and batches): no
     // wake-up of its own. Without an inspector nothing runs and nothing is paid.
-    this._debugId = o.clock === undefined ? native.monStacksId(this._h) : 0;
+    this._debugId = o.clock === undefined ? native.monSetId(this._h) : 0;
     this._debugWatcher = null;
     this._watchDebugger();
     // A process that exits right after a hang still reports it, synchronously (opt-out).
@@ -267,7 +267,7 @@ class MonitorSet {
   // { stack: [{ functionName, url, lineNumber, columnNumber }], takenAt } (source-mapped when
   // the app runs with --enable-source-maps), or null.
   _stack(detectedAt) {
-    const got = native.stackGet(native.monStacksId(this._h), detectedAt);
+    const got = native.stackGet(native.monSetId(this._h), detectedAt);
     if (got === null) return null;
     return { stack: JSON.parse(got[0]).map(sourceMapped), takenAt: got[1] };
   }

@@ -9,7 +9,7 @@
  *   tracker.c     the tracker and stats()
  *   monitors.c    the monitor sets (over src/driver/monset.c: the one file that includes it)
  *   names.c       what the core names and numbers (monitors, options, defaults, causes, bounds)
- *   stacks.c      the stack thread's registry
+ *   stacks.c      the stack thread's and the debugger watcher's calls
  *
  * Per-thread state (one JS thread = one napi_env) is the instance data: the uv driver and the
  * JS dispatch function. The common submit path makes no call into JS: it returns a verdict code

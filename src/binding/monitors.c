@@ -312,13 +312,13 @@ static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* monStacksId(m) -> the set's id for a stack thread (SPEC §12), 0 on a simulation. */
-static napi_value b_mon_stacks_id(napi_env env, napi_callback_info info) {
+/* monSetId(m) -> the set's id for a stack thread (SPEC §12), 0 on a simulation. */
+static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  return lwb_make_number(env, (double)lw_monset_stacks_id(&m->set));
+  return lwb_make_number(env, (double)lw_monset_set_id(&m->set));
 }
 
 /* monGc(m, pauses: Float64Array [start0, duration0, start1, ...]): V8's GC pauses of this thread,
@@ -537,7 +537,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monStop", b_mon_stop}, {"monFinish", b_mon_finish}, {"monRunning", b_mon_running},
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
-      {"monKeepBatches", b_mon_keep_batches}, {"monStacksId", b_mon_stacks_id},
+      {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},
       {"monMemory", b_mon_memory},

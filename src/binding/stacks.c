@@ -2,8 +2,8 @@
  * thread's reads: the stack thread attaches a threadsafe function (a uv_async_t on its own loop,
  * woken by the set's C worker thread the moment it flags a hang) and hands over the frames it
  * took; the main thread reads them by the hang's detection time. The debugger watcher tells a
- * debugger's pauses (SPEC §2's `debugger`). The registries are src/driver/stacks.c and
- * src/driver/debugger.c. */
+ * debugger's pauses (SPEC §2's `debugger`). Both meet the main thread in the registry of sets
+ * (src/driver/sets.h). */
 #include <math.h>
 #include <node_api.h>
 #include <stdlib.h>

@@ -10,19 +10,14 @@
  *   counter that moves with every change (lw_debugger_changes).
  * lagwatch's own stack thread pauses the main thread too, to take its stack: it says so first
  * (lw_debugger_own_pause), and the watcher's next pause and resume are skipped.
- * Keyed by the set's stacks id (stacks.h); one mutex guards the registry. */
+ * Keyed by the set's id in the registry of sets (sets.h), whose mutex guards it. */
 #ifndef LW_DRIVER_DEBUGGER_H_
 #define LW_DRIVER_DEBUGGER_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Pauses kept per set until the main thread takes them. More are merged into the last. */
-#define LW_DEBUGGER_KEPT 16
-
-/* Main thread: a set's entry (its clock's origin), and its removal. Returns 0, or LW_ENOMEM. */
-int lw_debugger_register(uint64_t id, uint64_t origin_ns);
-void lw_debugger_unregister(uint64_t id);
+#include "sets.h"
 
 /* Main thread: a watcher runs (1) or not (0) for the set: lagwatch's own pauses are counted
  * only while one does, and a pause in progress ends when it stops. */

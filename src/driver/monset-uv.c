@@ -52,8 +52,8 @@ static double rt_runnable(void *d) {
 static int rt_main_sched(void *d, lw_thread_times_t *out) {
   return lw_thread_src_read(&((lw_monset_t *)d)->main_src, out);
 }
-/* Worker thread: the set's stacks_id is written before the thread starts and never changes. */
-static double rt_main_debugged(void *d) { return lw_debugger_held(((lw_monset_t *)d)->stacks_id); }
+/* Worker thread: the set's id is written before the thread starts and never changes. */
+static double rt_main_debugged(void *d) { return lw_debugger_held(((lw_monset_t *)d)->set_id); }
 /* Worker thread, the only one that renews main_src (threadtimes.h). */
 static int rt_main_renew(void *d) { return lw_thread_src_renew_cgroup(&((lw_monset_t *)d)->main_src); }
 /* Worker thread only: its own schedstat, opened by the thread that reads it (a restarted worker
@@ -126,7 +126,7 @@ static int debugged(lw_monset_t *s, double now) {
   size_t n, i;
   if (changes == s->dbg_changes) return 0;
   s->dbg_changes = changes;
-  n = lw_debugger_take(s->stacks_id, ended, LW_DEBUGGER_KEPT, &since);
+  n = lw_debugger_take(s->set_id, ended, LW_DEBUGGER_KEPT, &since);
   for (i = 0; i < n; i++) lw_monitors_debugged(&s->core, ended[i][0], ended[i][1], now);
   if (!isnan(since)) lw_monitors_debugged(&s->core, since, INFINITY, now);
   return n > 0 || !isnan(since);
@@ -329,12 +329,12 @@ static void handle_closed(uv_handle_t *h) {
   if (--s->open_handles == 0 && s->owner.closed) s->owner.closed(s->owner.data);
 }
 
-/* Worker thread: the set's stacks_id is written before the thread starts and never changes. */
+/* Worker thread: the set's id is written before the thread starts and never changes. */
 static void stacks_wake(void *data, double detected_at) {
-  lw_stacks_wake(((lw_monset_t *)data)->stacks_id, detected_at);
+  lw_stacks_wake(((lw_monset_t *)data)->set_id, detected_at);
 }
 
-uint64_t lw_monset_stacks_id(const lw_monset_t *s) { return s->stacks_id; }
+uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
 
 static int uv_make(lw_monset_t *s) {
   uv_loop_t *loop = s->uv->timer.loop;
@@ -354,10 +354,10 @@ static int uv_make(lw_monset_t *s) {
     return rc;
   }
   /* The stack thread, if one attaches, is woken by the worker the moment it flags a hang. */
-  s->stacks_id = lw_stacks_register(s->uv->origin_ns);
-  /* Without memory for it, a debugger's pauses are not told apart (they read as hangs). */
-  if (s->stacks_id != 0 && lw_debugger_register(s->stacks_id, s->uv->origin_ns) != LW_OK)
-    lw_conditions_count_lost(s->c, 1);
+  s->set_id = lw_sets_add(s->uv->origin_ns);
+  /* Without memory for its entry, no stacks are taken and a debugger's pauses are not told apart
+   * (they read as hangs): counted as lost. */
+  if (s->set_id == 0) lw_conditions_count_lost(s->c, 1);
   s->uw->on_hang = stacks_wake;
   s->uw->on_hang_data = s;
   rc = uv_async_init(loop, &s->async, async_cb);
@@ -460,8 +460,7 @@ static void uv_free(lw_monset_t *s) {
     lw__free(s->uw);
     s->uw = NULL;
   }
-  lw_stacks_unregister(s->stacks_id);
-  lw_debugger_unregister(s->stacks_id);
+  lw_sets_remove(s->set_id);
   lw_thread_src_close(&s->main_src); /* the worker thread is joined */
   lw_thread_src_close(&s->self_src);
 }

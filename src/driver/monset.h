@@ -92,7 +92,7 @@ struct lw_monset_s {
   double hooks[4];
   unsigned nhooks;
   lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
-  uint64_t stacks_id; /* real time: its entry in the stacks registry (stacks.h), 0 if none */
+  uint64_t set_id; /* real time: its entry in the registry of sets (sets.h), 0 if none */
   lw_spans_t gc; /* V8's GC pauses on the main thread, for the causes of its hangs */
 };
 
@@ -125,7 +125,7 @@ void lw_monset_flush(lw_monset_t *s);
  * re-arms their timer); the set's own timer is re-armed here. */
 int lw_monset_enter(lw_monset_t *s);
 /* The set's id in the stacks registry (SPEC §12, stacks.h): 0 on a simulation. */
-uint64_t lw_monset_stacks_id(const lw_monset_t *s);
+uint64_t lw_monset_set_id(const lw_monset_t *s);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,
  * which reach JS a loop iteration or two after the pause); one that is not finite or negative is
  * ignored. */

@@ -1,14 +1,15 @@
 /* Stacks of a hung main thread (SPEC §12, `stacks: true`): the meeting point of three threads.
  *
- * - The main thread registers its monitor set (lw_stacks_register: an id and its clock's origin)
- *   and reads the stacks taken (lw_stacks_get, by the hang's detection time).
+ * - The main thread registers its monitor set (lw_sets_add: an id and its clock's origin) and
+ *   reads the stacks taken (lw_stacks_get, by the hang's detection time).
  * - The set's C worker thread, the moment it flags a hang, wakes the stack thread
  *   (lw_stacks_wake): no JS runs for stacks while the loop is healthy.
  * - The stack thread (a worker_threads Worker with an inspector session on the main thread)
  *   attaches a wake-up function (lw_stacks_attach; the binding's is a Node-API threadsafe
  *   function, i.e. a uv_async_t on that thread's loop), pauses the main thread, takes its call
  *   frames and hands them over (lw_stacks_put) before resuming it.
- * Everything is guarded by one mutex; the stacks are kept as opaque JSON text, copied in and out.
+ * Kept in the registry of sets (sets.h), under its mutex; the stacks are kept as opaque JSON
+ * text, copied in and out.
  */
 #ifndef LW_DRIVER_STACKS_H_
 #define LW_DRIVER_STACKS_H_
@@ -16,15 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Stacks kept per set: the last ones, by the detection time of their hang. */
-#define LW_STACKS_KEPT 4
+#include "sets.h"
 
-typedef void (*lw_stacks_wake_fn)(void *data, double detected_at);
-
-/* Main thread. Returns an id > 0, or 0 when memory ran out (no stacks then). */
-uint64_t lw_stacks_register(uint64_t origin_ns);
-void lw_stacks_unregister(uint64_t id);
-/* A copy (lw__free it) of the stack taken for the hang detected at `detected_at`, or NULL;
+/* Main thread: a copy (lw__free it) of the stack taken for the hang detected at `detected_at`, or NULL;
  * `*taken_at`: when it was taken, on the main thread's clock. */
 char *lw_stacks_get(uint64_t id, double detected_at, double *taken_at);
 

@@ -24,6 +24,7 @@
         "src/driver/monset-sim.c",
         "src/driver/monset-uv.c",
         "src/driver/sets.c",
+        "src/driver/hangrec.c",
         "src/driver/stacks.c",
         "src/driver/debugger.c",
         "src/platform/clocks.c",

@@ -166,6 +166,61 @@ static napi_value b_cond_flush(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* A number property of `o`: null or absent is NAN; anything else but a number is a TypeError. */
+static int get_num(napi_env env, napi_value o, const char *key, double *out) {
+  napi_value v;
+  napi_valuetype t;
+  *out = NAN;
+  if (napi_get_named_property(env, o, key, &v) != napi_ok || napi_typeof(env, v, &t) != napi_ok) return -1;
+  if (t == napi_null || t == napi_undefined) return 0;
+  return lwb_arg_number(env, v, key, out);
+}
+
+/* condReportFatal(c, start, end, detectedAt, cause|null): a hang that ended in its process's
+ * death (a record lib/fatal.js found), reported now as a fatal hang episode. */
+static napi_value b_cond_report_fatal(napi_env env, napi_callback_info info) {
+  napi_value argv[5], v;
+  napi_valuetype t;
+  lwb_cond_t *c;
+  lw_cause_t cause;
+  double start, end, detected;
+  char name[16];
+  size_t len;
+  int rc, k;
+  if (lwb_get_args(env, info, 5, argv)) return NULL;
+  if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_number(env, argv[1], "start", &start) || lwb_arg_number(env, argv[2], "end", &end) ||
+      lwb_arg_number(env, argv[3], "detectedAt", &detected))
+    return NULL;
+  memset(&cause, 0, sizeof(cause));
+  LW_NAPI_CALL(env, napi_typeof(env, argv[4], &t));
+  if (t == napi_object) {
+    if (get_num(env, argv[4], "cpuMs", &cause.cpu_ms) || get_num(env, argv[4], "runQueueMs", &cause.runq_ms) ||
+        get_num(env, argv[4], "throttledMs", &cause.throttled_ms) ||
+        get_num(env, argv[4], "blockedMs", &cause.blocked_ms) || get_num(env, argv[4], "gcMs", &cause.gc_ms) ||
+        get_num(env, argv[4], "spanMs", &cause.span_ms))
+      return NULL;
+    LW_NAPI_CALL(env, napi_get_named_property(env, argv[4], "dominant", &v));
+    if (lwb_arg_string(env, v, "cause.dominant", name, sizeof(name), &len)) return NULL;
+    for (k = 0; k < LW_CAUSE_COUNT; k++)
+      if (len < sizeof(name) && strcmp(name, lw_cause_name((lw_cause_kind_t)k)) == 0) break;
+    if (k == LW_CAUSE_COUNT || !isfinite(cause.cpu_ms) || !isfinite(cause.span_ms)) {
+      lwb_throw_range(env, "cause", "a cause as lagwatch reports it");
+      return NULL;
+    }
+    cause.dominant = (lw_cause_kind_t)k;
+    cause.known = 1;
+  }
+  rc = lw_conditions_report_fatal(&c->core, start, end, detected, &cause, lwb_cond_now(c));
+  if (rc == LW_EINVAL) {
+    lwb_throw_range(env, "end", "finite and not before start");
+    return NULL;
+  }
+  lwb_deliver(c, NULL, NULL);
+  lwb_cond_keep_alive(c);
+  return NULL;
+}
+
 /* condHasReader(c, bool): whether a lifecycle reader is set (SPEC §3). */
 static napi_value b_cond_has_reader(napi_env env, napi_callback_info info) {
   napi_value argv[2];
@@ -259,6 +314,7 @@ int lwb_conditions_init(napi_env env, napi_value exports) {
       {"condCreate", b_cond_create},
       {"condDispose", b_cond_dispose},
       {"condFlush", b_cond_flush},
+      {"condReportFatal", b_cond_report_fatal},
       {"condHasReader", b_cond_has_reader},
       {"condNow", b_cond_now},
       {"setState", b_set_state},

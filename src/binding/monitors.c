@@ -321,6 +321,51 @@ static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, (double)lw_monset_set_id(&m->set));
 }
 
+/* monStateDir(m, dir, process): before the worker starts, the records of running hangs go to
+ * `dir`, `process` being the JSON of this process's identity (lib/fatal.js). */
+static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  lwb_mon_t *m;
+  char dir[4096], process[1024];
+  size_t dlen, plen;
+  int rc;
+  if (lwb_get_args(env, info, 3, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_string(env, argv[1], "stateDir", dir, sizeof(dir), &dlen) ||
+      lwb_arg_string(env, argv[2], "process", process, sizeof(process), &plen))
+    return NULL;
+  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
+    lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
+    return NULL;
+  }
+  if (plen >= sizeof(process) - 1) {
+    lwb_throw_range(env, "process", "at most 1000 bytes");
+    return NULL;
+  }
+  rc = lw_monset_state_dir(&m->set, dir, process, (int)uv_os_getpid());
+  if (rc == LW_ENOMEM) {
+    napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
+    return NULL;
+  }
+  return lwb_make_number(env, rc);
+}
+
+/* monStateErrors(m) -> { errors, firstError }: record writes or removals that failed. */
+static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
+  napi_value argv[1], o;
+  lwb_mon_t *m;
+  int first = 0;
+  uint64_t n;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  n = lw_monset_state_errors(&m->set, &first);
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  if (lwb_set_number(env, o, "errors", (double)n) ||
+      lwb_set_string(env, o, "firstError", first != 0 ? uv_err_name(first) : ""))
+    return NULL;
+  return o;
+}
+
 /* monGc(m, pauses: Float64Array [start0, duration0, start1, ...]): V8's GC pauses of this thread,
  * from perf_hooks' gc entries, for the causes of hangs (SPEC §12). */
 static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
@@ -538,6 +583,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
+      {"monStateDir", b_mon_state_dir}, {"monStateErrors", b_mon_state_errors},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},
       {"monMemory", b_mon_memory},

@@ -201,6 +201,7 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
       lwb_set_number(env, o, "cancelled", (double)st.cancelled) ||
       lwb_set_number(env, o, "lost", (double)st.lost) || lwb_set_value(env, o, "stalls", stalls) ||
       lwb_set_value(env, o, "jumps", jumps) || lwb_set_value(env, o, "causes", causes) ||
+      lwb_set_number(env, o, "fatalHangs", (double)st.fatal_hangs) ||
       lwb_set_number(env, o, "intervals", (double)lw_tracker_expire(lw_conditions_tracker(&c->core), lwb_cond_now(c))) ||
       lwb_set_value(env, o, "monitors", mons))
     return NULL;

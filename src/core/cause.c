@@ -39,6 +39,22 @@ void lw_split_wait(double runq, double thr, double *runq_out, double *thr_out) {
  * delay includes the time the cgroup's quota held the thread back: that part is `throttled`, at
  * most the run-queue delay; what is neither on a CPU nor waiting for one is `blocked`. GC is CPU
  * time of the main thread (or its wait for GC helpers): `busy` is the CPU time less GC. */
+void lw_hang_cause_from_msg(lw_hang_cause_t *h, const lw_msg_t *msg, double end) {
+  h->start = msg->hang_start;
+  h->end = end;
+  h->detected_at = msg->detected_at;
+  /* Readings that began after the hang ended (the worker itself could not run during it) say
+   * nothing about it: the cause is unknown. */
+  h->known = msg->cause_known && end > msg->cause_start;
+  h->delta = msg->cause_delta;
+  h->span_start = msg->cause_start;
+  /* The hang ended when the main thread ran again: what the readings saw after it (up to one
+   * check interval of the loop's own) is no part of the hang's span. */
+  h->span_end = end > msg->cause_start && end < msg->cause_end ? end : msg->cause_end;
+  h->stopped = msg->cause_stopped;
+  h->gc_seen = NAN;
+}
+
 void lw_cause_compute(const lw_causes_t *cs, const lw_hang_cause_t *h, lw_cause_t *out) {
   double span = h->span_end - h->span_start - h->stopped;
   double runq = h->delta.runq_ms, thr = h->delta.throttled_ms, cpu = h->delta.cpu_ms, waited;

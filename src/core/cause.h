@@ -6,6 +6,7 @@
 
 #include "../platform/times.h"
 #include "conditions.h"
+#include "worker.h"
 
 /* Worker hangs whose causes are kept for the hang episodes that overlap them. */
 #define LW_HANG_CAUSES 8
@@ -35,6 +36,8 @@ size_t lw_causes_memory(const lw_causes_t *cs);
 /* The slot for the next worker hang's cause (the oldest is reused), or NULL if the ring cannot be
  * allocated (the caller counts it as lost). */
 lw_hang_cause_t *lw_causes_next(lw_causes_t *cs);
+/* A worker hang's cause entry from its HANG_END message, the hang taken to end at `end`. */
+void lw_hang_cause_from_msg(lw_hang_cause_t *h, const lw_msg_t *msg, double end);
 /* The cause of the hang `h` covers; GC read now. */
 void lw_cause_compute(const lw_causes_t *cs, const lw_hang_cause_t *h, lw_cause_t *out);
 /* A hang episode's cause (`ev->cause`, `ev->hang_detected_at`): that of the kept worker hang that

@@ -173,6 +173,7 @@ void lw_conditions_stats(const lw_conditions_t *c, lw_conditions_stats_t *out) {
   memcpy(out->stalls, c->stalls, sizeof(out->stalls));
   memcpy(out->jumps, c->jumps, sizeof(out->jumps));
   memcpy(out->hang_causes, c->hang_causes, sizeof(out->hang_causes));
+  out->fatal_hangs = c->fatal_hangs;
   out->reasons = c->tracker.nreasons;
   out->names = c->nnames;
 }

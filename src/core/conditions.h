@@ -102,6 +102,8 @@ typedef struct lw_event_s {
   /* STALL of kind hang: the detection time of the worker hang it overlaps (its stack's key),
    * NAN if none */
   double hang_detected_at;
+  /* STALL of kind hang: 1 if the hang ended in the process's death (lw_conditions_report_fatal) */
+  int fatal;
 } lw_event_t;
 
 /* Counts and distribution of one validator name's samples since it was first used. */
@@ -178,6 +180,7 @@ typedef struct lw_conditions_s {
   uint64_t stalls[LW_KIND_COUNT];
   uint64_t jumps[LW_JUMP_COUNT];
   uint64_t hang_causes[LW_CAUSE_COUNT]; /* hang episodes by dominant cause */
+  uint64_t fatal_hangs; /* hang episodes of processes that died hung (lw_conditions_report_fatal) */
 
   /* Fills the cause of a hang episode about to be reported (the monitors' worker measured it);
    * NULL when no monitor set measures. */
@@ -237,6 +240,7 @@ typedef struct lw_conditions_stats_s {
   uint64_t stalls[LW_KIND_COUNT];
   uint64_t jumps[LW_JUMP_COUNT];
   uint64_t hang_causes[LW_CAUSE_COUNT];
+  uint64_t fatal_hangs;
   size_t reasons; /* reason ids 0 .. reasons-1: lw_tracker_reason_name, lw_conditions_discarded */
   size_t names;   /* validator names 0 .. names-1: lw_conditions_name_stats */
 } lw_conditions_stats_t;
@@ -290,6 +294,14 @@ size_t lw_conditions_memory(const lw_conditions_t *c);
 
 /* Reports every waiting episode now (STALL events), as dispose() does, without disposing. */
 void lw_conditions_flush(lw_conditions_t *c, double now);
+
+/* A hang that never ended: a process died while its main thread was hung, last seen hung at
+ * `end` (its record found by a later process). Reported now as one hang episode with `fatal`
+ * (a STALL event, at `now`), counted in stalls, fatal_hangs and, if known, by its cause. The
+ * times are on this conditions' clock (before its origin: negative). `end` >= `start`, both
+ * finite, else LW_EINVAL; LW_EDISPOSED after dispose; LW_ENOMEM counted as lost. */
+int lw_conditions_report_fatal(lw_conditions_t *c, double start, double end, double detected_at,
+                               const lw_cause_t *cause, double now);
 
 /* Returns 1 if `name` is a valid validator name: 1..64 bytes, no NUL. */
 int lw_name_valid(const char *name, size_t len);

@@ -3,6 +3,7 @@
 #include "conditions.h"
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,27 @@ static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
   }
   memcpy(ev->monitors, e->monitors, e->nmonitors * sizeof(*ev->monitors));
   ev->nmonitors = e->nmonitors;
+}
+
+int lw_conditions_report_fatal(lw_conditions_t *c, double start, double end, double detected_at,
+                               const lw_cause_t *cause, double now) {
+  lw_event_t *ev;
+  if (c->disposed) return LW_EDISPOSED;
+  if (!isfinite(start) || !isfinite(end) || !(end >= start) || isnan(detected_at)) return LW_EINVAL;
+  c->stalls[LW_KIND_HANG]++;
+  c->fatal_hangs++;
+  if (cause != NULL && cause->known) c->hang_causes[cause->dominant]++;
+  ev = lw__event_push(c, LW_EVENT_STALL, now);
+  if (ev == NULL) return LW_ENOMEM; /* counted as lost by the push */
+  ev->kind = LW_KIND_HANG;
+  ev->duration_ms = end - start;
+  ev->start = start;
+  ev->end = end;
+  ev->samples = 0;
+  ev->hang_detected_at = detected_at;
+  ev->fatal = 1;
+  if (cause != NULL) ev->cause = *cause;
+  return LW_OK;
 }
 
 void lw__episodes_report_one(lw_conditions_t *c) {

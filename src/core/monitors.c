@@ -534,19 +534,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
         m->c->lost++;
         h = &spare;
       }
-      h->start = msg->hang_start;
-      h->end = end;
-      h->detected_at = msg->detected_at;
-      /* Readings that began after the hang ended (the worker itself could not run during it)
-       * say nothing about it: the cause is unknown. */
-      h->known = msg->cause_known && end > msg->cause_start;
-      h->delta = msg->cause_delta;
-      h->span_start = msg->cause_start;
-      /* The hang ended when the main thread ran again: what the readings saw after it (up to one
-       * check interval of the loop's own) is no part of the hang's span. */
-      h->span_end = end > msg->cause_start && end < msg->cause_end ? end : msg->cause_end;
-      h->stopped = msg->cause_stopped;
-      h->gc_seen = NAN;
+      lw_hang_cause_from_msg(h, msg, end);
       ev = lw__event_push(m->c, LW_EVENT_WORKER_HANG, now);
       if (ev) {
         ev->start = msg->hang_start;

@@ -120,9 +120,9 @@ static int rest_base_holds(lw_worker_t *w, const lw_worker_readings_t *rd, int p
   return 1;
 }
 
-/* The hang in progress ended: the main thread showed progress at `progress`. */
-static void hang_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
-                     lw_msg_t *o) {
+/* The hang in progress as if it ended at `progress`, its readings taken now (a HANG_END). */
+static void hang_fill(const lw_worker_t *w, double now, double progress,
+                      const lw_worker_readings_t *rd, lw_msg_t *o) {
   lw_thread_times_t end;
   memset(o, 0, sizeof(*o));
   o->type = LW_MSG_HANG_END;
@@ -139,7 +139,21 @@ static void hang_end(lw_worker_t *w, double now, double progress, const lw_worke
     o->cause_end = now;
     o->cause_stopped = w->cause_stopped;
   }
+}
+
+/* The hang in progress ended: the main thread showed progress at `progress`. */
+static void hang_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
+                     lw_msg_t *o) {
+  hang_fill(w, now, progress, rd, o);
   w->hang_active = 0;
+}
+
+int lw_worker_hang_active(const lw_worker_t *w) { return w->hang_active; }
+
+int lw_worker_hang_peek(const lw_worker_t *w, double now, lw_msg_t *out) {
+  if (!w->hang_active) return 0;
+  hang_fill(w, now, now, &w->rd, out);
+  return 1;
 }
 
 size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out) {

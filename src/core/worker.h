@@ -151,5 +151,11 @@ size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out);
  * hang the worker flagged has ended by now. Writes its HANG_END (with the cause read now) to
  * `out` and returns 1, or returns 0. */
 size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out);
+/* Worker thread, after lw_worker_run(): the hang in progress, if one is, as a HANG_END that
+ * would end it now (the cause so far, read now), written to `out`; returns 1, or 0 if none.
+ * Nothing changes: what a record of the running hang carries (a process may die hung). */
+int lw_worker_hang_peek(const lw_worker_t *w, double now, lw_msg_t *out);
+/* Whether the worker has flagged a hang that has not ended. */
+int lw_worker_hang_active(const lw_worker_t *w);
 
 #endif /* LW_CORE_WORKER_H_ */

@@ -336,6 +336,23 @@ static void stacks_wake(void *data, double detected_at) {
 
 uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
 
+/* Worker thread: the record of a running hang (hangrec.h), after each run. */
+static void record_hang(void *data, const lw_msg_t *msgs, size_t n, double now) {
+  lw_monset_t *s = data;
+  lw_hangrec_update(&s->rec, msgs, n, lw_monitors_worker(&s->core), now);
+}
+
+int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid) {
+  if (s->uw == NULL) return LW_ENOENT;
+  return lw_hangrec_configure(&s->rec, dir, process, lw_clock_wall_ms() - lw_monset_now(s),
+                              s->set_id, pid);
+}
+
+uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error) {
+  *first_error = (int)lw_atomic_load((lw_atomic_i64 *)&s->rec.first_error);
+  return (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.errors);
+}
+
 static int uv_make(lw_monset_t *s) {
   uv_loop_t *loop = s->uv->timer.loop;
   int rc;
@@ -360,6 +377,8 @@ static int uv_make(lw_monset_t *s) {
   if (s->set_id == 0) lw_conditions_count_lost(s->c, 1);
   s->uw->on_hang = stacks_wake;
   s->uw->on_hang_data = s;
+  s->uw->after_run = record_hang;
+  s->uw->after_run_data = s;
   rc = uv_async_init(loop, &s->async, async_cb);
   if (rc != 0) {
     lw_uvworker_free(s->uw);
@@ -430,13 +449,16 @@ static void uv_rearm(lw_monset_t *s) {
   if (s->uv_ready) lw_uv_rearm(s->uv);
 }
 
+/* The worker thread is joined: a hang it recorded is over (the main thread runs). */
 static void uv_stop_worker(lw_monset_t *s) {
   if (s->uw != NULL) lw_uvworker_stop(s->uw);
+  lw_hangrec_clear(&s->rec);
 }
 
 static int uv_close_handles(lw_monset_t *s) {
   if (!s->uv_ready) return 0;
   if (s->uw != NULL) lw_uvworker_stop(s->uw);
+  lw_hangrec_clear(&s->rec);
   if (uv_is_closing((uv_handle_t *)&s->async)) return 0;
   uv_close((uv_handle_t *)&s->prepare, handle_closed);
   uv_close((uv_handle_t *)&s->check, handle_closed);
@@ -452,6 +474,7 @@ static void uv_release(lw_monset_t *s) {
   }
   lw_thread_src_close(&s->self_src);
   lw_thread_src_close(&s->main_src);
+  lw_hangrec_clear(&s->rec);
 }
 
 static void uv_free(lw_monset_t *s) {
@@ -463,6 +486,7 @@ static void uv_free(lw_monset_t *s) {
   lw_sets_remove(s->set_id);
   lw_thread_src_close(&s->main_src); /* the worker thread is joined */
   lw_thread_src_close(&s->self_src);
+  lw_hangrec_clear(&s->rec);
 }
 
 static const char *uv_sleep_clock(const lw_monset_t *s) {

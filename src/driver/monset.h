@@ -22,6 +22,7 @@
 #include "sim.h"
 #include "uv.h"
 #include "uvworker.h"
+#include "hangrec.h"
 #include "../core/spans.h"
 #include "../platform/threadtimes.h"
 
@@ -94,6 +95,7 @@ struct lw_monset_s {
   lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
   uint64_t set_id; /* real time: its entry in the registry of sets (sets.h), 0 if none */
   lw_spans_t gc; /* V8's GC pauses on the main thread, for the causes of its hangs */
+  lw_hangrec_t rec; /* real time: the record of a running hang, if a directory is set */
 };
 
 /* Sets up a set on `c`: on `sim` if not NULL, else in real time on `uv`. Registers with the
@@ -126,6 +128,11 @@ void lw_monset_flush(lw_monset_t *s);
 int lw_monset_enter(lw_monset_t *s);
 /* The set's id in the stacks registry (SPEC §12, stacks.h): 0 on a simulation. */
 uint64_t lw_monset_set_id(const lw_monset_t *s);
+/* Real time: the records of running hangs go to `dir` from now on (hangrec.h), `process` being
+ * the JSON of this process's identity. LW_OK, LW_ENOMEM, or LW_ENOENT on a simulation. */
+int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid);
+/* Record writes or removals that failed, and libuv's error of the first (0: none). */
+uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,
  * which reach JS a loop iteration or two after the pause); one that is not finite or negative is
  * ignored. */

@@ -6,19 +6,42 @@
 #include "../core/common.h"
 #include "sets.h"
 
+/* Under the lock: the kept slot of the hang detected at `detected_at`, or -1. */
+static int find_kept(const lw_set_t *s, double detected_at) {
+  unsigned i;
+  for (i = 0; s != NULL && i < LW_STACKS_KEPT; i++)
+    if (s->stacks.kept[i].json != NULL && s->stacks.kept[i].detected_at == detected_at) return (int)i;
+  return -1;
+}
+
 char *lw_stacks_get(uint64_t id, double detected_at, double *taken_at) {
   lw_set_t *s = lw_sets_lock(id);
   char *copy = NULL;
-  unsigned i;
-  for (i = 0; s != NULL && i < LW_STACKS_KEPT; i++) {
-    if (s->stacks.kept[i].json == NULL || s->stacks.kept[i].detected_at != detected_at) continue;
+  int i = find_kept(s, detected_at);
+  if (i >= 0) {
     copy = lw__malloc(strlen(s->stacks.kept[i].json) + 1);
     if (copy != NULL) strcpy(copy, s->stacks.kept[i].json);
     *taken_at = s->stacks.kept[i].taken_at;
-    break;
   }
   lw_sets_unlock();
   return copy;
+}
+
+long lw_stacks_copy(uint64_t id, double detected_at, char *buf, size_t cap) {
+  lw_set_t *s = lw_sets_lock(id);
+  long n = -1;
+  int i = find_kept(s, detected_at);
+  if (i >= 0) {
+    size_t len = strlen(s->stacks.kept[i].json);
+    if (len < cap) {
+      memcpy(buf, s->stacks.kept[i].json, len + 1);
+      n = (long)len;
+    } else {
+      n = -2;
+    }
+  }
+  lw_sets_unlock();
+  return n;
 }
 
 void lw_stacks_wake(uint64_t id, double detected_at) {

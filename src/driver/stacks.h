@@ -22,6 +22,9 @@
 /* Main thread: a copy (lw__free it) of the stack taken for the hang detected at `detected_at`, or NULL;
  * `*taken_at`: when it was taken, on the main thread's clock. */
 char *lw_stacks_get(uint64_t id, double detected_at, double *taken_at);
+/* Any thread, allocating nothing: copies that stack into `buf` (NUL-terminated) and returns its
+ * length; -1 if there is none, -2 if it does not fit in `cap` bytes. */
+long lw_stacks_copy(uint64_t id, double detected_at, char *buf, size_t cap);
 
 /* C worker thread: a hang was flagged at `detected_at`. */
 void lw_stacks_wake(uint64_t id, double detected_at);

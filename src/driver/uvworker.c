@@ -55,6 +55,8 @@ static void timer_cb(uv_timer_t *t) {
     for (i = 0; i < n && uw->on_hang != NULL; i++)
       if (out[i].type == LW_MSG_HANG_START) uw->on_hang(uw->on_hang_data, out[i].detected_at);
   }
+  /* After the messages are handed over: a record's file I/O never delays them. */
+  if (uw->after_run != NULL) uw->after_run(uw->after_run_data, out, n, now);
   /* Published once its messages are in the buffer: a main thread that sees this run after a
    * SIGCONT leaves the stop to them (monset-uv.c) and finds them there. */
   lw_atomic_store(&uw->run_ns[runs % LW_UVWORKER_RUNS_KEPT], (int64_t)(now * 1e6) | 1);

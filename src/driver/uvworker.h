@@ -29,6 +29,9 @@ typedef struct lw_uvworker_s {
   /* Worker thread: called when it flags a hang (the stack thread's wake-up), or NULL. */
   void (*on_hang)(void *data, double detected_at);
   void *on_hang_data;
+  /* Worker thread: called after each run with its messages (the hang record), or NULL. */
+  void (*after_run)(void *data, const lw_msg_t *msgs, size_t n, double now);
+  void *after_run_data;
   /* The main thread's last progress, in ns since origin_ns; INT64_MIN: none yet. Written by the
    * main thread (release), read by the worker (acquire). */
   lw_atomic_i64 progress_ns;

@@ -1,0 +1,261 @@
+/* The record of a running hang: see hangrec.h. */
+#include "hangrec.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <uv.h>
+
+#include "../core/cause.h"
+#include "../core/common.h"
+#include "stacks.h"
+
+/* The record's fixed part (everything but the stack). */
+#define FIXED_MAX 4096
+
+int lw_hangrec_init(lw_hangrec_t *r) {
+  memset(r, 0, sizeof(*r));
+  r->written_at = -INFINITY;
+  lw_atomic_store(&r->errors, 0);
+  lw_atomic_store(&r->first_error, 0);
+  r->mu_ok = uv_mutex_init(&r->mu) == 0;
+  return r->mu_ok ? LW_OK : LW_ENOMEM;
+}
+
+static void release(lw_hangrec_t *r) {
+  lw__free(r->dir);
+  lw__free(r->path);
+  lw__free(r->tmp);
+  lw__free(r->process);
+  lw__free(r->buf);
+  lw__free(r->stack);
+  r->dir = r->path = r->tmp = r->process = r->buf = r->stack = NULL;
+}
+
+static void clear_locked(lw_hangrec_t *r);
+
+void lw_hangrec_free(lw_hangrec_t *r) {
+  if (!r->mu_ok) return;
+  clear_locked(r);
+  release(r);
+  uv_mutex_destroy(&r->mu);
+  r->mu_ok = 0;
+}
+
+static char *dup_text(const char *s) {
+  size_t n = strlen(s);
+  char *d = lw__malloc(n + 1);
+  if (d != NULL) memcpy(d, s, n + 1);
+  return d;
+}
+
+int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, double wall_origin,
+                         uint64_t set_id, int pid) {
+  size_t n = strlen(dir) + 64;
+  int rc = LW_OK;
+  if (!r->mu_ok) return LW_ENOMEM;
+  uv_mutex_lock(&r->mu);
+  clear_locked(r);
+  release(r);
+  r->dir = dup_text(dir);
+  r->process = dup_text(process);
+  r->path = lw__malloc(n);
+  r->tmp = lw__malloc(n + 4);
+  r->cap = FIXED_MAX + strlen(process) + LW_HANGREC_STACK_MAX;
+  r->buf = lw__malloc(r->cap);
+  r->stack = lw__malloc(LW_HANGREC_STACK_MAX);
+  if (r->dir == NULL || r->process == NULL || r->path == NULL || r->tmp == NULL || r->buf == NULL ||
+      r->stack == NULL) {
+    release(r);
+    rc = LW_ENOMEM;
+  } else {
+    snprintf(r->path, n, "%s/hang-%d-%llu.json", dir, pid, (unsigned long long)set_id);
+    snprintf(r->tmp, n + 4, "%s.tmp", r->path);
+    r->wall_origin = wall_origin;
+    r->set_id = set_id;
+  }
+  uv_mutex_unlock(&r->mu);
+  return rc;
+}
+
+/* JSON writing into a bounded buffer: `*len` grows; -1 once it does not fit. */
+static void put(char *buf, size_t cap, long *len, const char *fmt, ...) {
+  va_list ap;
+  int k;
+  if (*len < 0) return;
+  va_start(ap, fmt);
+  k = vsnprintf(buf + *len, cap - (size_t)*len, fmt, ap);
+  va_end(ap);
+  if (k < 0 || (size_t)k >= cap - (size_t)*len)
+    *len = -1;
+  else
+    *len += k;
+}
+
+static void put_num(char *buf, size_t cap, long *len, const char *key, double v) {
+  if (isfinite(v))
+    put(buf, cap, len, ",\"%s\":%.17g", key, v);
+  else
+    put(buf, cap, len, ",\"%s\":null", key);
+}
+
+int lw_hangrec_format(char *buf, size_t cap, const char *process, double wall_origin,
+                      const lw_msg_t *peek, const lw_cause_t *cause, const char *stack,
+                      int stack_left_out, double now) {
+  long len = 0;
+  put(buf, cap, &len, "{\"lagwatchHang\":1,\"process\":%s", process);
+  put_num(buf, cap, &len, "wallOrigin", wall_origin);
+  put_num(buf, cap, &len, "start", peek->hang_start);
+  put_num(buf, cap, &len, "detectedAt", peek->detected_at);
+  put_num(buf, cap, &len, "lastSeen", now);
+  if (cause != NULL && cause->known) {
+    put(buf, cap, &len, ",\"cause\":{\"dominant\":\"%s\"", lw_cause_name(cause->dominant));
+    put_num(buf, cap, &len, "cpuMs", cause->cpu_ms);
+    put_num(buf, cap, &len, "runQueueMs", cause->runq_ms);
+    put_num(buf, cap, &len, "throttledMs", cause->throttled_ms);
+    put_num(buf, cap, &len, "blockedMs", cause->blocked_ms);
+    put_num(buf, cap, &len, "gcMs", cause->gc_ms);
+    put_num(buf, cap, &len, "spanMs", cause->span_ms);
+    put(buf, cap, &len, "}");
+  } else {
+    put(buf, cap, &len, ",\"cause\":null");
+  }
+  put(buf, cap, &len, ",\"stackLeftOut\":%s", stack_left_out ? "true" : "false");
+  if (stack != NULL)
+    put(buf, cap, &len, ",\"stack\":%s}\n", stack);
+  else
+    put(buf, cap, &len, ",\"stack\":null}\n");
+  return (int)len;
+}
+
+static void failed(lw_hangrec_t *r, int err) {
+  lw_atomic_store(&r->errors, lw_atomic_load(&r->errors) + 1);
+  if (lw_atomic_load(&r->first_error) == 0) lw_atomic_store(&r->first_error, err);
+}
+
+/* mkdir -p, synchronously (libuv's fs calls without a loop's callback). */
+static int make_dir(char *dir) {
+  uv_fs_t req;
+  char *p;
+  int rc = 0;
+  for (p = dir + 1;; p++) {
+    if (*p == '/' || *p == '\\' || *p == '\0') {
+      char c = *p;
+      *p = '\0';
+      rc = uv_fs_mkdir(NULL, &req, dir, 0700, NULL);
+      uv_fs_req_cleanup(&req);
+      *p = c;
+      if (rc != 0 && rc != UV_EEXIST) return rc;
+      if (c == '\0') return 0;
+    }
+  }
+}
+
+/* The whole text to a temporary file, renamed over the record. */
+static int write_file(lw_hangrec_t *r, const char *text, size_t len) {
+  uv_fs_t req;
+  uv_buf_t b;
+  int fd, rc;
+  size_t done = 0;
+  fd = uv_fs_open(NULL, &req, r->tmp, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0600, NULL);
+  uv_fs_req_cleanup(&req);
+  if (fd == UV_ENOENT) {
+    if ((rc = make_dir(r->dir)) != 0) return rc;
+    fd = uv_fs_open(NULL, &req, r->tmp, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0600, NULL);
+    uv_fs_req_cleanup(&req);
+  }
+  if (fd < 0) return fd;
+  rc = 0;
+  while (done < len) {
+    b = uv_buf_init((char *)text + done, (unsigned)(len - done));
+    rc = uv_fs_write(NULL, &req, fd, &b, 1, -1, NULL);
+    uv_fs_req_cleanup(&req);
+    if (rc <= 0) {
+      rc = rc == 0 ? UV_EIO : rc;
+      break;
+    }
+    done += (size_t)rc;
+    rc = 0;
+  }
+  uv_fs_close(NULL, &req, fd, NULL);
+  uv_fs_req_cleanup(&req);
+  if (rc == 0) {
+    rc = uv_fs_rename(NULL, &req, r->tmp, r->path, NULL);
+    uv_fs_req_cleanup(&req);
+  }
+  if (rc != 0) {
+    uv_fs_unlink(NULL, &req, r->tmp, NULL);
+    uv_fs_req_cleanup(&req);
+  }
+  return rc;
+}
+
+static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
+  lw_msg_t peek;
+  lw_hang_cause_t h;
+  lw_causes_t none;
+  lw_cause_t cause;
+  long stack_len;
+  int len, rc;
+  if (!lw_worker_hang_peek(w, now, &peek)) return;
+  /* The cause so far: the worker's readings over the span until now (GC is the main thread's to
+   * tell: unknown here). */
+  memset(&none, 0, sizeof(none));
+  lw_hang_cause_from_msg(&h, &peek, now);
+  lw_cause_compute(&none, &h, &cause);
+  stack_len = lw_stacks_copy(r->set_id, peek.detected_at, r->stack, LW_HANGREC_STACK_MAX);
+  len = lw_hangrec_format(r->buf, r->cap, r->process, r->wall_origin, &peek, &cause,
+                          stack_len >= 0 ? r->stack : NULL, stack_len == -2, now);
+  r->written_at = now;
+  if (len < 0) {
+    failed(r, UV_ENOBUFS);
+    return;
+  }
+  rc = write_file(r, r->buf, (size_t)len);
+  if (rc != 0) {
+    failed(r, rc);
+    return;
+  }
+  r->exists = 1;
+}
+
+static void clear_locked(lw_hangrec_t *r) {
+  uv_fs_t req;
+  int rc;
+  if (!r->exists) return;
+  r->exists = 0;
+  r->written_at = -INFINITY;
+  rc = uv_fs_unlink(NULL, &req, r->path, NULL);
+  uv_fs_req_cleanup(&req);
+  if (rc != 0 && rc != UV_ENOENT) failed(r, rc);
+}
+
+void lw_hangrec_clear(lw_hangrec_t *r) {
+  if (!r->mu_ok) return;
+  uv_mutex_lock(&r->mu);
+  clear_locked(r);
+  uv_mutex_unlock(&r->mu);
+}
+
+void lw_hangrec_update(lw_hangrec_t *r, const lw_msg_t *msgs, size_t n, const lw_worker_t *w,
+                       double now) {
+  size_t i;
+  int started = 0;
+  for (i = 0; i < n; i++) {
+    if (msgs[i].type == LW_MSG_HANG_END) lw_hangrec_clear(r);
+    if (msgs[i].type == LW_MSG_HANG_START) started = 1;
+  }
+  /* A healthy loop: not even the lock. */
+  if (!r->mu_ok || !lw_worker_hang_active(w)) return;
+  uv_mutex_lock(&r->mu);
+  /* Written when the hang is flagged, then at most once a second while it lasts (its length, the
+   * cause so far, the stack once taken). */
+  if (r->dir != NULL && (started || now >= r->due)) {
+    write_record(r, w, now);
+    /* On a fixed cadence from the detection: a late worker run delays one refresh, not all. */
+    r->due = started ? now + LW_HANGREC_REFRESH_MS / 2 : r->due + LW_HANGREC_REFRESH_MS;
+    if (r->due <= now) r->due = now + LW_HANGREC_REFRESH_MS / 2;
+  }
+  uv_mutex_unlock(&r->mu);
+}

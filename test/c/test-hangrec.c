@@ -1,0 +1,152 @@
+/* The record of a running hang (src/driver/hangrec.c), with real files in a temporary directory
+ * and the worker driven by hand: written when the hang is flagged (the directory made then),
+ * refreshed half a second later and then every second on a fixed cadence, removed when the hang
+ * ends; nothing while the loop is healthy; a failed write counted; the JSON bounded. */
+#include "driver/hangrec.h"
+#include "fixture-monitors.h"
+#include "fixture-worker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int file_exists(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0;
+}
+
+static void slurp(const char *p, char *buf, size_t cap) {
+  FILE *f = fopen(p, "r");
+  size_t n = 0;
+  if (f != NULL) {
+    n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+  }
+  buf[n] = '\0';
+}
+
+TEST_IMPL(hangrec_format_bounded) {
+  lw_msg_t peek;
+  lw_cause_t cause;
+  char buf[1024], small[64];
+  int n;
+  memset(&peek, 0, sizeof(peek));
+  memset(&cause, 0, sizeof(cause));
+  peek.hang_start = 1000;
+  peek.detected_at = 6000;
+  cause.known = 1;
+  cause.cpu_ms = 4000;
+  cause.runq_ms = 500;
+  cause.throttled_ms = NAN;
+  cause.blocked_ms = 0;
+  cause.gc_ms = NAN;
+  cause.span_ms = 4500;
+  cause.dominant = LW_CAUSE_BUSY;
+  n = lw_hangrec_format(buf, sizeof(buf), "{\"pid\":7}", 1.5e12, &peek, &cause, "[{\"f\":1}]", 0, 6500);
+  ASSERT(n > 0 && (size_t)n == strlen(buf));
+  ASSERT(strstr(buf, "\"process\":{\"pid\":7}") != NULL);
+  ASSERT(strstr(buf, "\"start\":1000,") != NULL);
+  ASSERT(strstr(buf, "\"lastSeen\":6500,") != NULL);
+  ASSERT(strstr(buf, "\"dominant\":\"busy\"") != NULL);
+  ASSERT(strstr(buf, "\"throttledMs\":null") != NULL);
+  ASSERT(strstr(buf, "\"stack\":[{\"f\":1}]}") != NULL);
+  /* Unknown cause, no stack. */
+  cause.known = 0;
+  n = lw_hangrec_format(buf, sizeof(buf), "{}", 0, &peek, &cause, NULL, 1, 6500);
+  ASSERT(n > 0);
+  ASSERT(strstr(buf, "\"cause\":null") != NULL);
+  ASSERT(strstr(buf, "\"stackLeftOut\":true,\"stack\":null}") != NULL);
+  /* Too small: -1, never a part. */
+  ASSERT_EQ(lw_hangrec_format(small, sizeof(small), "{}", 0, &peek, &cause, NULL, 0, 6500), -1);
+  return 0;
+}
+
+TEST_IMPL(hangrec_written_refreshed_removed) {
+  cfx_t x;
+  lw_hangrec_t r;
+  lw_msg_t log[256];
+  size_t n = 0, i, at;
+  double t;
+  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], path[300], text[4096];
+  ASSERT_NOT_NULL(mkdtemp(base));
+  snprintf(dir, sizeof(dir), "%s/a/b", base); /* made when the first record is written */
+  snprintf(path, sizeof(path), "%s/hang-42-7.json", dir);
+  cfx_init(&x);
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
+  /* Healthy: progress at every check, nothing written. */
+  for (t = 100; t <= 1000; t += 100) {
+    at = n;
+    run(&x, t, t, log, &n);
+    lw_hangrec_update(&r, log + at, n - at, &x.m.worker, t);
+  }
+  ASSERT(!file_exists(dir));
+  /* A hang from 1000: flagged at 6000, written then. */
+  for (t = 1100; t <= 6000; t += 100) {
+    at = n;
+    run(&x, t, 1000, log, &n);
+    lw_hangrec_update(&r, log + at, n - at, &x.m.worker, t);
+    if (t < 6000) ASSERT(!file_exists(path));
+  }
+  ASSERT(file_exists(path));
+  slurp(path, text, sizeof(text));
+  ASSERT(strstr(text, "\"start\":1000,\"detectedAt\":6000,\"lastSeen\":6000,") != NULL);
+  /* Refreshed at 6500, then 7500 even if the run due then comes late (7650), then 8500. */
+  for (t = 6100; t <= 8500; t += 100) {
+    double now = t == 7500 ? 7650 : t;
+    if (t == 7600) continue;
+    at = n;
+    run(&x, now, 1000, log, &n);
+    lw_hangrec_update(&r, log + at, n - at, &x.m.worker, now);
+    slurp(path, text, sizeof(text));
+    if (t == 6400) ASSERT(strstr(text, "\"lastSeen\":6000,") != NULL);
+    if (t == 6500) ASSERT(strstr(text, "\"lastSeen\":6500,") != NULL);
+    if (t == 7400) ASSERT(strstr(text, "\"lastSeen\":6500,") != NULL);
+    if (t == 7500) ASSERT(strstr(text, "\"lastSeen\":7650,") != NULL);
+    if (t == 8400) ASSERT(strstr(text, "\"lastSeen\":7650,") != NULL);
+    if (t == 8500) ASSERT(strstr(text, "\"lastSeen\":8500,") != NULL);
+  }
+  ASSERT(strstr(text, "\"dominant\":") != NULL);
+  /* The hang ends: removed. */
+  at = n;
+  x.t.main.cpu_ms += 7500;
+  run(&x, 8600, 8550, log, &n);
+  for (i = at; i < n; i++) ASSERT(log[i].type != LW_MSG_HANG_START);
+  ASSERT(n > at && log[n - 1].type == LW_MSG_HANG_END);
+  lw_hangrec_update(&r, log + at, n - at, &x.m.worker, 8600);
+  ASSERT(!file_exists(path));
+  ASSERT_EQ(lw_atomic_load(&r.errors), 0);
+  lw_hangrec_free(&r);
+  cfx_free(&x);
+  /* A directory that cannot be made (under a file): the write fails, counted, nothing else. */
+  snprintf(path, sizeof(path), "%s/file", base);
+  {
+    FILE *f = fopen(path, "w");
+    ASSERT_NOT_NULL(f);
+    fclose(f);
+  }
+  snprintf(dir, sizeof(dir), "%s/file/sub", base);
+  n = 0;
+  cfx_init(&x);
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{}", 0, 1, 1), LW_OK);
+  for (t = 100; t <= 6000; t += 100) {
+    at = n;
+    run(&x, t, 50, log, &n);
+    lw_hangrec_update(&r, log + at, n - at, &x.m.worker, t);
+  }
+  /* Tried when flagged (5050) and at the refresh (5550): on the cadence, never more often. */
+  ASSERT_EQ(lw_atomic_load(&r.errors), 2);
+  ASSERT(lw_atomic_load(&r.first_error) != 0);
+  lw_hangrec_free(&r);
+  cfx_free(&x);
+  unlink(path);
+  snprintf(path, sizeof(path), "%s/a/b", base);
+  rmdir(path);
+  snprintf(path, sizeof(path), "%s/a", base);
+  rmdir(path);
+  rmdir(base);
+  return 0;
+}

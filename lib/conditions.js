@@ -87,6 +87,7 @@ class Conditions extends EventEmitter {
     this._log = makeLog(logger);
     this._reader = null;
     this._records = new Map(); // hold token -> record
+    this._fatal = new Map(); // a fatal hang's detection time -> { pid, stack } (lib/fatal.js)
     this._h = native.condCreate(this, sim, o.stallThresholdMs, o.holdMs, o.episodeDelayMs,
       o.retentionMs);
     this._submit = native.submitFn(this._h);
@@ -123,7 +124,10 @@ class Conditions extends EventEmitter {
   }
 
   stats() {
-    return native.stats(this._h);
+    const s = native.stats(this._h);
+    // Writes of hang records that failed (a read-only or full state directory: lib/fatal.js).
+    s.stateErrors = this._set !== null && this._set !== undefined ? this._set._stateErrors() : 0;
+    return s;
   }
 
   // Reports every waiting episode now and hands the monitors' recorded samples to the metrics
@@ -214,7 +218,10 @@ class Conditions extends EventEmitter {
   _onEvents(events) {
     // The set's JS entry: an inspector opened since (SIGUSR1, inspector.open()) starts its
     // debugger watcher (lib/monitors.js).
-    if (this._set !== null && this._set !== undefined) this._set._watchDebugger();
+    if (this._set !== null && this._set !== undefined) {
+      this._set._watchDebugger();
+      this._set._stateErrors(); // a failed hang record is logged once
+    }
     for (const ev of events) {
       if (ev.type === 'read') {
         if (this._reader !== null) this._readLifecycle();
@@ -235,7 +242,19 @@ class Conditions extends EventEmitter {
         };
         // SPEC §12: why the main thread hung (hang episodes only; null when nothing measured).
         if (ev.cause !== undefined) stall.cause = ev.cause;
-        this._attachStack(stall, ev.hangDetectedAt);
+        if (ev.fatal === true) {
+          // A hang of a process that died hung (lib/fatal.js): its record's stack and process.
+          const f = this._fatal.get(ev.hangDetectedAt);
+          this._fatal.delete(ev.hangDetectedAt);
+          stall.fatal = true;
+          stall.detectedAt = ev.hangDetectedAt;
+          if (f !== undefined) {
+            stall.pid = f.pid;
+            stall.stack = f.stack;
+          }
+        } else {
+          this._attachStack(stall, ev.hangDetectedAt);
+        }
         this._guard('metrics', () => this._metrics.onStall(stall));
         this._emitSafely('stall', stall);
         if (stallChannel.hasSubscribers) stallChannel.publish(stall);

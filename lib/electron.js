@@ -163,6 +163,18 @@ function attachElectron(conditions, options) {
   });
   listeners.on(o.powerMonitor, 'shutdown', () => conditions.flush());
 
+  // Fatal hangs: an app's records belong with its data (the default directory is per entry point,
+  // which an Electron app shares with every other), unless the app chose a directory itself.
+  const set = conditions._set;
+  if (o.app !== undefined && typeof o.app.getPath === 'function' && set && set._stateDirDefault && set._stateDir !== null) {
+    let userData = null;
+    try {
+      userData = o.app.getPath('userData');
+    } catch {
+      userData = null; // before 'ready' on some versions, or a stub without it
+    }
+    if (typeof userData === 'string' && userData !== '') set._useStateDir(require('path').join(userData, 'lagwatch'));
+  }
   if (o.app !== undefined) {
     listeners.on(o.app, 'browser-window-created', (event, win) => {
       track(win);

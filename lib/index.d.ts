@@ -81,6 +81,13 @@ export interface Stall {
   /** With `stacks: true`, hang episodes: the main thread's stack taken during the hang. */
   stack?: StackFrame[] | null;
   stackTakenAt?: number | null;
+  /** A hang of an earlier process that died hung (killed, force-quit), found in the state
+   * directory: true; absent otherwise. `start`/`end` are then on this process's clock (negative),
+   * `durationMs` as long as the hang was last seen, `samples` 0. */
+  fatal?: true;
+  /** Fatal hangs: when the dead process flagged the hang, and its pid. */
+  detectedAt?: number;
+  pid?: number;
 }
 
 /** A frame of the main thread's JavaScript stack, innermost first; 1-based as in Error.stack;
@@ -118,6 +125,10 @@ export interface Stats {
   jumps: { suspend: number; step: number };
   /** Hang episodes by the dominant part of their cause (SPEC §12). */
   causes: Record<HangCause['dominant'], number>;
+  /** Hang episodes of earlier processes that died hung (`stall` events with `fatal: true`). */
+  fatalHangs: number;
+  /** Writes of this process's hang records that failed (a read-only or full state directory). */
+  stateErrors: number;
   /** Intervals kept now. */
   intervals: number;
   monitors: Record<string, MonitorStats>;
@@ -251,6 +262,12 @@ export interface SetupOptions extends ConditionsOptions {
   /** Real clock: a stack thread (worker_threads + inspector) takes the main thread's JavaScript
    * stack when a hang is flagged; no JS runs for it while the loop is healthy. Default false. */
   stacks?: boolean;
+  /** Real clock: where the C worker keeps the record of a running hang, so that the next process
+   * with the same directory reports a hang that ended in the process's death (`fatal: true`).
+   * Nothing is written while the loop is healthy. Default: per user and app under the OS's
+   * temporary directory (`register`: LAGWATCH_STATE_DIR; Electron: attachElectron's `app`
+   * moves it under userData); false: no records. */
+  stateDir?: string | false;
   /** Producers (createMetricProducer()) that export the histograms of recorded samples — one per
    * monitor and the worker's self-lag — from the core's aggregates, with no JS per sample; the
    * meter then records none of them. Each serves one running set at a time. */

@@ -140,13 +140,20 @@ class Metrics {
 
   onStall(stall) {
     const cause = stall.cause || null;
+    // A hang of an earlier process that died hung (lib/fatal.js) carries fatal=true: a dashboard
+    // counts the hangs that ended in a kill apart from those that ended.
+    const attrs = stall.fatal === true ? { kind: stall.kind, fatal: true } : { kind: stall.kind };
     if (!this.noop) {
-      this.stalls.add(1, { kind: stall.kind });
-      this.stallDuration.record(stall.durationMs, { kind: stall.kind });
+      this.stalls.add(1, attrs);
+      this.stallDuration.record(stall.durationMs, attrs);
       if (cause !== null) this.stallCauses.add(1, { kind: stall.kind, cause: cause.dominant });
     }
     if (this.otelLogger !== null) {
       const attributes = { kind: stall.kind, duration_ms: stall.durationMs };
+      if (stall.fatal === true) {
+        attributes.fatal = true;
+        attributes['process.pid'] = stall.pid;
+      }
       if (cause !== null) {
         attributes.cause = cause.dominant;
         for (const [key, attr] of CAUSE_ATTRIBUTES) if (cause[key] !== null) attributes[attr] = cause[key];

@@ -5,6 +5,7 @@ const { findSourceMap } = require('module');
 const path = require('path');
 const { PerformanceObserver } = require('perf_hooks');
 const native = require('./native');
+const fatal = require('./fatal');
 const { Conditions, createConditions } = require('./conditions');
 const { typeError, checkOptions, checkFunction } = require('./util');
 
@@ -121,6 +122,9 @@ class MonitorSet {
     if (o.stacks !== undefined && typeof o.stacks !== 'boolean') {
       throw typeError('The "options.stacks" argument must be of type boolean');
     }
+    if (o.stateDir !== undefined && o.stateDir !== false && (typeof o.stateDir !== 'string' || o.stateDir === '')) {
+      throw typeError('The "options.stateDir" argument must be a non-empty string or false');
+    }
     const { enabled, flat } = monitorOptions(o.monitors);
     if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
     native.monCheck(flat); // a bad option throws here, before anything exists
@@ -161,6 +165,8 @@ class MonitorSet {
       `lagwatch: the worker thread cannot start (${reason}): 'worker' and 'liveness' do not run (monitor ${name})`);
     for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name, onError);
     Object.freeze(this.monitors);
+    this._stateDir = null;
+    this._stateErrorsLogged = 0;
     for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
     // SPEC §12: the main thread's time by state for lag_main_thread_time, read at most once per
     // clockDrift interval.
@@ -224,6 +230,50 @@ class MonitorSet {
     }
     this._producers = producers;
     for (const p of producers) p._bind(this);
+    // Fatal hangs (real clock): this process's running hangs are recorded in the state directory
+    // from now on, and the hangs of earlier processes that died hung are reported at the next
+    // turn of the loop, so that the listeners added after setup hear them (lib/fatal.js).
+    this._stateDirDefault = o.stateDir === undefined;
+    if (o.clock === undefined && o.stateDir !== false) {
+      this._useStateDir(o.stateDir === undefined ? fatal.defaultStateDir() : path.resolve(o.stateDir));
+    }
+  }
+
+  // Reports the records of dead processes found in `dir` as fatal hangs, then records this
+  // process's running hangs there. Called at setup, and by attachElectron with the app's
+  // userData directory when no directory was given.
+  _useStateDir(dir) {
+    native.monStateDir(this._h, dir, fatal.identity());
+    this._stateDir = dir;
+    setImmediate(() => {
+      if (!this._stopped) this._reportFatal(dir);
+    });
+  }
+
+  _reportFatal(dir) {
+    const c = this.conditions;
+    const { records, bad, errors } = fatal.takeRecords(dir);
+    for (const e of errors) c._log('warn', `lagwatch: a hang record cannot be read or removed: ${e}`);
+    if (bad > 0) c._log('warn', `lagwatch: ${bad} malformed hang record(s) removed from ${dir}`);
+    for (const r of records) {
+      // On this process's clock: the record's times are on its writer's, whose 0 was wallOrigin.
+      const shift = r.wallOrigin - (Date.now() - c.now());
+      const detectedAt = r.detectedAt + shift;
+      c._fatal.set(detectedAt, { pid: r.process.pid, stack: r.stack === undefined ? null : r.stack });
+      native.condReportFatal(c._h, r.start + shift, r.lastSeen + shift, detectedAt, r.cause === undefined ? null : r.cause);
+    }
+  }
+
+  // Record writes that failed so far; the first one logged.
+  _stateErrors() {
+    if (this._stateDir === null) return 0;
+    const { errors, firstError } = native.monStateErrors(this._h);
+    if (errors > 0 && this._stateErrorsLogged === 0) {
+      this._stateErrorsLogged = errors;
+      this.conditions._log('error', `lagwatch: a hang record cannot be written in ${this._stateDir} (${firstError}): ` +
+        'a hang that ends the process would not be reported by the next one (stats().stateErrors)');
+    }
+    return errors;
   }
 
   // Starts the debugger watcher while an inspector is open, stops it once it is closed.

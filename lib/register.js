@@ -246,9 +246,11 @@ function register(env = process.env) {
       metricProducers: exported && exported.producers,
       // The stack thread costs nothing while the loop is healthy; LAGWATCH_STACKS=0 turns it off.
       stacks: env.LAGWATCH_STACKS !== '0',
+      // Fatal hangs (lib/fatal.js): LAGWATCH_STATE_DIR, or the default per app; '0' turns it off.
+      stateDir: env.LAGWATCH_STATE_DIR === '0' ? false : env.LAGWATCH_STATE_DIR || undefined,
       logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
     });
-    m.conditions.on('stall', (s) => say(`${s.kind} stall of ${Math.round(s.durationMs)} ms ` +
+    m.conditions.on('stall', (s) => say(`${s.fatal ? 'fatal (the process died hung, pid ' + s.pid + ') ' : ''}${s.kind} stall of ${Math.round(s.durationMs)} ms ` +
       `(${s.monitors.join(', ')})${describeCause(s.cause)}${describeStack(s.stack)}`));
     return m;
   } catch (err) {

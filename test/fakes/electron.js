@@ -99,6 +99,13 @@ class FakeApp extends EventEmitter {
     return 'fake-app';
   }
 
+  // app.getPath(name): only 'userData' here (set `userData` first); Electron throws on an
+  // unknown name.
+  getPath(name) {
+    if (name !== 'userData' || typeof this.userData !== 'string') throw new Error(`Failed to get '${name}' path`);
+    return this.userData;
+  }
+
   isReady() {
     return true;
   }

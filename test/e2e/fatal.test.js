@@ -1,0 +1,152 @@
+'use strict';
+// Fatal hangs, end to end on real processes (lib/fatal.js, src/driver/hangrec.c): a process that
+// dies hung is reported by the next one that starts with the same state directory, once, with
+// its cause and its stack; a hang that ends leaves nothing; a live process's hang is never
+// reported by another.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { spawnFixture, killAll, sleep, tmpDir, assertConservation } = require('./helpers');
+
+const records = (dir) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.startsWith('hang-')) : []);
+
+describe('e2e: fatal hangs (real processes)', function () {
+  this.timeout(90000);
+  afterEach(killAll);
+
+  async function killedAt(dir, killMs, stacks) {
+    const f = spawnFixture('fatal.js', [dir, 'hang:10000', stacks ? 'stacks' : '']);
+    await f.waitFor('busy', 20000);
+    await sleep(killMs);
+    const seen = records(dir);
+    f.signal('SIGKILL');
+    await f.exited;
+    return { seen, why: f.describe() };
+  }
+
+  for (const stacks of [false, true]) {
+    it(`a 10 s busy loop SIGKILLed at 8 s${stacks ? ' (stacks)' : ''}: the next process reports one fatal hang of 7.5 s or more, its cause${stacks ? ' and stack' : ''}`, async () => {
+      const dir = path.join(tmpDir('fatal'), 'state');
+      const { seen, why } = await killedAt(dir, 8000, stacks);
+      assert.strictEqual(seen.length, 1, `the running hang is recorded: ${seen}\n${why}`);
+      const next = spawnFixture('fatal.js', [dir, 'report']);
+      const r = await next.result(30000);
+      const detail = `${JSON.stringify(r.events.stall)}\n${next.describe()}`;
+      assert.strictEqual(r.events.stall.length, 1, detail);
+      const s = r.events.stall[0];
+      assert.strictEqual(s.kind, 'hang', detail);
+      assert.strictEqual(s.fatal, true, detail);
+      assert.ok(s.durationMs >= 7500 && s.durationMs <= 8600, `durationMs ${s.durationMs}: at least as long as it was last seen\n${detail}`);
+      assert.ok(s.start < 0 && s.end <= 0, `before this process began: ${s.start}, ${s.end}`);
+      assert.ok(s.cause !== null && typeof s.cause === 'object', detail);
+      assert.ok(['busy', 'starved'].includes(s.cause.dominant), `a busy loop (or one starved beside other suites): ${JSON.stringify(s.cause)}`);
+      assert.ok(s.cause.cpuMs >= 2000, JSON.stringify(s.cause));
+      assert.strictEqual(typeof s.pid, 'number', detail);
+      if (stacks) {
+        assert.ok(Array.isArray(s.stack) && s.stack.some((fr) => fr.functionName === 'spinTillKilled'),
+          `the stack of the hung thread: ${JSON.stringify(s.stack)}`);
+      }
+      assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, detail);
+      assert.strictEqual(r.stats.fatalHangs, 1, detail);
+      assert.strictEqual(r.stats.causes[s.cause.dominant], 1, detail);
+      assert.deepStrictEqual(records(dir), [], 'the record is removed once reported');
+      assertConservation(r.stats);
+      // Reported once: a third process finds nothing.
+      const third = await spawnFixture('fatal.js', [dir, 'report']).result(30000);
+      assert.deepStrictEqual(third.events.stall, []);
+      assert.strictEqual(third.stats.fatalHangs, 0);
+    });
+  }
+
+  it('a 6 s hang that ends: one ordinary hang, no record left, nothing fatal for the next process', async () => {
+    const dir = path.join(tmpDir('fatal-ends'), 'state');
+    const f = spawnFixture('fatal.js', [dir, 'hang:6000']);
+    const r = await f.result(40000);
+    const why = `${JSON.stringify(r.events.stall)}\n${f.describe()}`;
+    assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, why);
+    assert.strictEqual(r.events.stall[0].fatal, undefined, why);
+    assert.strictEqual(r.stats.fatalHangs, 0, why);
+    assert.ok(fs.existsSync(dir), 'the directory was made when the hang was flagged');
+    assert.deepStrictEqual(records(dir), [], 'removed when the hang ended');
+    const next = await spawnFixture('fatal.js', [dir, 'report']).result(30000);
+    assert.deepStrictEqual(next.events.stall, []);
+  });
+
+  it('a healthy process writes nothing; a process sharing the directory never reports a live hang', async () => {
+    const dir = path.join(tmpDir('fatal-shared'), 'state');
+    const healthy = await spawnFixture('fatal.js', [dir, 'report']).result(30000);
+    assert.deepStrictEqual(healthy.events.stall, []);
+    assert.ok(!fs.existsSync(dir), 'nothing written while the loop is healthy');
+    // A hangs (its record written at detection, 5 s in); B starts beside it and must leave it.
+    const a = spawnFixture('fatal.js', [dir, 'hang:8000']);
+    await a.waitFor('busy', 20000);
+    await sleep(6000);
+    assert.strictEqual(records(dir).length, 1, 'A\'s running hang is recorded');
+    const b = await spawnFixture('fatal.js', [dir, 'report']).result(30000);
+    assert.deepStrictEqual(b.events.stall, [], `B reports nothing of A's: ${JSON.stringify(b.events.stall)}`);
+    assert.strictEqual(b.stats.fatalHangs, 0);
+    const ra = await a.result(40000);
+    assert.deepStrictEqual(ra.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, a.describe());
+    assert.deepStrictEqual(records(dir), [], 'A removed its record when its hang ended');
+  });
+
+  // The wiring alone: the record is planted (a pid above Linux's pid_max, so no process has it);
+  // the writing and the reading of real records are the tests above.
+  it('Electron: attachElectron given app moves the records under userData/lagwatch and reports the dead ones there', async () => {
+    const lagwatch = require('../..');
+    const { createFakeElectron } = require('../fakes/electron');
+    const userData = tmpDir('fatal-electron');
+    const dir = path.join(userData, 'lagwatch');
+    fs.mkdirSync(dir);
+    const pid = 2 ** 22 + 1;
+    fs.writeFileSync(path.join(dir, `hang-${pid}-1.json`), JSON.stringify({
+      lagwatchHang: 1, process: { pid, startTicks: '1' }, wallOrigin: Date.now() - 60000, start: 1000,
+      detectedAt: 6000, lastSeen: 9000, cause: null, stackLeftOut: false, stack: null,
+    }));
+    const { app, powerMonitor } = createFakeElectron();
+    app.userData = userData;
+    const { MeterProvider, MetricReader } = require('@opentelemetry/sdk-metrics');
+    const reader = new (class extends MetricReader {
+      async onForceFlush() {}
+      async onShutdown() {}
+    })();
+    const provider = new MeterProvider({ readers: [reader] });
+    const m = lagwatch.setupAllMonitors({ monitors: { worker: false, liveness: false }, meter: provider.getMeter('lagwatch') });
+    const stalls = [];
+    m.conditions.on('stall', (s) => stalls.push(s));
+    try {
+      const detach = lagwatch.attachElectron(m.conditions, { powerMonitor, app });
+      assert.strictEqual(m._stateDir, dir);
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      detach();
+    } finally {
+      m.stop();
+    }
+    const fatal = stalls.filter((s) => s.fatal);
+    assert.strictEqual(fatal.length, 1, JSON.stringify(stalls));
+    assert.strictEqual(fatal[0].pid, pid);
+    assert.strictEqual(fatal[0].durationMs, 8000);
+    assert.strictEqual(fatal[0].cause, null);
+    assert.ok(Math.abs(fatal[0].end - (m.conditions.now() - 51000)) < 5000, `on this clock: ${fatal[0].end}`);
+    assert.deepStrictEqual(records(dir), []);
+    // lag_stalls counts it apart: {kind="hang", fatal=true}.
+    const { resourceMetrics } = await reader.collect();
+    const points = resourceMetrics.scopeMetrics.flatMap((sm) => sm.metrics)
+      .filter((md) => md.descriptor.name === 'lag_stalls').flatMap((md) => md.dataPoints);
+    const fatalPoints = points.filter((p) => p.attributes.fatal === true);
+    assert.deepStrictEqual(fatalPoints.map((p) => [p.attributes.kind, p.value]), [['hang', 1]], JSON.stringify(points));
+  });
+
+  it('a state directory that cannot be written: counted and logged, the hang reported as ever', async () => {
+    const base = tmpDir('fatal-ro');
+    const file = path.join(base, 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    const f = spawnFixture('fatal.js', [path.join(file, 'state'), 'hang:6000']);
+    const r = await f.result(40000);
+    const why = f.describe();
+    assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, why);
+    assert.ok(r.stats.stateErrors >= 1, `stateErrors: ${r.stats.stateErrors}\n${why}`);
+    assert.match(f.stderr, /a hang record cannot be written/, why);
+  });
+});

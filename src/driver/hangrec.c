@@ -62,11 +62,7 @@ int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, 
   r->process = dup_text(process);
   r->path = lw__malloc(n);
   r->tmp = lw__malloc(n + 4);
-  r->cap = FIXED_MAX + strlen(process) + LW_HANGREC_STACK_MAX;
-  r->buf = lw__malloc(r->cap);
-  r->stack = lw__malloc(LW_HANGREC_STACK_MAX);
-  if (r->dir == NULL || r->process == NULL || r->path == NULL || r->tmp == NULL || r->buf == NULL ||
-      r->stack == NULL) {
+  if (r->dir == NULL || r->process == NULL || r->path == NULL || r->tmp == NULL) {
     release(r);
     rc = LW_ENOMEM;
   } else {
@@ -199,6 +195,20 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
   long stack_len;
   int len, rc;
   if (!lw_worker_hang_peek(w, now, &peek)) return;
+  /* The buffers, at the first hang (most sets never see one); kept until the set goes. */
+  if (r->buf == NULL) {
+    r->cap = FIXED_MAX + strlen(r->process) + LW_HANGREC_STACK_MAX;
+    r->buf = lw__malloc(r->cap);
+    r->stack = lw__malloc(LW_HANGREC_STACK_MAX);
+    if (r->buf == NULL || r->stack == NULL) {
+      lw__free(r->buf);
+      lw__free(r->stack);
+      r->buf = r->stack = NULL;
+      r->written_at = now;
+      failed(r, UV_ENOMEM);
+      return;
+    }
+  }
   /* The cause so far: the worker's readings over the span until now (GC is the main thread's to
    * tell: unknown here). */
   memset(&none, 0, sizeof(none));

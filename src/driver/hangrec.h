@@ -7,9 +7,11 @@
  * The record is one small JSON file, `<dir>/hang-<pid>-<set id>.json`, written whole to a
  * temporary file and renamed over it (a reader sees the old record or the new one, never a part;
  * no fsync: it must survive the process, not the machine). Its size is bounded: a stack longer
- * than LW_HANGREC_STACK_MAX is left out (and the record says so). The buffer is allocated when
- * the directory is set, so the worker allocates nothing. A write that fails (a read-only or full
- * disk) is counted; the first error is kept for the main thread to log. */
+ * than LW_HANGREC_STACK_MAX is left out (and the record says so). Its buffers (about 130 KiB) are
+ * allocated at the set's first hang, on the worker thread (most sets never hang: a set made per
+ * request must not cost them), and kept; memory that runs out then is a failed write. A write
+ * that fails (a read-only or full disk) is counted; the first error is kept for the main thread
+ * to log. */
 #ifndef LW_DRIVER_HANGREC_H_
 #define LW_DRIVER_HANGREC_H_
 

@@ -14,6 +14,7 @@
 //   App Nap              the embed thread's wake-ups held to whole seconds for 10 s: a
 //                        throttled interval opens, driftLag's late samples are discarded, no hang
 //   SIGSTOP 6 s          exactly one pause episode, no hang
+//   SIGSTOP in a task    2 s inside a 3 s Chromium task: no monitor records it as lag
 //   hidden, 6 s task     the main process keeps its worker thread: one workerHang; a renderer
 //                        pauses it (the seed's rule for pages): none
 const assert = require('assert');
@@ -162,6 +163,27 @@ function describeEmbedder(type) {
       const r = await e.report('sigstop');
       assert.strictEqual(r.events.stall.length, 1, JSON.stringify(r.events.stall));
       assert.strictEqual(r.events.stall[0].kind, 'pause');
+      assert.deepStrictEqual(r.events.workerHang, []);
+    });
+
+    // No stop of a second or more is any monitor's lag, wherever it lands: here inside a Chromium
+    // task, outside any uv iteration (the SIGCONT that ends it, and the worker's lateness, are
+    // the evidence; the task's sample over the stop meets it before it is judged).
+    it('SIGSTOP 2 s inside a 3 s Chromium task: no monitor records the stop as lag, no episode', async () => {
+      await e.mark();
+      const pausesBefore = (await e.report('stop-in-task-before')).stats.discarded.pause;
+      e.send('busy 3000');
+      await sleep(500);
+      e.signal('SIGSTOP');
+      await sleep(2000);
+      e.signal('SIGCONT');
+      await sleep(4000);
+      const r = await e.report('stop-in-task');
+      const why = `loopBlock ${JSON.stringify(r.loopBlock)}, driftLag ${JSON.stringify(r.driftLag)}, discarded ${JSON.stringify(r.stats.discarded)}`;
+      assert.ok(!(r.loopBlock.max >= 1500), `loopBlock: no lag of the stop recorded: ${why}`);
+      assert.ok(!(r.driftLag.max >= 1500), `driftLag: no lag of the stop recorded: ${why}`);
+      assert.ok(r.stats.discarded.pause > pausesBefore, `the task's samples discarded as pause: ${why}`);
+      noStalls(r, 'a 2 s stop in a task');
       assert.deepStrictEqual(r.events.workerHang, []);
     });
 

@@ -129,6 +129,12 @@ export interface Stats {
   fatalHangs: number;
   /** Writes of this process's hang records that failed (a read-only or full state directory). */
   stateErrors: number;
+  /** This run's own hang episodes (fatal ones excluded) per hour since the conditions were made. */
+  hangsPerHour: number;
+  /** Their summed duration, in seconds per hour. */
+  hangSecondsPerHour: number;
+  /** Whether this run has had a hang of its own. */
+  hadHang: boolean;
   /** Intervals kept now. */
   intervals: number;
   monitors: Record<string, MonitorStats>;

@@ -40,6 +40,34 @@ const point = (metrics, name, attrs = {}) => {
 };
 
 describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
+  it('the rates of a run (issue 26): stats() hangsPerHour, hangSecondsPerHour, hadHang; lag_run_hang 0 until a hang, then 1', async () => {
+    const { reader, sim, m } = setup();
+    const c = m.conditions;
+    let s = c.stats();
+    assert.deepStrictEqual([s.hangsPerHour, s.hangSecondsPerHour, s.hadHang], [0, 0, false]);
+    sim.advance(10000);
+    assert.strictEqual(point(await collect(reader), 'lag_run_hang'), 0);
+    sim.block(6000);
+    sim.advance(10000);
+    sim.block(7000);
+    sim.advance(1800000 - 33000); // half an hour in all
+    s = c.stats();
+    assert.deepStrictEqual(s.stalls, { hang: 2, suspend: 0, pause: 0 });
+    assert.strictEqual(s.hadHang, true);
+    assert.ok(Math.abs(s.hangsPerHour - 4) < 1e-9, `2 hangs in half an hour: ${s.hangsPerHour}`);
+    assert.ok(Math.abs(s.hangSecondsPerHour - 26) < 1e-9, `13 s of hangs in half an hour: ${s.hangSecondsPerHour}`);
+    assert.strictEqual(point(await collect(reader), 'lag_run_hang'), 1);
+    // A pause is no hang of the run.
+    const other = setup();
+    other.sim.advance(1000);
+    other.sim.pause(6000);
+    other.sim.advance(10000);
+    s = other.m.conditions.stats();
+    assert.strictEqual(s.stalls.pause, 1);
+    assert.deepStrictEqual([s.hangsPerHour, s.hadHang], [0, false]);
+    assert.strictEqual(point(await collect(other.reader), 'lag_run_hang'), 0);
+  });
+
   it('SPEC §12: lag_stall_causes{kind, cause} by dominant cause, lag_main_thread_time{state} in seconds', async () => {
     const { reader, sim, m } = setup();
     sim.advance(10000);

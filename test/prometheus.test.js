@@ -367,6 +367,8 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
       'Main thread time by scheduler state': (r) => r.some((x) => x.metric.state === 'cpu' && x.value > 0),
       'Clock jumps, by kind (last hour)': (r) => ['suspend', 'step'].every((k) => r.some((x) => x.metric.kind === k && x.value === 0)),
       'Event-loop utilization (recorded periods)': (r) => r.length === 1 && r[0].value >= 0 && r[0].value <= 1,
+      // The one run scraped hung: all of the runs.
+      'Share of runs with a hang': (r) => r.length === 1 && r[0].value === 1,
     };
 
     it('is an importable Grafana dashboard on a Prometheus data source, with the panels the README describes', function () {

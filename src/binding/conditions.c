@@ -120,6 +120,7 @@ static napi_value b_cond_create(napi_env env, napi_callback_info info) {
   c->refs = 1;
   e->refs++;
   c->sim = sim;
+  lw_conditions_began(&c->core, lwb_cond_now(c));
   c->client.next_due = cond_next_due;
   c->client.run = cond_run;
   if (sim) lw_sim_ref(sim);

@@ -153,15 +153,18 @@ static napi_value b_discard_counts(napi_env env, napi_callback_info info) {
 }
 
 static napi_value b_stats(napi_env env, napi_callback_info info) {
-  napi_value argv[1], o, disc, stalls, jumps, mons, causes;
+  napi_value argv[1], o, disc, stalls, jumps, mons, causes, had;
   lwb_cond_t *c;
   lw_conditions_stats_t st;
+  lw_hang_rates_t rates;
   size_t i;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   /* JS runs: the loop is not waiting. What a sleeping driftLag would have fired is counted. */
   lwb_cond_entered(c);
   lw_conditions_stats(&c->core, &st);
+  lw_conditions_hang_rates(&c->core, lwb_cond_now(c), &rates);
+  LW_NAPI_CALL(env, napi_get_boolean(env, rates.had_hang != 0, &had));
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &disc));
   LW_NAPI_CALL(env, napi_create_object(env, &stalls));
@@ -202,6 +205,9 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
       lwb_set_number(env, o, "lost", (double)st.lost) || lwb_set_value(env, o, "stalls", stalls) ||
       lwb_set_value(env, o, "jumps", jumps) || lwb_set_value(env, o, "causes", causes) ||
       lwb_set_number(env, o, "fatalHangs", (double)st.fatal_hangs) ||
+      lwb_set_number(env, o, "hangsPerHour", rates.hangs_per_hour) ||
+      lwb_set_number(env, o, "hangSecondsPerHour", rates.hang_seconds_per_hour) ||
+      lwb_set_value(env, o, "hadHang", had) ||
       lwb_set_number(env, o, "intervals", (double)lw_tracker_expire(lw_conditions_tracker(&c->core), lwb_cond_now(c))) ||
       lwb_set_value(env, o, "monitors", mons))
     return NULL;

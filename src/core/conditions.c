@@ -163,6 +163,16 @@ lw_state_t lw_state_from_windows(const uint8_t *windows, size_t n, int locked) {
   return best;
 }
 
+void lw_conditions_began(lw_conditions_t *c, double now) { c->created_at = now; }
+
+void lw_conditions_hang_rates(const lw_conditions_t *c, double now, lw_hang_rates_t *out) {
+  double hours = (now - c->created_at) / 3.6e6;
+  uint64_t hangs = c->stalls[LW_KIND_HANG] - c->fatal_hangs;
+  out->had_hang = hangs > 0;
+  out->hangs_per_hour = hours > 0 ? (double)hangs / hours : 0;
+  out->hang_seconds_per_hour = hours > 0 ? c->hang_ms / 1000.0 / hours : 0;
+}
+
 void lw_conditions_stats(const lw_conditions_t *c, lw_conditions_stats_t *out) {
   memset(out, 0, sizeof(*out));
   out->submitted = c->submitted;

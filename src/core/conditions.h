@@ -181,6 +181,8 @@ typedef struct lw_conditions_s {
   uint64_t jumps[LW_JUMP_COUNT];
   uint64_t hang_causes[LW_CAUSE_COUNT]; /* hang episodes by dominant cause */
   uint64_t fatal_hangs; /* hang episodes of processes that died hung (lw_conditions_report_fatal) */
+  double hang_ms;       /* this run's hang episodes' durations, summed (fatal ones are another run's) */
+  double created_at;    /* when this run's conditions began, on their clock (lw_conditions_began) */
 
   /* Fills the cause of a hang episode about to be reported (the monitors' worker measured it);
    * NULL when no monitor set measures. */
@@ -294,6 +296,19 @@ size_t lw_conditions_memory(const lw_conditions_t *c);
 
 /* Reports every waiting episode now (STALL events), as dispose() does, without disposing. */
 void lw_conditions_flush(lw_conditions_t *c, double now);
+
+/* The conditions began at `now` on their clock: the run's rates are per hour since. */
+void lw_conditions_began(lw_conditions_t *c, double now);
+
+/* Rates of this run's hangs, for dashboards of many processes: hang episodes (fatal ones, another
+ * run's, excluded) and their summed duration in s, per hour since the conditions began (0 before
+ * any time has passed), and whether this run has had one. */
+typedef struct lw_hang_rates_s {
+  double hangs_per_hour;
+  double hang_seconds_per_hour;
+  int had_hang;
+} lw_hang_rates_t;
+void lw_conditions_hang_rates(const lw_conditions_t *c, double now, lw_hang_rates_t *out);
 
 /* A hang that never ended: a process died while its main thread was hung, last seen hung at
  * `end` (its record found by a later process). Reported now as one hang episode with `fatal`

@@ -83,6 +83,7 @@ static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
   lw_event_t *ev;
   e->reported_at = at;
   c->stalls[e->kind]++;
+  if (e->kind == LW_KIND_HANG) c->hang_ms += e->duration_ms;
   ev = lw__event_push(c, LW_EVENT_STALL, at);
   if (ev == NULL) return;
   ev->kind = e->kind;

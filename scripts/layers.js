@@ -26,7 +26,7 @@ const VALUES = new Set([
   'lw_worker_readings_s', 'lw_msg_s',
   // out: events, causes, intervals, stats and snapshots, the read-only views of batches and
   // metric histograms handed out for a flush or a collection
-  'lw_event_s', 'lw_cause_s', 'lw_interval_s', 'lw_conditions_stats_s', 'lw_name_snapshot_s',
+  'lw_event_s', 'lw_cause_s', 'lw_interval_s', 'lw_conditions_stats_s', 'lw_hang_rates_s', 'lw_name_snapshot_s',
   'lw_monitors_stats_s', 'lw_delay_stats_s', 'lw_batch_s', 'lw_agg_s',
 ]);
 

@@ -127,6 +127,7 @@ void lw_conditions_dispose(lw_conditions_t *c, double now) {
   lw__episodes_report_all(c, now);
   for (i = 0; i < c->nvalidators; i++) lw_validator_dispose(c, (uint32_t)i);
   c->disposed = 1;
+  c->disposed_at = now;
   /* Nothing is recorded any more: keep the statistics, free what only recording needed. */
   for (i = 0; i < c->nnames; i++) lw_histogram_freeze(&c->names[i]->recorded_hist);
   lw__free(c->held);
@@ -166,7 +167,9 @@ lw_state_t lw_state_from_windows(const uint8_t *windows, size_t n, int locked) {
 void lw_conditions_began(lw_conditions_t *c, double now) { c->created_at = now; }
 
 void lw_conditions_hang_rates(const lw_conditions_t *c, double now, lw_hang_rates_t *out) {
-  double hours = (now - c->created_at) / 3.6e6;
+  double hours;
+  if (c->disposed && now > c->disposed_at) now = c->disposed_at; /* the run is over */
+  hours = (now - c->created_at) / 3.6e6;
   uint64_t hangs = c->stalls[LW_KIND_HANG] - c->fatal_hangs;
   out->had_hang = hangs > 0;
   out->hangs_per_hour = hours > 0 ? (double)hangs / hours : 0;

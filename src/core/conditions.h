@@ -183,6 +183,7 @@ typedef struct lw_conditions_s {
   uint64_t fatal_hangs; /* hang episodes of processes that died hung (lw_conditions_report_fatal) */
   double hang_ms;       /* this run's hang episodes' durations, summed (fatal ones are another run's) */
   double created_at;    /* when this run's conditions began, on their clock (lw_conditions_began) */
+  double disposed_at;   /* when they were disposed: the run's rates are final from then on */
 
   /* Fills the cause of a hang episode about to be reported (the monitors' worker measured it);
    * NULL when no monitor set measures. */

@@ -70,6 +70,14 @@ class Validator {
   }
 }
 
+// The OpenTelemetry span a hang blocked (lib/trace.js), when one was active.
+function addTrace(target, trace) {
+  if (trace === null || trace === undefined || typeof trace.traceId !== 'string') return;
+  target.traceId = trace.traceId;
+  target.spanId = trace.spanId;
+  target.traceFlags = trace.traceFlags;
+}
+
 class Conditions extends EventEmitter {
   // `producers` (setupAllMonitors): MetricProducers export the histograms of recorded samples.
   constructor(options, producers = false) {
@@ -213,6 +221,7 @@ class Conditions extends EventEmitter {
     const got = detectedAt === undefined ? null : this._set._stack(detectedAt);
     target.stack = got === null ? null : got.stack;
     target.stackTakenAt = got === null ? null : got.takenAt;
+    addTrace(target, got === null ? null : got.trace);
   }
 
   _onEvents(events) {
@@ -251,6 +260,7 @@ class Conditions extends EventEmitter {
           if (f !== undefined) {
             stall.pid = f.pid;
             stall.stack = f.stack;
+            addTrace(stall, f.trace);
           }
         } else {
           this._attachStack(stall, ev.hangDetectedAt);

@@ -85,6 +85,11 @@ export interface Stall {
    * directory: true; absent otherwise. `start`/`end` are then on this process's clock (negative),
    * `durationMs` as long as the hang was last seen, `samples` 0. */
   fatal?: true;
+  /** With `stacks: true`: the OpenTelemetry span that was active on the main thread when the
+   * hang was flagged (the request it blocked), if the app registered a context manager. */
+  traceId?: string;
+  spanId?: string;
+  traceFlags?: number;
   /** Fatal hangs: when the dead process flagged the hang, and its pid. */
   detectedAt?: number;
   pid?: number;
@@ -230,6 +235,10 @@ export interface WorkerHang {
    * moment V8 could be interrupted), and when; null if none could be taken. */
   stack?: StackFrame[] | null;
   stackTakenAt?: number | null;
+  /** With `stacks: true`: the OpenTelemetry span active when it was flagged, if any. */
+  traceId?: string;
+  spanId?: string;
+  traceFlags?: number;
 }
 
 export type MonitorName = 'driftLag' | 'macrotaskLag' | 'loopBlock' | 'idleAvailability' | 'worker' |

@@ -167,13 +167,22 @@ class Metrics {
         for (const [key, attr] of CAUSE_ATTRIBUTES) if (cause[key] !== null) attributes[attr] = cause[key];
       }
       if (stall.stack) attributes.stack = formatStack(stall.stack, 20);
-      this.otelLogger.emit({
+      const record = {
         eventName: 'lag.stall',
         body: 'lag.stall',
         severityNumber: 13, // WARN
         severityText: 'WARN',
         attributes,
-      });
+      };
+      // The request it blocked (lib/trace.js): the record carries that span's context, so that a
+      // backend links the hang to the trace. The API is loaded only then: the app runs an SDK.
+      if (typeof stall.traceId === 'string') {
+        const api = require('@opentelemetry/api');
+        record.context = api.trace.setSpanContext(api.ROOT_CONTEXT, {
+          traceId: stall.traceId, spanId: stall.spanId, traceFlags: stall.traceFlags, isRemote: false,
+        });
+      }
+      this.otelLogger.emit(record);
     }
   }
 

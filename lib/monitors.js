@@ -196,6 +196,8 @@ class MonitorSet {
     this._stacks = o.stacks === true && o.clock === undefined;
     this._stackWorker = null;
     if (this._stacks) {
+      // The span a hang blocked, read by the stack thread on the paused main thread (lib/trace.js).
+      require('./trace').install();
       // worker_threads is loaded only for the stack thread (1 ms of start-up otherwise).
       const { Worker } = require('worker_threads');
       // No inherited preloads (`-r lagwatch/register` would set up monitors in it too).
@@ -259,7 +261,8 @@ class MonitorSet {
       // On this process's clock: the record's times are on its writer's, whose 0 was wallOrigin.
       const shift = r.wallOrigin - (Date.now() - c.now());
       const detectedAt = r.detectedAt + shift;
-      c._fatal.set(detectedAt, { pid: r.process.pid, stack: r.stack === undefined ? null : r.stack });
+      const taken = r.stack !== null && typeof r.stack === 'object' && Array.isArray(r.stack.frames) ? r.stack : null;
+      c._fatal.set(detectedAt, { pid: r.process.pid, stack: taken && taken.frames, trace: taken && taken.trace });
       native.condReportFatal(c._h, r.start + shift, r.lastSeen + shift, detectedAt, r.cause === undefined ? null : r.cause);
     }
   }
@@ -319,7 +322,8 @@ class MonitorSet {
   _stack(detectedAt) {
     const got = native.stackGet(native.monSetId(this._h), detectedAt);
     if (got === null) return null;
-    return { stack: JSON.parse(got[0]).map(sourceMapped), takenAt: got[1] };
+    const { frames, trace } = JSON.parse(got[0]);
+    return { stack: frames.map(sourceMapped), takenAt: got[1], trace };
   }
 
   // The worker's own view: self-lag of its timer, and the hangs its detector saw.

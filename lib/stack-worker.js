@@ -9,6 +9,7 @@
 const inspector = require('inspector');
 const { workerData } = require('worker_threads');
 const native = require('./native');
+const { ACTIVE_SPAN_EXPRESSION } = require('./trace');
 
 const { id } = workerData;
 let busy = false;
@@ -42,8 +43,25 @@ function take(detectedAt) {
       lineNumber: f.location.lineNumber + 1,
       columnNumber: f.location.columnNumber + 1,
     }));
-    native.stackPut(id, detectedAt, JSON.stringify(frames));
-    session.post('Debugger.resume', () => session.post('Debugger.disable', done));
+    // The OpenTelemetry span active where it hung (lib/trace.js), read on the innermost frame
+    // while the thread is still paused.
+    const put = (trace) => {
+      native.stackPut(id, detectedAt, JSON.stringify({ frames, trace }));
+      session.post('Debugger.resume', () => session.post('Debugger.disable', done));
+    };
+    if (params.callFrames.length === 0) return put(null);
+    session.post('Debugger.evaluateOnCallFrame', {
+      callFrameId: params.callFrames[0].callFrameId, expression: ACTIVE_SPAN_EXPRESSION,
+      silent: true, returnByValue: true,
+    }, (err, res) => {
+      let trace = null;
+      try {
+        if (!err && res && res.result && typeof res.result.value === 'string') trace = JSON.parse(res.result.value);
+      } catch {
+        trace = null;
+      }
+      put(trace !== null && typeof trace === 'object' && typeof trace.traceId === 'string' ? trace : null);
+    });
   });
   session.post('Debugger.enable', (err) => {
     if (err) return done();

@@ -36,6 +36,7 @@ const REAL_PROCESS = [
   'test/e2e/fatal.test.js', // 50
   'test/e2e/stops.test.js', // 45
   'test/e2e/stack.test.js', // 33
+  'test/e2e/trace.test.js', // 22
   'test/e2e/busy-loop.test.js', // 29
   'test/prometheus.test.js', // 20
   'test/memory.test.js', // 16

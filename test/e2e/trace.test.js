@@ -1,0 +1,54 @@
+'use strict';
+// The request a hang blocked, end to end (lib/trace.js): an app with OpenTelemetry's SDK and its
+// AsyncLocalStorage context manager serves a request whose handler hangs 6 s inside its span; the
+// hang's 'stall' and 'workerHang' events carry that span's traceId and spanId, and the lag.stall
+// log record the span's context, so a backend links the hang to the trace. Without stacks (no
+// thread to read it while the main thread is held) nothing is claimed.
+const assert = require('assert');
+const http = require('http');
+const { spawnFixture, killAll } = require('./helpers');
+
+function get(port, p) {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: p }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    }).on('error', reject);
+  });
+}
+
+describe('e2e: the request a hang blocked (OpenTelemetry context, real processes)', function () {
+  this.timeout(60000);
+  afterEach(killAll);
+
+  async function hangInRequest(stacks) {
+    const f = spawnFixture('trace.js', [stacks ? 'stacks' : 'nostacks']);
+    const { port } = await f.waitFor('ready', 20000);
+    await get(port, '/hang');
+    f.send('done'); // the fixture answers once the hang's episode is reported
+    return { r: await f.result(30000), why: f.describe() };
+  }
+
+  it('a handler that hangs 6 s in its span: the stall, the workerHang and the log record carry that span', async () => {
+    const { r, why } = await hangInRequest(true);
+    assert.ok(r.handled && /^[0-9a-f]{32}$/.test(r.handled.traceId), why);
+    assert.strictEqual(r.events.stall.length, 1, why);
+    const s = r.events.stall[0];
+    assert.strictEqual(s.kind, 'hang', why);
+    assert.ok(s.stack.some((fr) => fr.functionName === 'spinInRequest'), JSON.stringify(s.stack));
+    assert.strictEqual(s.traceId, r.handled.traceId, why);
+    assert.strictEqual(s.spanId, r.handled.spanId, why);
+    assert.strictEqual(r.events.workerHang[0].traceId, r.handled.traceId, why);
+    assert.strictEqual(r.records.length, 1, JSON.stringify(r.records));
+    assert.ok(r.records[0].spanContext, `the log record has a span context: ${JSON.stringify(r.records[0])}`);
+    assert.strictEqual(r.records[0].spanContext.traceId, r.handled.traceId);
+    assert.strictEqual(r.records[0].spanContext.spanId, r.handled.spanId);
+  });
+
+  it('without stacks: the hang is reported, with no span claimed', async () => {
+    const { r, why } = await hangInRequest(false);
+    assert.strictEqual(r.events.stall.length, 1, why);
+    assert.strictEqual(r.events.stall[0].traceId, undefined, why);
+    assert.strictEqual(r.records[0].spanContext, null, JSON.stringify(r.records));
+  });
+});

@@ -157,12 +157,17 @@ int lw_worker_hang_peek(const lw_worker_t *w, double now, lw_msg_t *out) {
 }
 
 size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out) {
+  double from = w->prev_fire;
   if (!lw_worker_on(w) || !(at > w->prev_fire)) return 0;
+  /* The worker may run once after the process resumed and before the SIGCONT handler read the
+   * clock: that run judged itself late by this very stop (its evidence only the lateness, from
+   * its due time), and the stop began after the run before it. */
+  if (w->prev_stopped && at - w->prev_fire < LW_STOP_MIN_MS) from = w->before_prev;
   w->continued = 1; /* the run that follows takes the stop out of its hang clock */
   memset(out, 0, sizeof(*out));
   out->type = LW_MSG_EVIDENCE;
   out->ev_reason = LW_REASON_PAUSE;
-  out->ev_start = w->prev_fire;
+  out->ev_start = from;
   out->ev_end = at;
   out->ev_exact = 1; /* the continue's time: no later run of the main thread ends it sooner */
   return 1;
@@ -199,6 +204,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   if (has && w->has_sleep_diff) slept = cur - w->prev_sleep_diff;
   w->prev_sleep_diff = cur;
   w->has_sleep_diff = has;
+  w->before_prev = w->prev_fire;
   w->prev_fire = now;
 
   /* How long the stop lasted: the worker's lateness (the stop began at its due time at the
@@ -216,6 +222,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     stopped = 1;
     if (since > gap) gap = since;
   }
+  w->prev_stopped = stopped;
   /* A stop is not the app's: the hang clock does not count it (a hang in progress starts that
    * much later, progress is as recent as it was before the stop), nor does the cause's span. */
   if (stopped) {

@@ -94,6 +94,8 @@ typedef struct lw_worker_s {
   double hb_due;
   double lv_due;
   double prev_fire; /* last run of the worker's timer */
+  double before_prev; /* the run before it */
+  int prev_stopped;   /* that last run judged itself late by a stop */
   double prev_sleep_diff;
   int has_sleep_diff;
   double last_progress_seen; /* the main thread's progress stamp last read */

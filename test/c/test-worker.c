@@ -617,6 +617,30 @@ TEST_IMPL(worker_continued_evidence) {
   return 0;
 }
 
+/* The worker runs once after the process resumed and before the SIGCONT handler read the clock
+ * (seen under ASan beside other suites): that run sees only its lateness, from its due time; the
+ * continue told just after it still covers the stop from the run before (a pause of 6 s was
+ * reported as 5625 ms, its evidence cut at the worker's due time). */
+TEST_IMPL(worker_continued_after_a_late_run) {
+  cfx_t x;
+  lw_msg_t log[64], out[1];
+  size_t n = 0;
+  double t;
+  cfx_init(&x);
+  for (t = 100; t <= 1000; t += 100) run(&x, t, t, log, &n);
+  /* Stopped from 1050 to 7100: the check due at 1100 runs at 7100, 6000 late (a stop). */
+  n = 0;
+  run(&x, 7100, 1000, log, &n);
+  ASSERT_EQ(log[n - 1].type, LW_MSG_EVIDENCE);
+  ASSERT_DBL_EQ(log[n - 1].ev_start, 1100);
+  /* The continue, read 2 ms later: from the run before the late one (1000). */
+  ASSERT_EQ(lw_worker_continued(&x.m.worker, 7102, out), 1);
+  ASSERT_DBL_EQ(out[0].ev_start, 1000);
+  ASSERT_DBL_EQ(out[0].ev_end, 7102);
+  cfx_free(&x);
+  return 0;
+}
+
 static int renews, moves_left;
 static lw_thread_times_t renew_times;
 static int renew_main_sched(void *d, lw_thread_times_t *out) {

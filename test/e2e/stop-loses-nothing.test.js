@@ -41,7 +41,7 @@ describe('e2e: nothing lost, nothing misread (real processes)', function () {
       assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 1 }, why);
       assert.strictEqual(r.events.stall.length, 1, why);
       assert.strictEqual(r.events.stall[0].kind, 'pause', why);
-      assertBetween(r.events.stall[0].durationMs, 5800, 9500, 'the pause spans the stop');
+      assertBetween(r.events.stall[0].durationMs, 5800, 9500, `the pause spans the stop: ${why}`);
       assert.deepStrictEqual(r.events.workerHang, [], why);
       assert.ok(r.stats.discarded.pause >= 1, why);
     });

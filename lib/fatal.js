@@ -61,8 +61,9 @@ function finite(v) {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
-// The records in `dir` of processes that are gone, each read and then removed: [{ record, file }].
-// Malformed records are removed too (counted in `bad`); a directory that cannot be read gives none.
+// The records in `dir` of processes that are gone, each read and then removed:
+// { records, bad, errors }. Malformed records are removed too (counted in `bad`); a directory
+// that cannot be read gives none (its error in `errors`, as for a record that cannot be removed).
 function takeRecords(dir) {
   const out = { records: [], bad: 0, errors: [] };
   let names;

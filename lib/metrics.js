@@ -85,13 +85,13 @@ class Metrics {
       h = null;
     };
     this.stalls = m.createCounter('lag_stalls', { description: 'Stall episodes, once each', unit: '{episode}' });
-    // Whether this process run has had a hang of its own (1) or not (0), from its start: across a
-    // fleet, avg(lag_run_hang) is the share of runs with a hang (docs/metrics.md).
-    this.hadHang = 0;
+    // Whether this process run has had a hang of its own (1) or not (0), from its start, as the
+    // core counts it (stats().hadHang): across a fleet, avg(lag_run_hang) is the share of runs
+    // with a hang (docs/metrics.md).
     this.runHang = m.createObservableGauge('lag_run_hang', {
       description: 'This process run has had a hang episode of its own (1) or not (0)', unit: '1',
     });
-    this.runHang.addCallback((result) => result.observe(this.hadHang));
+    this.runHang.addCallback((result) => result.observe(conditions.stats().hadHang ? 1 : 0));
     this.stallDuration = histogram(m, 'lag_stall_duration_histogram',
       'Longest sample of each stall episode', 'ms', STALL_BUCKETS);
     this.jumps = m.createCounter('lag_clock_jumps', { description: 'Clock jumps seen by clockDrift', unit: '{jump}' });
@@ -150,7 +150,6 @@ class Metrics {
     // A hang of an earlier process that died hung (lib/fatal.js) carries fatal=true: a dashboard
     // counts the hangs that ended in a kill apart from those that ended.
     const attrs = stall.fatal === true ? { kind: stall.kind, fatal: true } : { kind: stall.kind };
-    if (stall.kind === 'hang' && stall.fatal !== true) this.hadHang = 1;
     if (!this.noop) {
       this.stalls.add(1, attrs);
       this.stallDuration.record(stall.durationMs, attrs);

@@ -16,7 +16,6 @@
 
 int lw_hangrec_init(lw_hangrec_t *r) {
   memset(r, 0, sizeof(*r));
-  r->written_at = -INFINITY;
   lw_atomic_store(&r->errors, 0);
   lw_atomic_store(&r->first_error, 0);
   r->mu_ok = uv_mutex_init(&r->mu) == 0;
@@ -204,7 +203,6 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
       lw__free(r->buf);
       lw__free(r->stack);
       r->buf = r->stack = NULL;
-      r->written_at = now;
       failed(r, UV_ENOMEM);
       return;
     }
@@ -217,7 +215,6 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
   stack_len = lw_stacks_copy(r->set_id, peek.detected_at, r->stack, LW_HANGREC_STACK_MAX);
   len = lw_hangrec_format(r->buf, r->cap, r->process, r->wall_origin, &peek, &cause,
                           stack_len >= 0 ? r->stack : NULL, stack_len == -2, now);
-  r->written_at = now;
   if (len < 0) {
     failed(r, UV_ENOBUFS);
     return;
@@ -235,7 +232,6 @@ static void clear_locked(lw_hangrec_t *r) {
   int rc;
   if (!r->exists) return;
   r->exists = 0;
-  r->written_at = -INFINITY;
   rc = uv_fs_unlink(NULL, &req, r->path, NULL);
   uv_fs_req_cleanup(&req);
   if (rc != 0 && rc != UV_ENOENT) failed(r, rc);

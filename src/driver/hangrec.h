@@ -44,7 +44,6 @@ typedef struct lw_hangrec_s {
   uint64_t set_id;
   /* Worker thread (or the main thread once it is joined). */
   int exists;         /* the file was written and not removed */
-  double written_at;  /* its last write, on the set's clock */
   double due;         /* its next refresh */
   lw_atomic_i64 errors; /* writes or removals that failed */
   lw_atomic_i64 first_error; /* the libuv error of the first, 0 none */

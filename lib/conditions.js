@@ -7,6 +7,7 @@ const native = require('./native');
 const { simHandle } = require('./simulation');
 const { Metrics } = require('./metrics');
 const { defaultLogger } = require('./otel');
+const { fingerprint } = require('./profile');
 const { typeError, checkOptions, checkFunction, makeLog, otelLogger, describe } = require('./util');
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
@@ -68,6 +69,12 @@ class Validator {
   dispose() {
     native.validatorDispose(this._c._h, this._id);
   }
+}
+
+// A hang's fingerprint (lib/profile.js): from its profile, else from its one stack, else null.
+function fingerprintOf(profile, stack) {
+  if (profile !== null) return fingerprint(profile.stacks);
+  return Array.isArray(stack) && stack.length > 0 ? fingerprint([{ frames: stack, count: 1 }]) : null;
 }
 
 // The OpenTelemetry span a hang blocked (lib/trace.js), when one was active.
@@ -222,6 +229,11 @@ class Conditions extends EventEmitter {
     target.stack = got === null ? null : got.stack;
     target.stackTakenAt = got === null ? null : got.takenAt;
     addTrace(target, got === null ? null : got.trace);
+    // Where the hang's time went, sampled from its detection to its end, and its fingerprint
+    // (lib/profile.js); without samples, the fingerprint of its one stack.
+    const profile = detectedAt === undefined ? null : this._set._profile(detectedAt);
+    target.profile = profile;
+    target.fingerprint = fingerprintOf(profile, target.stack);
   }
 
   _onEvents(events) {
@@ -261,6 +273,9 @@ class Conditions extends EventEmitter {
             stall.pid = f.pid;
             stall.stack = f.stack;
             addTrace(stall, f.trace);
+            // What the record kept: the stack taken at detection, no profile.
+            stall.profile = null;
+            stall.fingerprint = fingerprintOf(null, f.stack);
           }
         } else {
           this._attachStack(stall, ev.hangDetectedAt);

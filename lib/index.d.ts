@@ -81,6 +81,13 @@ export interface Stall {
   /** With `stacks: true`, hang episodes: the main thread's stack taken during the hang. */
   stack?: StackFrame[] | null;
   stackTakenAt?: number | null;
+  /** With `stacks: true`, hang episodes: where the hang's time went, sampled from its detection
+   * to its end (null when no sample could be taken; fatal hangs: null, their record keeps one
+   * stack). */
+  profile?: HangProfile | null;
+  /** With `stacks: true`, hang episodes: the same for the same hang across runs and edits that
+   * only move lines (its profile's heaviest path, app frames first); null without a stack. */
+  fingerprint?: string | null;
   /** A hang of an earlier process that died hung (killed, force-quit), found in the state
    * directory: true; absent otherwise. `start`/`end` are then on this process's clock (negative),
    * `durationMs` as long as the hang was last seen, `samples` 0. */
@@ -93,6 +100,17 @@ export interface Stall {
   /** Fatal hangs: when the dead process flagged the hang, and its pid. */
   detectedAt?: number;
   pid?: number;
+}
+
+/** The profile of a hang: the main thread's stacks sampled every `intervalMs` from the hang's
+ * detection to its end (at most 1200 samples), each distinct stack with its count, heaviest
+ * first (at most 100; the samples of the others counted in `other`). Frames are at their
+ * function's start, innermost first. */
+export interface HangProfile {
+  samples: number;
+  intervalMs: number;
+  stacks: Array<{ frames: StackFrame[]; count: number }>;
+  other: number;
 }
 
 /** A frame of the main thread's JavaScript stack, innermost first; 1-based as in Error.stack;
@@ -235,6 +253,9 @@ export interface WorkerHang {
    * moment V8 could be interrupted), and when; null if none could be taken. */
   stack?: StackFrame[] | null;
   stackTakenAt?: number | null;
+  /** With `stacks: true`: where its time went, and its fingerprint (as on the hang episode). */
+  profile?: HangProfile | null;
+  fingerprint?: string | null;
   /** With `stacks: true`: the OpenTelemetry span active when it was flagged, if any. */
   traceId?: string;
   spanId?: string;

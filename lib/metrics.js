@@ -12,6 +12,7 @@ const { defaultMeter, isNoopMeter, createNoopMeter } = require('./otel');
 // Bucket boundaries (the core's, core/aggregate.c), given through each histogram's `advice`
 // (OpenTelemetry's default buckets stop at 10 000, and a stall can last hours).
 const { HISTOGRAMS, BOUNDS } = require('./histograms');
+const { folded } = require('./profile');
 const LAG_BUCKETS = BOUNDS.lag;
 const STALL_BUCKETS = BOUNDS.stall;
 // Electron reports a window unresponsive after about 1 s of no answer.
@@ -166,6 +167,10 @@ class Metrics {
         for (const [key, attr] of CAUSE_ATTRIBUTES) if (cause[key] !== null) attributes[attr] = cause[key];
       }
       if (stall.stack) attributes.stack = formatStack(stall.stack, 20);
+      // Where its time went (lib/profile.js): folded stacks with their sample counts, and the
+      // fingerprint that groups the same hang across runs.
+      if (typeof stall.fingerprint === 'string') attributes.fingerprint = stall.fingerprint;
+      if (stall.profile) attributes.profile = folded(stall.profile);
       const record = {
         eventName: 'lag.stall',
         body: 'lag.stall',

@@ -198,6 +198,9 @@ class MonitorSet {
     if (this._stacks) {
       // The span a hang blocked, read by the stack thread on the paused main thread (lib/trace.js).
       require('./trace').install();
+      // The hang's profile, sampled on the main thread at the stack thread's asking (lib/profile.js).
+      const h = this._h;
+      require('./profile').register(native.monSetId(h), () => native.monProgressAt(h));
       // worker_threads is loaded only for the stack thread (1 ms of start-up otherwise).
       const { Worker } = require('worker_threads');
       // No inherited preloads (`-r lagwatch/register` would set up monitors in it too).
@@ -326,6 +329,11 @@ class MonitorSet {
     return { stack: frames.map(sourceMapped), takenAt: got[1], trace };
   }
 
+  // The profile of the hang flagged at `detectedAt` (lib/profile.js), source-mapped, or null.
+  _profile(detectedAt) {
+    return require('./profile').profileOf(native.monSetId(this._h), detectedAt, sourceMapped);
+  }
+
   // The worker's own view: self-lag of its timer, and the hangs its detector saw.
   workerStats() {
     return native.monStats(this._h);
@@ -346,7 +354,10 @@ class MonitorSet {
     if (this._stopped) return;
     this._stopped = true;
     for (const remove of this._unpause) remove();
-    if (this._stackWorker !== null) this._stackWorker.terminate();
+    if (this._stackWorker !== null) {
+      this._stackWorker.terminate();
+      require('./profile').stopSampling(native.monSetId(this._h));
+    }
     this._stopDebugWatcher();
     if (this._gcObserver !== null) {
       // The pauses already taken, then no more.

@@ -4,12 +4,15 @@
 // threadsafe function: a uv_async_t on this thread's loop). Then it connects an inspector session
 // to the main thread, pauses it through the Debugger domain (at the first moment V8 can be
 // interrupted: at once in JS, when a syscall or native code returns otherwise), takes its call
-// frames, hands them to C, resumes it and disconnects (a session left connected would make Node
-// wait for the debugger at exit).
+// frames, hands them to C and resumes it. Then, until the hang ends, it samples the main thread
+// for the hang's profile (lib/profile.js: an evaluation in an interrupt of the hung code, no
+// pause), and disconnects (a session left connected would make Node wait for the debugger at
+// exit).
 const inspector = require('inspector');
 const { workerData } = require('worker_threads');
 const native = require('./native');
 const { ACTIVE_SPAN_EXPRESSION } = require('./trace');
+const { SAMPLE_INTERVAL_MS, sampleExpression } = require('./profile');
 
 const { id } = workerData;
 let busy = false;
@@ -32,6 +35,15 @@ function take(detectedAt) {
     busy = false;
     return;
   }
+  // The profile's samples, from now until the main thread makes progress (or the bound).
+  const sampleUntilTheEnd = () => {
+    const expression = sampleExpression(id, detectedAt);
+    const next = () => session.post('Runtime.evaluate', { expression, silent: true, returnByValue: true }, (err, res) => {
+      if (!err && res && res.result && res.result.value === 'ok') setTimeout(next, SAMPLE_INTERVAL_MS);
+      else done();
+    });
+    next();
+  };
   // Debugger.enable reports every script parsed so far: the URLs of the frames' scripts.
   const urls = new Map();
   session.on('Debugger.scriptParsed', ({ params }) => urls.set(params.scriptId, params.url));
@@ -47,7 +59,7 @@ function take(detectedAt) {
     // while the thread is still paused.
     const put = (trace) => {
       native.stackPut(id, detectedAt, JSON.stringify({ frames, trace }));
-      session.post('Debugger.resume', () => session.post('Debugger.disable', done));
+      session.post('Debugger.resume', () => session.post('Debugger.disable', sampleUntilTheEnd));
     };
     if (params.callFrames.length === 0) return put(null);
     session.post('Debugger.evaluateOnCallFrame', {
@@ -64,11 +76,11 @@ function take(detectedAt) {
     });
   });
   session.post('Debugger.enable', (err) => {
-    if (err) return done();
+    if (err) return sampleUntilTheEnd();
     // The debugger watcher (an open inspector) hears this pause too: it is lagwatch's own.
     native.debuggerOwnPause(id);
     session.post('Debugger.pause', (err2) => {
-      if (err2) done();
+      if (err2) session.post('Debugger.disable', sampleUntilTheEnd);
     });
   });
 }

@@ -18,6 +18,7 @@ const SIMULATION = [
   'test/monitors-hidden.test.js',
   'test/monitors-matrix.test.js',
   'test/producer.test.js',
+  'test/profile.test.js',
   'test/prometheus-exposition.test.js',
   'test/tracker.test.js',
   'test/validator.test.js',
@@ -37,6 +38,7 @@ const REAL_PROCESS = [
   'test/e2e/stops.test.js', // 45
   'test/e2e/stack.test.js', // 33
   'test/e2e/trace.test.js', // 22
+  'test/e2e/profile.test.js', // 19
   'test/e2e/busy-loop.test.js', // 29
   'test/prometheus.test.js', // 20
   'test/memory.test.js', // 16

@@ -366,6 +366,16 @@ static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
   return o;
 }
 
+/* monProgressAt(m) -> when the main thread last made progress (-Infinity: never, or simulated). */
+static napi_value b_mon_progress_at(napi_env env, napi_callback_info info) {
+  napi_value argv[1], out;
+  lwb_mon_t *m;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  LW_NAPI_CALL(env, napi_create_double(env, lw_monset_progress_at(&m->set), &out));
+  return out;
+}
+
 /* monGc(m, pauses: Float64Array [start0, duration0, start1, ...]): V8's GC pauses of this thread,
  * from perf_hooks' gc entries, for the causes of hangs (SPEC §12). */
 static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
@@ -584,6 +594,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
       {"monStateDir", b_mon_state_dir}, {"monStateErrors", b_mon_state_errors},
+      {"monProgressAt", b_mon_progress_at},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},
       {"monMemory", b_mon_memory},

@@ -348,6 +348,10 @@ int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, in
                               s->set_id, pid);
 }
 
+double lw_monset_progress_at(const lw_monset_t *s) {
+  return s->uw == NULL ? -INFINITY : lw_uvworker_progress_at(s->uw);
+}
+
 uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error) {
   *first_error = (int)lw_atomic_load((lw_atomic_i64 *)&s->rec.first_error);
   return (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.errors);

@@ -131,6 +131,10 @@ uint64_t lw_monset_set_id(const lw_monset_t *s);
 /* Real time: the records of running hangs go to `dir` from now on (hangrec.h), `process` being
  * the JSON of this process's identity. LW_OK, LW_ENOMEM, or LW_ENOENT on a simulation. */
 int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid);
+/* Real time: when the main thread last made progress (the stamp its C worker reads), on the
+ * set's clock; -INFINITY before any, and on a simulation. While it is older than a hang's
+ * detection, that hang still holds the main thread. */
+double lw_monset_progress_at(const lw_monset_t *s);
 /* Record writes or removals that failed, and libuv's error of the first (0: none). */
 uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,

@@ -26,6 +26,8 @@ static double progress_ms(lw_uvworker_t *uw) {
   return ns == INT64_MIN ? -INFINITY : (double)ns / 1e6;
 }
 
+double lw_uvworker_progress_at(lw_uvworker_t *uw) { return progress_ms(uw); }
+
 /* Worker thread. */
 static void timer_cb(uv_timer_t *t) {
   lw_uvworker_t *uw = t->data;

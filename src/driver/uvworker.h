@@ -73,6 +73,8 @@ int lw_uvworker_start(lw_uvworker_t *uw);
 void lw_uvworker_stop(lw_uvworker_t *uw); /* stops and joins; does nothing if stopped */
 /* The main thread showed progress at `now` (ms), its loop's idle time being `idle` (ms). */
 void lw_uvworker_progress(lw_uvworker_t *uw, double now, double idle);
+/* Any thread: the time (ms) of the main thread's last progress; -INFINITY before any. */
+double lw_uvworker_progress_at(lw_uvworker_t *uw);
 /* The main thread: its poll may wait (prepare), or it has stopped waiting (check). */
 /* Inline: the hooks call it at every iteration; a store only when the state changes. */
 static inline void lw_uvworker_set_waiting(lw_uvworker_t *uw, int waiting) {

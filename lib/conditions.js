@@ -7,7 +7,6 @@ const native = require('./native');
 const { simHandle } = require('./simulation');
 const { Metrics } = require('./metrics');
 const { defaultLogger } = require('./otel');
-const { fingerprint } = require('./profile');
 const { typeError, checkOptions, checkFunction, makeLog, otelLogger, describe } = require('./util');
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
@@ -73,6 +72,7 @@ class Validator {
 
 // A hang's fingerprint (lib/profile.js): from its profile, else from its one stack, else null.
 function fingerprintOf(profile, stack) {
+  const { fingerprint } = require('./profile'); // at a hang's report only
   if (profile !== null) return fingerprint(profile.stacks);
   return Array.isArray(stack) && stack.length > 0 ? fingerprint([{ frames: stack, count: 1 }]) : null;
 }

@@ -12,7 +12,6 @@ const { defaultMeter, isNoopMeter, createNoopMeter } = require('./otel');
 // Bucket boundaries (the core's, core/aggregate.c), given through each histogram's `advice`
 // (OpenTelemetry's default buckets stop at 10 000, and a stall can last hours).
 const { HISTOGRAMS, BOUNDS } = require('./histograms');
-const { folded } = require('./profile');
 const LAG_BUCKETS = BOUNDS.lag;
 const STALL_BUCKETS = BOUNDS.stall;
 // Electron reports a window unresponsive after about 1 s of no answer.
@@ -170,7 +169,7 @@ class Metrics {
       // Where its time went (lib/profile.js): folded stacks with their sample counts, and the
       // fingerprint that groups the same hang across runs.
       if (typeof stall.fingerprint === 'string') attributes.fingerprint = stall.fingerprint;
-      if (stall.profile) attributes.profile = folded(stall.profile);
+      if (stall.profile) attributes.profile = require('./profile').folded(stall.profile);
       const record = {
         eventName: 'lag.stall',
         body: 'lag.stall',

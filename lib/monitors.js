@@ -1,7 +1,6 @@
 'use strict';
 // setupAllMonitors and pauseWhileHidden (SPEC §6, §7). The monitors run in C on libuv (or on the
 // simulation); this file only shapes them as { name, start(), stop(), running } objects.
-const { findSourceMap } = require('module');
 const path = require('path');
 const { PerformanceObserver } = require('perf_hooks');
 const native = require('./native');
@@ -26,7 +25,8 @@ let current = null; // the one setupAllMonitors of this JS thread
 function sourceMapped(frame) {
   let map;
   try {
-    map = frame.url ? findSourceMap(frame.url) : undefined;
+    // The module module, at the first hang with a stack (its source-map code costs RSS).
+    map = frame.url ? require('module').findSourceMap(frame.url) : undefined;
   } catch {
     map = undefined;
   }

@@ -92,20 +92,24 @@ function take(id, detectedAt) {
   if (!(s.progressAt() < detectedAt)) return 'ended';
   let h = s.hangs.get(detectedAt);
   if (h === undefined) {
-    h = { samples: 0, other: 0, stacks: new Map() };
+    h = { samples: 0, other: 0, empty: 0, stacks: new Map() };
     s.hangs.set(detectedAt, h);
     if (s.hangs.size > KEPT) s.hangs.delete(s.hangs.keys().next().value);
   }
-  if (h.samples >= MAX_SAMPLES) return 'full';
+  if (h.samples + h.empty >= MAX_SAMPLES) return 'full';
   const frames = capture();
-  if (frames.length === 0) return 'ended'; // nothing of JS under it: not a hang's stack
+  if (frames.length === 0) {
+    // No JS under it (a stack trace being formatted, where V8 gives no call sites): not counted.
+    h.empty++;
+    return 'ok';
+  }
   h.samples++;
   const key = frames.map((f) => `${f.functionName}\u0000${f.url}\u0000${f.lineNumber}:${f.columnNumber}`).join('\u0001');
   const known = h.stacks.get(key);
   if (known !== undefined) known.count++;
   else if (h.stacks.size < MAX_STACKS) h.stacks.set(key, { frames, count: 1 });
   else h.other++;
-  return h.samples >= MAX_SAMPLES ? 'full' : 'ok';
+  return h.samples + h.empty >= MAX_SAMPLES ? 'full' : 'ok';
 }
 
 // Main thread, once per process: the function the stack thread's evaluation calls.

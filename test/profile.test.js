@@ -72,6 +72,26 @@ describe('the profile of a hang (lib/profile.js)', () => {
     assert.strictEqual(globalThis[SAMPLE](id + 99, 9), 'gone', 'an unknown set');
   });
 
+  it('asked while the hung code formats a stack trace (V8 gives no call sites then): nothing counted, the sampling goes on', () => {
+    const prepare = Error.prepareStackTrace;
+    let answer;
+    try {
+      Error.prepareStackTrace = () => {
+        answer = globalThis[SAMPLE](id, 11);
+        return '';
+      };
+      const holder = {};
+      Error.captureStackTrace(holder);
+      assert.strictEqual(holder.stack, '');
+    } finally {
+      Error.prepareStackTrace = prepare;
+    }
+    assert.strictEqual(answer, 'ok', 'not the end of the hang');
+    assert.strictEqual(profile.profileOf(id, 11, (f) => f), null, 'no sample');
+    assert.strictEqual(globalThis[SAMPLE](id, 11), 'ok');
+    assert.strictEqual(profile.profileOf(id, 11, (f) => f).samples, 1);
+  });
+
   it('the sample expression is one call of the sampler, so that its script is the only frame to drop', () => {
     assert.strictEqual(profile.sampleExpression(3, 1234.5), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5)");
   });

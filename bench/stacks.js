@@ -9,6 +9,8 @@
 //            defaults + 6 MiB.
 //   latency  --hangs processes, one hang each (a 1.6 s busy loop, threshold 1000 ms): the first
 //            stack's stackTakenAt − detectedAt, median and max. Target ≤ 50 ms.
+//   after    RSS growth over one hang 1000 calls deep (after GC, before and after), with stacks
+//            and without; --rounds of each: what the stack and the samples leave behind.
 //   cost     a 4 s busy loop 20 and 100 calls deep: its iterations per ms from 0.5 s after the
 //            hang was flagged (sampled every 50 ms) ÷ before it was flagged, with stacks, and the
 //            same ratio without stacks (nothing sampled) as the reference; --rounds of each.
@@ -78,11 +80,26 @@ function cost() {
   return out;
 }
 
+function afterHang() {
+  const growth = { stacks: [], none: [] };
+  for (let i = 0; i < rounds; i++) {
+    for (const k of Object.keys(growth)) {
+      const o = runChild(process.execPath, ['--expose-gc', child, 'after', '1000', k]);
+      growth[k].push((o.after - o.before) / MiB);
+    }
+  }
+  const s = summary(growth.stacks);
+  const n = summary(growth.none);
+  log(`after a hang 1000 calls deep: RSS +${s.median.toFixed(2)} MiB with stacks, +${n.median.toFixed(2)} without`);
+  return { stacksMiB: s, noneMiB: n, leftMiB: s.median - n.median };
+}
+
 const result = {
   rounds,
   memory: [memory(process.execPath, process.versions.node)],
   latency: latency(),
   cost: cost(),
+  after: afterHang(),
 };
 const newest = NODE_VERSIONS[NODE_VERSIONS.length - 1];
 if (!process.versions.node.startsWith(newest.split('.')[0] + '.')) {
@@ -99,6 +116,8 @@ if (asJson) {
   }
   const l = result.latency.ms;
   console.log(`first stack after detection: median ${l.median.toFixed(1)} ms, max ${l.max.toFixed(1)} ms over ${result.latency.rows.length} hangs (≤ 50): ${result.latency.met ? 'met' : 'MISSED'}`);
+  const a = result.after;
+  console.log(`RSS growth over a hang 1000 calls deep: ${a.stacksMiB.median.toFixed(2)} MiB with stacks, ${a.noneMiB.median.toFixed(2)} without: ${a.leftMiB.toFixed(2)} MiB left by the stack thread`);
   for (const [depth, c] of Object.entries(result.cost)) {
     console.log(`sampling cost, ${depth} frames deep: ${c.withStacks.median.toFixed(3)} with stacks ÷ ${c.without.median.toFixed(3)} without = ${c.relative.toFixed(3)} (${c.samples} samples)`);
   }

@@ -219,9 +219,8 @@ class MonitorSet {
     this._stacks = o.stacks === true && o.clock === undefined;
     this._stackWorker = null;
     if (this._stacks) {
-      // The span a hang blocked, read by the stack thread on the paused main thread (lib/trace.js).
-      require('./trace').install();
-      // The hang's profile, sampled on the main thread at the stack thread's asking (lib/profile.js).
+      // The hang's stack, the span it blocked and its profile, sampled on the main thread at the
+      // stack thread's asking (lib/profile.js).
       const h = this._h;
       require('./profile').register(native.monSetId(h), () => native.monProgressAt(h));
       // worker_threads is loaded only for the stack thread (1 ms of start-up otherwise).

@@ -1,19 +1,23 @@
 'use strict';
-// The profile of a hang (SPEC §12, `stacks: true`): where the main thread spent a hang, sampled
-// from its detection to its end, and a fingerprint that groups the same hang across runs.
+// The stack and the profile of a hang (SPEC §12, `stacks: true`): where the main thread was when
+// the hang was flagged, where it spent the hang from then to its end, and a fingerprint that
+// groups the same hang across runs.
 //
-// Sampling. Once the stack thread (lib/stack-worker.js) has taken a hang's first stack, it asks
-// the main thread every SAMPLE_INTERVAL_MS, through its inspector session, to evaluate
-// SAMPLE_EXPRESSION. The inspector runs that in an interrupt of the hung code, on the main
-// thread, on top of its stack (the first moment V8 can be interrupted, as for the stack): the
-// function below captures that stack (V8's structured call sites, no debugger pause: about
-// 0.5 ms per sample measured here with 20 to 100 frames, against 2 to 8 ms for a Debugger.pause)
-// and counts it in this thread's memory, where the report of the hang reads it later on the same
-// thread: no hand-over, nothing to wait for. A sample asked once the main thread has made
-// progress since the detection (the progress stamp the C worker reads) is not taken: the hang
-// is over and the stack thread stops. Bounded: MAX_SAMPLES samples a hang (a minute at the
-// interval), MAX_STACKS distinct stacks (the rest counted as `other`), MAX_DEPTH frames a stack,
-// KEPT hangs a set.
+// Sampling. When the C worker flags a hang, the stack thread (lib/stack-worker.js) asks the main
+// thread, through its inspector session, to evaluate sampleExpression(): the inspector runs it
+// in an interrupt of the hung code, on the main thread, on top of its stack (the first moment V8
+// can be interrupted). sample() captures that stack (V8's structured call sites, no debugger
+// pause: about 0.5 ms with 20 to 100 frames, measured here, against 2 to 8 ms for a
+// Debugger.pause, whose event also carries every frame's scopes and, once enabled, every script
+// of the app) and counts it in this thread's memory, where the report of the hang reads it later
+// on the same thread: no hand-over, nothing to wait for. The first sample is also the hang's
+// stack: stored in C (lib/native's stackPut) with the OpenTelemetry span the hang blocked
+// (lib/trace.js, read here, in the hung code's async context), where the hang record of a fatal
+// hang and the reports find it. The stack thread asks again every SAMPLE_INTERVAL_MS; a sample
+// asked once the main thread has made progress since the detection (the progress stamp the C
+// worker reads) is not taken: the hang is over and the asking stops. Bounded: MAX_SAMPLES samples
+// a hang (a minute at the interval), MAX_STACKS distinct stacks (the rest counted as `other`),
+// MAX_DEPTH frames a profile's stack (STACK_DEPTH the first stack's), KEPT hangs a set.
 //
 // Fingerprint. The heaviest path of the profile's call tree (from the root, the child with the
 // most samples each time), reduced to the frames of the app (not `node:` internals, not
@@ -23,11 +27,13 @@
 const path = require('path');
 const { pathToFileURL, fileURLToPath } = require('url');
 const { hash64 } = require('./util');
+const { activeSpanContext } = require('./trace');
 
 const SAMPLE_INTERVAL_MS = 50;
 const MAX_SAMPLES = 1200;
 const MAX_STACKS = 100;
 const MAX_DEPTH = 64;
+const STACK_DEPTH = 128;
 const KEPT = 4;
 const KEY = Symbol.for('lagwatch.sample');
 
@@ -45,15 +51,14 @@ function urlOf(fileName) {
   return url;
 }
 
-// The main thread's stack under the evaluated expression, innermost first, each frame at its
-// function's start (one node per function, as V8's own profiles), 1-based.
+// The call sites of the main thread's stack under the evaluated expression, innermost first.
 function capture() {
   const prepare = Error.prepareStackTrace;
   const limit = Error.stackTraceLimit;
   const holder = {};
   let sites;
   try {
-    Error.stackTraceLimit = MAX_DEPTH + 2;
+    Error.stackTraceLimit = STACK_DEPTH + 1;
     Error.prepareStackTrace = (_, callSites) => callSites;
     Error.captureStackTrace(holder, sample);
     sites = holder.stack; // formatted (here: handed over) at the first read
@@ -61,32 +66,51 @@ function capture() {
     Error.prepareStackTrace = prepare;
     Error.stackTraceLimit = limit;
   }
-  if (!Array.isArray(sites)) sites = [];
-  // A script's name, or its //# sourceURL (eval'd and bundled code).
-  const nameOf = (s) => (typeof s.getScriptNameOrSourceURL === 'function' ? s.getScriptNameOrSourceURL() : s.getFileName());
+  if (!Array.isArray(sites)) return [];
   // Under sample() is the evaluated expression's script (it has no name), then the hung code.
-  const from = sites.length > 0 && !nameOf(sites[0]) ? 1 : 0;
+  return sites.length > 0 && !scriptOfSite(sites[0]) ? sites.slice(1) : sites;
+}
+
+// A call site's script name, or its //# sourceURL (eval'd and bundled code); '' for V8's own.
+function scriptOfSite(s) {
+  return (typeof s.getScriptNameOrSourceURL === 'function' ? s.getScriptNameOrSourceURL() : s.getFileName()) || '';
+}
+
+// The hang's stack, as a debugger shows it: the frames of scripts, each where it was, 1-based.
+function stackOf(sites) {
   const frames = [];
-  for (let i = from; i < sites.length && frames.length < MAX_DEPTH; i++) {
+  for (const s of sites) {
+    const url = scriptOfSite(s);
+    if (url) frames.push({ functionName: s.getFunctionName() || '', url: urlOf(url), lineNumber: s.getLineNumber() || 0, columnNumber: s.getColumnNumber() || 0 });
+  }
+  return frames;
+}
+
+// A profile's frames: each at its function's start (one node per function, as V8's own
+// profiles), V8's built-ins included (JSON.stringify is where a hang may be), 1-based.
+function profileFrames(sites) {
+  const frames = [];
+  for (let i = 0; i < sites.length && frames.length < MAX_DEPTH; i++) {
     const s = sites[i];
     const line = typeof s.getEnclosingLineNumber === 'function' ? s.getEnclosingLineNumber() : s.getLineNumber();
     const col = typeof s.getEnclosingColumnNumber === 'function' ? s.getEnclosingColumnNumber() : s.getColumnNumber();
-    frames.push({ functionName: s.getFunctionName() || '', url: urlOf(nameOf(s)), lineNumber: line || 0, columnNumber: col || 0 });
+    frames.push({ functionName: s.getFunctionName() || '', url: urlOf(scriptOfSite(s)), lineNumber: line || 0, columnNumber: col || 0 });
   }
   return frames;
 }
 
 // Main thread, in an interrupt of the hung code: 'ok' (taken), 'full' (the last one taken),
-// 'ended' (the main thread made progress since `detectedAt`) or 'gone' (the set stopped).
-function sample(id, detectedAt) {
+// 'ended' (the main thread made progress since `detectedAt`) or 'gone' (the set stopped). The
+// first sample of a hang (`first`) is also its stack.
+function sample(id, detectedAt, first) {
   try {
-    return take(id, detectedAt);
+    return take(id, detectedAt, first === true);
   } catch {
     return 'error'; // never a throw into the hung code's interrupt
   }
 }
 
-function take(id, detectedAt) {
+function take(id, detectedAt, first) {
   const s = sets.get(id);
   if (s === undefined || s.stopped) return 'gone';
   if (!(s.progressAt() < detectedAt)) return 'ended';
@@ -97,7 +121,12 @@ function take(id, detectedAt) {
     if (s.hangs.size > KEPT) s.hangs.delete(s.hangs.keys().next().value);
   }
   if (h.samples + h.empty >= MAX_SAMPLES) return 'full';
-  const frames = capture();
+  const sites = capture();
+  if (first) {
+    const json = JSON.stringify({ frames: stackOf(sites), trace: activeSpanContext() });
+    require('./native').stackPut(id, detectedAt, json);
+  }
+  const frames = profileFrames(sites);
   if (frames.length === 0) {
     // No JS under it (a stack trace being formatted, where V8 gives no call sites): not counted.
     h.empty++;
@@ -135,8 +164,8 @@ function stopSampling(id) {
 
 // The expression the stack thread evaluates for a sample of the hang flagged at `detectedAt`.
 // One call, no function of its own: the sampled stack is this script's frame, then the hung code.
-function sampleExpression(id, detectedAt) {
-  return `globalThis[Symbol.for('lagwatch.sample')](${Number(id)}, ${Number(detectedAt)})`;
+function sampleExpression(id, detectedAt, first = false) {
+  return `globalThis[Symbol.for('lagwatch.sample')](${Number(id)}, ${Number(detectedAt)}, ${first === true})`;
 }
 
 // The profile of the hang flagged at `detectedAt`: { samples, intervalMs, stacks: [{ frames,

@@ -93,7 +93,8 @@ describe('the profile of a hang (lib/profile.js)', () => {
   });
 
   it('the sample expression is one call of the sampler, so that its script is the only frame to drop', () => {
-    assert.strictEqual(profile.sampleExpression(3, 1234.5), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5)");
+    assert.strictEqual(profile.sampleExpression(3, 1234.5), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5, false)");
+    assert.strictEqual(profile.sampleExpression(3, 1234.5, true), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5, true)");
   });
 });
 

@@ -137,8 +137,7 @@ static napi_value b_stack_get(napi_env env, napi_callback_info info) {
   return arr;
 }
 
-/* debuggerPaused(id), debuggerResumed(id) (the watcher thread), debuggerOwnPause(id) (the stack
- * thread, before it pauses the main thread itself). */
+/* debuggerPaused(id), debuggerResumed(id) (the watcher thread). */
 static napi_value debugger_call(napi_env env, napi_callback_info info, void (*fn)(uint64_t)) {
   napi_value argv[1];
   uint64_t id;
@@ -151,9 +150,6 @@ static napi_value b_debugger_paused(napi_env env, napi_callback_info info) {
 }
 static napi_value b_debugger_resumed(napi_env env, napi_callback_info info) {
   return debugger_call(env, info, lw_debugger_resumed);
-}
-static napi_value b_debugger_own_pause(napi_env env, napi_callback_info info) {
-  return debugger_call(env, info, lw_debugger_own_pause);
 }
 
 /* debuggerWatch(id, on): a watcher runs for the set, or no longer. */
@@ -174,7 +170,6 @@ int lwb_stacks_init(napi_env env, napi_value exports) {
       {"stackGet", b_stack_get},
       {"debuggerPaused", b_debugger_paused},
       {"debuggerResumed", b_debugger_resumed},
-      {"debuggerOwnPause", b_debugger_own_pause},
       {"debuggerWatch", b_debugger_watch},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));

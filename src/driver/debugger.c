@@ -26,32 +26,16 @@ static void end_pause(lw_set_t *s) {
 
 void lw_debugger_paused(uint64_t id) {
   lw_set_t *s = lw_sets_lock(id);
-  if (s != NULL) {
-    if (s->debugger.own > 0) {
-      s->debugger.own--;
-      s->debugger.skipping = 1;
-    } else if (isnan(s->debugger.since)) {
-      s->debugger.since = lw_sets_now(s);
-      changed();
-    }
+  if (s != NULL && isnan(s->debugger.since)) {
+    s->debugger.since = lw_sets_now(s);
+    changed();
   }
   lw_sets_unlock();
 }
 
 void lw_debugger_resumed(uint64_t id) {
   lw_set_t *s = lw_sets_lock(id);
-  if (s != NULL) {
-    if (s->debugger.skipping)
-      s->debugger.skipping = 0;
-    else if (!isnan(s->debugger.since))
-      end_pause(s);
-  }
-  lw_sets_unlock();
-}
-
-void lw_debugger_own_pause(uint64_t id) {
-  lw_set_t *s = lw_sets_lock(id);
-  if (s != NULL && s->debugger.watching) s->debugger.own++;
+  if (s != NULL && !isnan(s->debugger.since)) end_pause(s);
   lw_sets_unlock();
 }
 
@@ -59,8 +43,6 @@ void lw_debugger_watch(uint64_t id, int on) {
   lw_set_t *s = lw_sets_lock(id);
   if (s != NULL) {
     s->debugger.watching = on != 0;
-    s->debugger.own = 0;
-    s->debugger.skipping = 0;
     /* The watcher is gone: a pause it saw begin is over as far as anyone can tell. */
     if (!on && !isnan(s->debugger.since)) end_pause(s);
   }

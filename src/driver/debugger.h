@@ -8,8 +8,8 @@
  *   debugger's pause is no hang.
  * - The main thread takes the pauses as evidence (lw_debugger_take), after a cheap check of a
  *   counter that moves with every change (lw_debugger_changes).
- * lagwatch's own stack thread pauses the main thread too, to take its stack: it says so first
- * (lw_debugger_own_pause), and the watcher's next pause and resume are skipped.
+ * lagwatch's own stack thread never pauses the main thread (lib/stack-worker.js evaluates in an
+ * interrupt instead): every pause the watcher sees is a debugger's.
  * Keyed by the set's id in the registry of sets (sets.h), whose mutex guards it. */
 #ifndef LW_DRIVER_DEBUGGER_H_
 #define LW_DRIVER_DEBUGGER_H_
@@ -19,14 +19,11 @@
 
 #include "sets.h"
 
-/* Main thread: a watcher runs (1) or not (0) for the set: lagwatch's own pauses are counted
- * only while one does, and a pause in progress ends when it stops. */
+/* Main thread: a watcher runs (1) or not (0) for the set: a pause in progress ends when it stops. */
 void lw_debugger_watch(uint64_t id, int on);
 /* Watcher thread: Debugger.paused, Debugger.resumed, now. */
 void lw_debugger_paused(uint64_t id);
 void lw_debugger_resumed(uint64_t id);
-/* Stack thread: it is about to pause the main thread itself. */
-void lw_debugger_own_pause(uint64_t id);
 
 /* C worker thread: since when a debugger holds the main thread (ms on the set's clock), or NAN. */
 double lw_debugger_held(uint64_t id);

@@ -31,8 +31,6 @@ typedef struct lw_set_s {
   struct {              /* debugger.c */
     double since;       /* the pause in progress began, or NAN */
     int watching;       /* a watcher runs: lw_debugger_watch */
-    unsigned own;       /* pauses of lagwatch's own stack thread announced, not seen yet */
-    int skipping;       /* the pause in progress is lagwatch's own */
     double ended[LW_DEBUGGER_KEPT][2];
     size_t nended;
   } debugger;

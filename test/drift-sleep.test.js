@@ -196,8 +196,11 @@ describe('driftLag and macrotaskLag sleep while the loop waits (issue 14)', () =
       // An idle firing is late by its wake-up and the iteration's other work: under 10 ms, plus
       // what the main thread waited for a CPU since setup (schedstat; ~0 on a quiet machine). The
       // allowance was 5 ms until a run under ASan beside another suite read 22.7 ms with 17.4 ms
-      // of run-queue delay; a driftLag that counted its sleep would read about a second.
-      assert.ok(got.idle.driftMax < 10 + got.idle.waitMs, `idle driftLag max ${got.idle.driftMax} ms (run-queue delay ${got.idle.waitMs.toFixed(1)} ms)`);
+      // of run-queue delay; a driftLag that counted its sleep would read about a second. The max
+      // is the run's: a max already reached before the idle window (start-up's JIT and GC, once
+      // 26.5 ms on Node 22 beside another suite) says nothing of the idle firings.
+      assert.ok(got.idle.driftMax <= got.idle.startMax || got.idle.driftMax < 10 + got.idle.waitMs,
+        `idle driftLag max ${got.idle.driftMax} ms (before the window ${got.idle.startMax}; run-queue delay ${got.idle.waitMs.toFixed(1)} ms)`);
       // Without sleeping: ~56 wake-ups of the main thread a second (driftLag's 50, macrotaskLag's 4
       // and the others'); with driftLag alone asleep, ~7. Now the 1 s timers (one wake-up: they
       // share it) and the worker's heartbeat. A firing more than 2 ms late keeps its timer awake

@@ -23,9 +23,10 @@ function run(kind, n) {
 describe('native memory (reported to V8, freed by its GC)', function () {
   this.timeout(150000);
 
-  it('20 000 simulated monitor sets made and stopped: RSS grows by less than 150 MB (2.4 GB before stop() freed what it makes useless)', () => {
+  // Node 24 reads 147-150 MB (main and this stop's code alike): the bound catches the 2.4 GB.
+  it('20 000 simulated monitor sets made and stopped: RSS grows by less than 180 MB (2.4 GB before stop() freed what it makes useless)', () => {
     const r = run('sim', 20000);
-    assert.ok(r.growthMb < 150, JSON.stringify(r));
+    assert.ok(r.growthMb < 180, JSON.stringify(r));
   });
 
   it('3 000 real-clock sets (worker thread started and joined) made and stopped: RSS grows by less than 60 MB (480 MB before)', () => {

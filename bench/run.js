@@ -492,10 +492,10 @@ function write(S, M, P, totalSeconds) {
     if (k.memory.some((m) => !m.met)) {
       push('', '**Missed.** The stack thread is a `worker_threads` Worker (it holds the inspector session that reaches the hung ' +
         'main thread), and an empty Worker with lagwatch not even loaded costs about as much as the whole stack thread (last ' +
-        'column): a Worker\'s own V8 heap and Node environment. In a separate probe (not in this bench), none of the Worker\'s options lowered it by more than 0.75 MiB ' +
-        '(`resourceLimits`, `SHARE_ENV`, stdio off, GC inside it; V8 flags are refused in a Worker\'s `execArgv`), and a lazy start ' +
+        'column): a Worker\'s own V8 heap and Node environment. No option of the Worker\'s is measured here to lower it ' +
+        '(`resourceLimits`, `SHARE_ENV`, stdio off and GC inside it were tried outside this bench; V8 flags are refused in a Worker\'s `execArgv`), and a lazy start ' +
         'cannot keep the first hang\'s stack: a Worker is made by JS on the main thread, which a hang holds. The defaults no ' +
-        'longer load `crypto` and the inspector module (2.0 and 1.5 MiB each alone on Node 20, sharing the stream modules); what remains is mostly clean pages of the `node` binary ' +
+        'longer load `crypto` and the inspector module (and the stream modules both load; test/memory.test.js holds that); what remains is mostly clean pages of the `node` binary ' +
         'mapped by the code that runs (loading the addon and lib/), not private memory.');
     }
     for (const m of k.memory) {

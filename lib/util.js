@@ -57,7 +57,8 @@ function describe(err) {
 
 // 64-bit FNV-1a of the text's UTF-8 bytes, 16 hex digits: names that must stay the same from run
 // to run (a state directory, a hang's fingerprint). Not the crypto module: loading it costs every
-// process about 2 MiB of RSS (measured here, Node 20), for names that guard against nothing.
+// process megabytes of RSS (bench/RESULTS.md §9 measures the defaults), for names that guard
+// against nothing.
 const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
 const MASK64 = 0xffffffffffffffffn;

@@ -35,10 +35,9 @@ describe('native memory (reported to V8, freed by its GC)', function () {
   });
 });
 
-// Issue 26, the cost of a process with lagwatch: what Node loads for it. Each of these modules
-// costs every process 1.5 to 3 MiB of RSS (measured here: crypto 2.0 on Node 20 and 3.1 on Node
-// 26; inspector, which loads worker_threads and every stream module, 1.5 and 2.0); the RSS
-// itself is measured by `node bench/stacks.js` (bench/RESULTS.md §9), not in a timed test.
+// Issue 26, the cost of a process with lagwatch: what Node loads for it. crypto and inspector
+// (which brings worker_threads and every stream module) each add megabytes of RSS; the RSS itself
+// is measured by `node bench/stacks.js` (bench/RESULTS.md §9), not in a timed test.
 describe('what a set makes Node load (issue 26)', function () {
   this.timeout(60000);
   const ROOT = path.join(__dirname, '..');

@@ -489,6 +489,15 @@ function write(S, M, P, totalSeconds) {
     push(table(['Node', 'bare MiB', 'defaults MiB', 'stacks MiB', 'defaults − bare (≤ 3)', 'stacks − defaults (≤ 6)', 'an empty Worker − bare'],
       k.memory.map((m) => [m.version, range(m.rssMiB.bare, 1), range(m.rssMiB.defaults, 1), range(m.rssMiB.stacks, 1),
         f(m.defaultsOverBareMiB, 2), f(m.stacksOverDefaultsMiB, 2), m.emptyWorkerMiB === undefined ? '–' : f(m.emptyWorkerMiB, 2)])));
+    if (k.memory.every((m) => m.steps)) {
+      push('', 'In steps (MiB, medians of the same processes): RSS, and in brackets the private memory (`RssAnon`, without the pages ' +
+        'of files such as the `node` binary\'s code, which every Node process on the machine shares). *addon*: `lib/native.js` alone (the ' +
+        'addon, node-gyp-build, which loads `os`, and `perf_hooks`, which `performance.now()` loads and SPEC §1\'s clock is tied to); ' +
+        '*lib*: the rest of `require(\'lagwatch\')`; *set*: `setupAllMonitors()` started (its threads, timers and hooks).', '');
+      const st = (m, k2) => `${f(m.steps[k2].rss, 2)} (${f(m.steps[k2].anon, 2)})`;
+      push(table(['Node', 'addon', 'lib', 'set', '= defaults − bare', 'stacks − defaults', 'an empty Worker − bare'],
+        k.memory.map((m) => [m.version, st(m, 'addon'), st(m, 'lib'), st(m, 'set'), st(m, 'defaults'), st(m, 'stacks'), st(m, 'worker')])));
+    }
     if (k.memory.some((m) => !m.met)) {
       push('', '**Missed.** The stack thread is a `worker_threads` Worker (it holds the inspector session that reaches the hung ' +
         'main thread), and an empty Worker with lagwatch not even loaded costs about as much as the whole stack thread (last ' +

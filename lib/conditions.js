@@ -141,7 +141,10 @@ class Conditions extends EventEmitter {
   stats() {
     const s = native.stats(this._h);
     // Writes of hang records that failed (a read-only or full state directory: lib/fatal.js).
-    s.stateErrors = this._set !== null && this._set !== undefined ? this._set._stateErrors() : 0;
+    const set = this._set !== null && this._set !== undefined ? this._set : null;
+    s.stateErrors = set !== null ? set._stateErrors() : 0;
+    // Blocks (issue 27), counted by the set's loopBlock whether reported or not.
+    if (set !== null) s.blocks = set._blocks();
     return s;
   }
 
@@ -294,6 +297,12 @@ class Conditions extends EventEmitter {
         this._attachStack(hang, ev.detectedAt);
         this._guard('metrics', () => this._metrics.onWorkerHang(hang));
         this._emitSafely('workerHang', hang);
+      } else if (ev.type === 'block') {
+        // Every block is counted in the metrics; one within the budget is reported (its
+        // `unreported`: the blocks over the budget since the last report).
+        const block = { start: ev.start, end: ev.end, durationMs: ev.durationMs, hang: ev.hang, unreported: ev.unreported };
+        this._guard('metrics', () => this._metrics.onBlock(block));
+        if (ev.reported) this._emitSafely('block', block);
       } else if (ev.type === 'lost') {
         this._log('error', `lagwatch: out of memory: ${ev.count} sample(s), piece(s) of evidence or event(s) lost (stats().lost)`);
       } else if (ev.type === 'batch') {

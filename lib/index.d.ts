@@ -161,6 +161,31 @@ export interface Stats {
   /** Intervals kept now. */
   intervals: number;
   monitors: Record<string, MonitorStats>;
+  /** In a monitor set's conditions: its blocks (`blocks` option), reported or not, and those
+   * that evidence explained, by reason (never reported as the app's). */
+  blocks?: BlockStats;
+}
+
+export interface BlockStats {
+  /** Blocks of the app's own (each counted in lag_blocks). */
+  count: number;
+  /** Reported one by one ('block' events). */
+  reported: number;
+  /** Over the budget (`maxReportsPerMinute`): counted and measured, not reported. */
+  unreported: number;
+  discarded: Partial<Record<Reason, number>>;
+}
+
+/** A main-thread block: one loop iteration that kept the thread from its loop for the block
+ * threshold or more, that no evidence explains (issue 27). */
+export interface Block {
+  start: number;
+  end: number;
+  durationMs: number;
+  /** As long as the stall threshold: also reported as that hang's episode ('stall'). */
+  hang: boolean;
+  /** Blocks not reported (over the budget) since the last report. */
+  unreported: number;
 }
 
 export interface Logger {
@@ -223,6 +248,8 @@ export interface Conditions extends EventEmitter {
   on(event: 'lifecycle', listener: (change: { from: LifecycleState; to: LifecycleState }) => void): this;
   on(event: 'jump', listener: (jump: ClockJump) => void): this;
   on(event: 'workerHang', listener: (hang: WorkerHang) => void): this;
+  /** A block of the app's (setupAllMonitors' `blocks`), within the budget of reports. */
+  on(event: 'block', listener: (block: Block) => void): this;
   /** One call per flush: the values each monitor recorded since the last one. */
   on(event: 'samples', listener: (batches: Partial<Record<MonitorName, Float64Array>>) => void): this;
   /** `ended`: 'responsive', 'closed', or the reason its renderer went away ('crashed', 'killed', 'oom', ...). */
@@ -287,6 +314,11 @@ export interface MonitorsOptions {
   timerThrottle?: boolean | { lateMs?: number; firings?: number };
 }
 
+export interface BlocksOptions {
+  thresholdMs?: number;
+  maxReportsPerMinute?: number;
+}
+
 export interface SetupOptions extends ConditionsOptions {
   /** Per monitor: options, or false to leave it out. */
   monitors?: MonitorsOptions;
@@ -304,6 +336,11 @@ export interface SetupOptions extends ConditionsOptions {
    * temporary directory (`register`: LAGWATCH_STATE_DIR; Electron: attachElectron's `app`
    * moves it under userData); false: no records. */
   stateDir?: string | false;
+  /** Report blocks: every loop iteration of `thresholdMs` (default 100, at least 50) or more that
+   * no evidence explains, as 'block' events (at most `maxReportsPerMinute`, default 10; the rest
+   * counted in stats().blocks) and lag_blocks / lag_block_duration_histogram. Needs loopBlock.
+   * Default false. */
+  blocks?: boolean | BlocksOptions;
   /** Producers (createMetricProducer()) that export the histograms of recorded samples — one per
    * monitor and the worker's self-lag — from the core's aggregates, with no JS per sample; the
    * meter then records none of them. Each serves one running set at a time. */

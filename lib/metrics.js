@@ -100,6 +100,11 @@ class Metrics {
     });
     this.hangDuration = histogram(m, 'lag_worker_hang_duration_histogram',
       'Duration of each hang flagged by the worker thread', 'ms', STALL_BUCKETS);
+    // Blocks (issue 27): every block of the app's, reported one by one or not.
+    this.blocks = m.createCounter('lag_blocks', {
+      description: 'Main-thread blocks at or over the block threshold that no evidence explains, once each', unit: '{block}',
+    });
+    this.blockDuration = histogram(m, 'lag_block_duration_histogram', 'Duration of each block', 'ms', LAG_BUCKETS);
     this.rendererUnresponsive = m.createCounter('lag_renderer_unresponsive', {
       description: 'Electron windows that became unresponsive, counted when they respond again or close',
       unit: '{episode}',
@@ -267,6 +272,19 @@ class Metrics {
 
   onProcessGone(ev) {
     if (!this.noop) this.processGone.add(1, { type: ev.type, reason: ev.reason });
+  }
+
+  // Blocks are primed only in a set that reports them.
+  primeBlocks() {
+    if (this.noop) return;
+    this.blocks.add(0);
+    this.blockDuration.record(NaN);
+  }
+
+  onBlock(block) {
+    if (this.noop) return;
+    this.blocks.add(1);
+    this.blockDuration.record(block.durationMs);
   }
 
   onWorkerHang(hang) {

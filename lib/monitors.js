@@ -13,7 +13,9 @@ const DEFAULTS = native.monDefaults();
 // The monitors and their options, as the C core names them ('driftLag.intervalMs', ...,
 // 'clockDrift.sleepClock': the core knows each option's kind and range).
 const NAMES = native.monNames();
+// The `blocks` option's keys ('blocks.thresholdMs', ...) are the set's, not a monitor's.
 const OPTION_KEYS = Object.fromEntries(NAMES.map((n) => [n, []]));
+OPTION_KEYS.blocks = [];
 for (const option of native.monOptions()) {
   const dot = option.indexOf('.');
   if (dot > 0) OPTION_KEYS[option.slice(0, dot)].push(option.slice(dot + 1));
@@ -136,6 +138,29 @@ function monitorOptions(monitors) {
   return { enabled, flat };
 }
 
+// `blocks: true | { thresholdMs, maxReportsPerMinute }` -> the flat native options (the core
+// checks the ranges). Blocks are loopBlock's long iterations: they need that monitor.
+function blockOptions(blocks, enabled, flat) {
+  if (blocks === undefined || blocks === false) return;
+  if (blocks !== true) {
+    const b = checkOptions(blocks, 'options.blocks');
+    for (const key of Object.keys(b)) {
+      if (!OPTION_KEYS.blocks.includes(key)) {
+        const err = new RangeError(`The "options.blocks" argument has an unknown option: ${key}`);
+        err.code = 'ERR_OUT_OF_RANGE';
+        throw err;
+      }
+      if (b[key] !== undefined) flat[`blocks.${key}`] = b[key];
+    }
+  }
+  if (!enabled.has('loopBlock')) {
+    const err = new RangeError('The "options.blocks" argument needs the loopBlock monitor, which "options.monitors" turns off');
+    err.code = 'ERR_OUT_OF_RANGE';
+    throw err;
+  }
+  flat.blocks = true;
+}
+
 class MonitorSet {
   constructor(options) {
     const o = checkOptions(options);
@@ -148,7 +173,11 @@ class MonitorSet {
     if (o.stateDir !== undefined && o.stateDir !== false && (typeof o.stateDir !== 'string' || o.stateDir === '')) {
       throw typeError('The "options.stateDir" argument must be a non-empty string or false');
     }
+    if (o.blocks !== undefined && typeof o.blocks !== 'boolean' && (o.blocks === null || typeof o.blocks !== 'object')) {
+      throw typeError('The "options.blocks" argument must be of type boolean or an object');
+    }
     const { enabled, flat } = monitorOptions(o.monitors);
+    blockOptions(o.blocks, enabled, flat);
     if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
     native.monCheck(flat); // a bad option throws here, before anything exists
     // lib/producer.js is loaded only for a set that is given producers.
@@ -180,6 +209,7 @@ class MonitorSet {
     keep(0);
     c.on('newListener', (name) => { if (name === 'samples') keep(1); });
     c.on('removeListener', (name) => { if (name === 'samples') keep(0); });
+    if (flat.blocks === true) this.conditions._guard('metrics', () => this.conditions._metrics.primeBlocks());
     this._unpause = [];
     this._stopped = false;
     this.monitors = {};
@@ -354,6 +384,11 @@ class MonitorSet {
   // The profile of the hang flagged at `detectedAt` (lib/profile.js), source-mapped, or null.
   _profile(detectedAt) {
     return require('./profile').profileOf(native.monSetId(this._h), detectedAt, sourceMapped);
+  }
+
+  // The blocks so far (issue 27): { count, reported, unreported, discarded: { [reason]: n } }.
+  _blocks() {
+    return native.monBlocks(this._h);
   }
 
   // The worker's own view: self-lag of its timer, and the hangs its detector saw.

@@ -230,6 +230,27 @@ function describeStack(stack) {
   return app.length ? `\n${formatStack(app, 3)}` : '';
 }
 
+function setup(exported, env, blocks) {
+  const options = {
+    meter: exported && exported.meter,
+    metricProducers: exported && exported.producers,
+    // The stack thread costs nothing while the loop is healthy; LAGWATCH_STACKS=0 turns it off.
+    stacks: env.LAGWATCH_STACKS !== '0',
+    // Fatal hangs (lib/fatal.js): LAGWATCH_STATE_DIR, or the default per app; '0' turns it off.
+    stateDir: env.LAGWATCH_STATE_DIR === '0' ? false : env.LAGWATCH_STATE_DIR || undefined,
+    logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
+    blocks,
+  };
+  try {
+    return lagwatch.setupAllMonitors(options);
+  } catch (err) {
+    // The core checks the threshold's range; a bad LAGWATCH_BLOCK_MS leaves the rest running.
+    if (blocks === undefined || !(err instanceof RangeError) || !/blocks/.test(err.message)) throw err;
+    say(`LAGWATCH_BLOCK_MS=${env.LAGWATCH_BLOCK_MS}: ${err.message} (blocks are not reported)`);
+    return lagwatch.setupAllMonitors({ ...options, blocks: undefined });
+  }
+}
+
 function register(env = process.env) {
   // lagwatch's own stack thread is no app thread to monitor.
   const { workerData } = require('worker_threads');
@@ -240,16 +261,15 @@ function register(env = process.env) {
   } catch (err) {
     say(`cannot export metrics: ${err && err.message} (monitoring goes on)`);
   }
+  // Blocks (issue 27): LAGWATCH_BLOCK_MS, the threshold; a bad one is said, and the rest runs.
+  let blocks;
+  if (env.LAGWATCH_BLOCK_MS !== undefined && env.LAGWATCH_BLOCK_MS !== '' && env.LAGWATCH_BLOCK_MS !== '0') {
+    blocks = { thresholdMs: Number(env.LAGWATCH_BLOCK_MS) };
+  }
   try {
-    const m = lagwatch.setupAllMonitors({
-      meter: exported && exported.meter,
-      metricProducers: exported && exported.producers,
-      // The stack thread costs nothing while the loop is healthy; LAGWATCH_STACKS=0 turns it off.
-      stacks: env.LAGWATCH_STACKS !== '0',
-      // Fatal hangs (lib/fatal.js): LAGWATCH_STATE_DIR, or the default per app; '0' turns it off.
-      stateDir: env.LAGWATCH_STATE_DIR === '0' ? false : env.LAGWATCH_STATE_DIR || undefined,
-      logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
-    });
+    const m = setup(exported, env, blocks);
+    m.conditions.on('block', (b) => say(`block of ${Math.round(b.durationMs)} ms${b.hang ? ' (a hang: its stall follows)' : ''}` +
+      `${b.unreported > 0 ? ` (${b.unreported} more since the last report, over the budget)` : ''}`));
     m.conditions.on('stall', (s) => say(`${s.fatal ? 'fatal (the process died hung, pid ' + s.pid + ') ' : ''}${s.kind} stall of ${Math.round(s.durationMs)} ms ` +
       `(${s.monitors.join(', ')})${describeCause(s.cause)}${describeStack(s.stack)}`));
     return m;

@@ -79,6 +79,17 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
           lwb_set_number(env, o, "durationMs", ev->duration_ms) || set_cause(env, o, &ev->cause))
         return NULL;
       break;
+    case LW_EVENT_BLOCK: {
+      napi_value reported, hang;
+      LW_NAPI_CALL(env, napi_get_boolean(env, ev->reported != 0, &reported));
+      LW_NAPI_CALL(env, napi_get_boolean(env, ev->is_hang != 0, &hang));
+      if (lwb_set_string(env, o, "type", "block") || lwb_set_number(env, o, "start", ev->start) ||
+          lwb_set_number(env, o, "end", ev->end) || lwb_set_number(env, o, "durationMs", ev->duration_ms) ||
+          lwb_set_value(env, o, "reported", reported) ||
+          lwb_set_number(env, o, "unreported", (double)ev->unreported) || lwb_set_value(env, o, "hang", hang))
+        return NULL;
+      break;
+    }
   }
   return o;
 }

@@ -546,6 +546,32 @@ static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, (double)lw_monset_memory(&m->set));
 }
 
+/* monBlocks(m) -> { count, reported, unreported, discarded: { [reason]: n } }: the set's blocks
+ * (src/core/blocks.h), discarded ones by the reason that explained them. */
+static napi_value b_mon_blocks(napi_env env, napi_callback_info info) {
+  napi_value argv[1], o, d;
+  lwb_mon_t *m;
+  const lw_blocks_t *b;
+  const lw_conditions_t *core;
+  uint32_t r;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  b = lw_monset_blocks(&m->set);
+  core = &m->cond->core;
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  LW_NAPI_CALL(env, napi_create_object(env, &d));
+  for (r = 0; r < b->discarded_cap; r++) {
+    uint64_t n = lw_blocks_discarded_for(b, r);
+    const char *name = lw_conditions_reason_name(core, r);
+    if (n > 0 && name != NULL && lwb_set_number(env, d, name, (double)n)) return NULL;
+  }
+  if (lwb_set_number(env, o, "count", (double)b->count) ||
+      lwb_set_number(env, o, "reported", (double)b->reported) ||
+      lwb_set_number(env, o, "unreported", (double)b->unreported) || lwb_set_value(env, o, "discarded", d))
+    return NULL;
+  return o;
+}
+
 static napi_value b_mon_running(napi_env env, napi_callback_info info) {
   napi_value argv[2], r;
   lwb_mon_t *m;
@@ -597,7 +623,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monProgressAt", b_mon_progress_at},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},
-      {"monMemory", b_mon_memory},
+      {"monMemory", b_mon_memory}, {"monBlocks", b_mon_blocks},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

@@ -51,7 +51,8 @@ typedef enum {
   LW_EVENT_CANCELLED = 2, /* a held sample was cancelled by a dispose */
   LW_EVENT_STALL = 3,     /* an episode was reported */
   LW_EVENT_JUMP = 4,      /* clockDrift saw a jump: `jump`, `duration_ms` = its size */
-  LW_EVENT_WORKER_HANG = 5 /* the worker's hang detector saw a hang end: start, detected_at, end */
+  LW_EVENT_WORKER_HANG = 5, /* the worker's hang detector saw a hang end: start, detected_at, end */
+  LW_EVENT_BLOCK = 6        /* a block was recorded (blocks.h): start, end, duration_ms */
 } lw_event_type_t;
 
 /* Why the main thread hung (SPEC §12): its time over the span, by state, in ms. */
@@ -104,6 +105,11 @@ typedef struct lw_event_s {
   double hang_detected_at;
   /* STALL of kind hang: 1 if the hang ended in the process's death (lw_conditions_report_fatal) */
   int fatal;
+  /* BLOCK: 1 if reported one by one (within the budget); the blocks recorded and not reported
+   * since the last one that was; 1 if the block is long enough to be a hang episode too */
+  int reported;
+  uint64_t unreported;
+  int is_hang;
 } lw_event_t;
 
 /* Counts and distribution of one validator name's samples since it was first used. */
@@ -119,8 +125,11 @@ typedef struct lw_name_stats_s {
   lw_histogram_t recorded_hist;
 } lw_name_stats_t;
 
-/* Called for each recorded value of a validator that has a sink (a C monitor), with its window. */
-typedef void (*lw_record_cb)(void *data, double value, double window_ms);
+/* Called for each judged value of a validator that has a sink (a C monitor): `value` recorded
+ * (`discarded_for` LW_REASON_ANY) or discarded for that reason, over the window of `window_ms`
+ * that ends at `end`; `now` is the judgement's time. */
+typedef void (*lw_record_cb)(void *data, double value, double window_ms, double end,
+                             uint32_t discarded_for, double now);
 
 typedef struct lw_validator_s {
   uint32_t name_id;
@@ -129,6 +138,10 @@ typedef struct lw_validator_s {
   uint64_t held;
   lw_record_cb record_cb;
   void *record_data;
+  /* Its long samples are judged (held, then recorded or discarded) but make no episode: a
+   * monitor's own judgement of what another validator's samples already report (blocks.h). A
+   * stop inside one leaves an own part only from LW_OWN_NOISE_MS (validator.c's own_counts). */
+  int no_episodes;
 } lw_validator_t;
 
 /* Held samples and episodes: the core's own (internal.h). */
@@ -330,6 +343,9 @@ int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
 lw_validator_t *lw_validator_get(const lw_conditions_t *c, uint32_t id);
 /* Sends every value this validator records to `cb` (C monitors). */
 void lw_validator_set_sink(lw_conditions_t *c, uint32_t id, lw_record_cb cb, void *data);
+/* The validator's samples at or over its threshold are held and judged as any, and make no
+ * episode (lw_validator_t's no_episodes). */
+void lw_validator_no_episodes(lw_conditions_t *c, uint32_t id);
 /* Cancels the validator's held samples (CANCELLED events); later submits are DISPOSED. */
 int lw_validator_dispose(lw_conditions_t *c, uint32_t id);
 

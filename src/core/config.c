@@ -17,6 +17,9 @@ void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t
   cfg->throttle_late_ms = 500;
   cfg->throttle_firings = 3;
   cfg->sleep_clock = 1;
+  cfg->blocks = 0;
+  cfg->block_threshold_ms = 100;
+  cfg->block_reports_per_min = 10;
   if (c != NULL) {
     cfg->stall_threshold_ms = c->cfg.stall_threshold_ms;
   } else {
@@ -46,6 +49,9 @@ static const struct {
     {"timerThrottle.lateMs", offsetof(lw_monitors_config_t, throttle_late_ms), LW_OPTION_MS},
     {"timerThrottle.firings", offsetof(lw_monitors_config_t, throttle_firings), LW_OPTION_COUNT},
     {"flushIntervalMs", offsetof(lw_monitors_config_t, flush_interval_ms), LW_OPTION_MS},
+    {"blocks", offsetof(lw_monitors_config_t, blocks), LW_OPTION_BOOLEAN},
+    {"blocks.thresholdMs", offsetof(lw_monitors_config_t, block_threshold_ms), LW_OPTION_BLOCK_MS},
+    {"blocks.maxReportsPerMinute", offsetof(lw_monitors_config_t, block_reports_per_min), LW_OPTION_RATE},
 };
 
 size_t lw_monitors_option_count(void) { return sizeof(options) / sizeof(options[0]); }
@@ -67,6 +73,12 @@ static int option_ok(size_t i, double value, const char **range) {
     case LW_OPTION_BOOLEAN:
       *range = "a boolean";
       return value == 0 || value == 1;
+    case LW_OPTION_BLOCK_MS:
+      *range = "a finite number >= 50";
+      return isfinite(value) && value >= LW_BLOCK_MIN_MS;
+    case LW_OPTION_RATE:
+      *range = "an integer from 0 to 100000";
+      return value >= 0 && value <= LW_BLOCK_RATE_MAX && value == floor(value);
     default:
       *range = "a finite number > 0";
       return positive(value);
@@ -78,7 +90,7 @@ int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, co
   if (i >= lw_monitors_option_count()) return LW_ENOENT;
   if (!option_ok(i, value, range)) return LW_EINVAL;
   field = (char *)cfg + options[i].offset;
-  if (options[i].kind != LW_OPTION_MS)
+  if (options[i].kind != LW_OPTION_MS && options[i].kind != LW_OPTION_BLOCK_MS)
     *(int *)(void *)field = (int)value;
   else
     *(double *)(void *)field = value;
@@ -89,7 +101,9 @@ double lw_monitors_option_get(const lw_monitors_config_t *cfg, size_t i) {
   const char *field;
   if (i >= lw_monitors_option_count()) return NAN;
   field = (const char *)cfg + options[i].offset;
-  return options[i].kind != LW_OPTION_MS ? *(const int *)(const void *)field : *(const double *)(const void *)field;
+  return options[i].kind != LW_OPTION_MS && options[i].kind != LW_OPTION_BLOCK_MS
+             ? *(const int *)(const void *)field
+             : *(const double *)(const void *)field;
 }
 
 int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {

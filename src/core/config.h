@@ -5,6 +5,11 @@
 
 #include "conditions.h"
 
+/* The shortest block threshold (SPEC's silence filled: blocks.thresholdMs), and the most block
+ * reports a minute may have. */
+#define LW_BLOCK_MIN_MS 50.0
+#define LW_BLOCK_RATE_MAX 100000
+
 typedef struct lw_monitors_config_s {
   double drift_interval_ms;     /* 20 */
   double macrotask_interval_ms; /* 250 */
@@ -19,6 +24,9 @@ typedef struct lw_monitors_config_s {
   int throttle_firings;         /* 3 */
   int sleep_clock;              /* 1: use the sleep-clock pair when the platform has one */
   double stall_threshold_ms;    /* the worker's thresholds; default: the conditions' */
+  int blocks;                   /* 0: blocks are not reported (blocks.h) */
+  double block_threshold_ms;    /* 100: a loop iteration this long or longer is a block */
+  int block_reports_per_min;    /* 10: blocks reported one by one per minute, at most */
 } lw_monitors_config_t;
 
 /* The defaults; the stall threshold is `c`'s, or the conditions' default without `c`. */
@@ -29,7 +37,9 @@ int lw_monitors_config_valid(const lw_monitors_config_t *cfg);
 typedef enum {
   LW_OPTION_MS = 0,  /* a finite number > 0 */
   LW_OPTION_COUNT,   /* an integer from 1 to 8 */
-  LW_OPTION_BOOLEAN  /* 0 or 1 */
+  LW_OPTION_BOOLEAN, /* 0 or 1 */
+  LW_OPTION_BLOCK_MS, /* a finite number >= LW_BLOCK_MIN_MS */
+  LW_OPTION_RATE      /* an integer from 0 to LW_BLOCK_RATE_MAX */
 } lw_option_kind_t;
 size_t lw_monitors_option_count(void);
 const char *lw_monitors_option_name(size_t i);

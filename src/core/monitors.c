@@ -50,8 +50,12 @@ static void batch_push(lw_monitors_t *m, lw_batch_t *b, double value) {
   b->values[b->len++] = value;
 }
 
-static void batch_record(void *data, double value, double window_ms) {
+static void batch_record(void *data, double value, double window_ms, double end,
+                         uint32_t discarded_for, double now) {
   struct lw_sink_s *s = data;
+  (void)end;
+  (void)now;
+  if (discarded_for != LW_REASON_ANY) return;
   if (s->m->keep_batches) batch_push(s->m, &s->m->batch[s->mon], value);
   if (s->m->aggs != NULL) lw_agg_record(&s->m->aggs->mon[s->mon], value);
   if (s->mon == LW_MON_DRIFT && s->m->delay_window.buckets != NULL) {
@@ -79,6 +83,13 @@ int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out) {
   return LW_OK;
 }
 
+/* The block validator's verdicts (blocks.h). */
+static void block_judged(void *data, double value, double window_ms, double end,
+                         uint32_t discarded_for, double now) {
+  lw_monitors_t *m = data;
+  lw_blocks_judged(&m->blocks, m->c, value, window_ms, end, discarded_for, now);
+}
+
 /* A hang episode's cause (the conditions' cause hook). */
 static void episode_cause(void *data, lw_event_t *ev) {
   const lw_monitors_t *m = data;
@@ -90,6 +101,7 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
   int i, rc;
   memset(m, 0, sizeof(*m));
   for (i = 0; i < LW_MON_COUNT; i++) m->vid[i] = UINT32_MAX; /* no validator yet */
+  m->block_vid = UINT32_MAX;
   if (!lw_monitors_config_valid(cfg)) return LW_EINVAL;
   m->c = c;
   m->cfg = *cfg;
@@ -97,6 +109,7 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
   m->keep_batches = 1;
   lw_worker_init(&m->worker, &m->cfg, &rd->worker);
   m->worker_may_rest = rd->worker.main_waiting != NULL;
+  lw_blocks_init(&m->blocks, &m->cfg);
   lw_causes_init(&m->causes, rd->main.gc_ms, rd->main.data);
   m->flush_due = LW_NEVER;
   m->macro_posted = INFINITY;
@@ -118,6 +131,14 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
     m->sink[i].mon = (lw_mon_t)i;
     lw_validator_set_sink(c, m->vid[i], batch_record, &m->sink[i]);
   }
+  /* Blocks: loopBlock's long iterations, judged again by a validator of their own, which holds
+   * each until late evidence could have come and makes no episode (blocks.h). */
+  if (cfg->blocks) {
+    rc = lw_validator_create(c, "block", 5, cfg->block_threshold_ms, &m->block_vid, NULL);
+    if (rc != LW_OK) return rc;
+    lw_validator_no_episodes(c, m->block_vid);
+    lw_validator_set_sink(c, m->block_vid, block_judged, m);
+  }
   lw_conditions_set_cause(c, episode_cause, m);
   return LW_OK;
 }
@@ -125,6 +146,7 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
 void lw_monitors_free(lw_monitors_t *m) {
   int i;
   if (m->c != NULL) lw_conditions_set_cause(m->c, NULL, m);
+  if (m->c != NULL && m->block_vid != UINT32_MAX) lw_validator_set_sink(m->c, m->block_vid, NULL, NULL);
   for (i = 0; i < LW_MON_COUNT; i++) {
     if (m->c != NULL && lw_mon_validated((lw_mon_t)i) && m->vid[i] != UINT32_MAX)
       lw_validator_set_sink(m->c, m->vid[i], NULL, NULL);
@@ -132,6 +154,7 @@ void lw_monitors_free(lw_monitors_t *m) {
   }
   lw__free(m->self_lag_batch.values);
   lw_causes_free(&m->causes);
+  lw_blocks_free(&m->blocks);
   lw_histogram_free(&m->self_lag_hist);
   lw_histogram_free(&m->hang_hist);
   lw_histogram_free(&m->delay_window);
@@ -140,7 +163,7 @@ void lw_monitors_free(lw_monitors_t *m) {
 }
 
 size_t lw_monitors_memory(const lw_monitors_t *m) {
-  size_t n = lw_causes_memory(&m->causes);
+  size_t n = lw_causes_memory(&m->causes) + lw_blocks_memory(&m->blocks);
   int i;
   if (m->self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
   if (m->hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
@@ -444,7 +467,7 @@ int lw_monitors_batches_wanted(const lw_monitors_t *m) {
 
 int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
   double idle, busy;
-  int embedded = m->embedded;
+  int embedded = m->embedded, changed;
   activity(m, now);
   loop_model(m, now, outside_ms);
   if (!m->running[LW_MON_LOOPBLOCK]) return m->embedded != embedded;
@@ -455,7 +478,15 @@ int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
   m->loop_prev_t = now;
   m->loop_prev_idle = idle;
   /* A sample recorded at once changes no due time; a held or discarded one may. */
-  return lw__mon_submit(m, LW_MON_LOOPBLOCK, busy, busy, now) != LW_VERDICT_RECORDED || m->embedded != embedded;
+  changed = lw__mon_submit(m, LW_MON_LOOPBLOCK, busy, busy, now) != LW_VERDICT_RECORDED;
+  /* A block: held by its validator (it is at its threshold), unless evidence discards it now. */
+  if (m->block_vid != UINT32_MAX && busy >= m->cfg.block_threshold_ms) {
+    uint64_t detail;
+    int rc = lw_validator_submit(m->c, m->block_vid, busy, busy, now, &detail);
+    if (rc == LW_ENOMEM) m->c->lost++;
+    changed = 1;
+  }
+  return changed || m->embedded != embedded;
 }
 
 void lw_monitors_debugged(lw_monitors_t *m, double since, double until, double now) {

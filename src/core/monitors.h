@@ -11,6 +11,7 @@
 #define LW_CORE_MONITORS_H_
 
 #include "aggregate.h"
+#include "blocks.h"
 #include "cause.h"
 #include "conditions.h"
 #include "config.h"
@@ -171,6 +172,8 @@ typedef struct lw_monitors_s {
   uint64_t worker_hangs;
   lw_histogram_t hang_hist;
   lw_causes_t causes; /* the last worker hangs' causes, for the hang episodes they overlap */
+  lw_blocks_t blocks; /* loopBlock's long iterations (blocks.h) */
+  uint32_t block_vid; /* their validator ("block"), UINT32_MAX with blocks off */
 
   /* The worker can tell when the main loop waits, and then rests (lw_worker_next_due). */
   int worker_may_rest;

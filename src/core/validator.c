@@ -67,19 +67,27 @@ void lw_validator_set_sink(lw_conditions_t *c, uint32_t id, lw_record_cb cb, voi
   v->record_data = data;
 }
 
-static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value, double window_ms) {
+void lw_validator_no_episodes(lw_conditions_t *c, uint32_t id) {
+  lw_validator_t *v = lw_validator_get(c, id);
+  if (v != NULL) v->no_episodes = 1;
+}
+
+static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value, double ws,
+                           double we, double now) {
   lw_name_stats_t *ns = c->names[v->name_id];
   c->recorded++;
   ns->recorded++;
   lw_histogram_record(&ns->recorded_hist, value);
-  if (v->record_cb != NULL) v->record_cb(v->record_data, value, window_ms);
+  if (v->record_cb != NULL) v->record_cb(v->record_data, value, we - ws, we, LW_REASON_ANY, now);
 }
 
-static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reason) {
+static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reason, double value,
+                            double ws, double we, double now) {
   lw_name_stats_t *ns = c->names[v->name_id];
   size_t old = ns->discarded_by_reason_cap;
   c->tracker.buckets[reason].discarded++;
   ns->discarded++;
+  if (v->record_cb != NULL) v->record_cb(v->record_data, value, we - ws, we, reason, now);
   /* The table by (name, reason) feeds the metric; if it cannot grow, that count is lost. */
   if (lw__grow((void **)&ns->discarded_by_reason, &ns->discarded_by_reason_cap, reason + 1,
                sizeof(*ns->discarded_by_reason)) != LW_OK) {
@@ -99,7 +107,7 @@ static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reas
 /* Step 2's stall rule: suspend and pause evidence make a long sample a stall of that kind. */
 static void stall_from_evidence(lw_conditions_t *c, lw_validator_t *v, uint32_t reason,
                                 double ws, double we, double value, double now) {
-  if (value < v->stall_threshold_ms) return;
+  if (value < v->stall_threshold_ms || v->no_episodes) return;
   if (reason == LW_REASON_SUSPEND)
     lw_conditions_stall(c, ws, we, value, LW_KIND_SUSPEND, v->name_id, now);
   else if (reason == LW_REASON_PAUSE)
@@ -120,6 +128,13 @@ static int own_part(lw_conditions_t *c, const lw_validator_t *v, double ws, doub
   *own = value - lw_tracker_covered(&c->tracker, ws, we, stops, 3, now);
   *stopped = lw_tracker_covered(&c->tracker, ws, we, stops, 2, now);
   return 1;
+}
+
+/* Whether a long sample's own part is judged on its own (SPEC §5): over the threshold, and, for a
+ * validator without episodes (blocks: a threshold far under a stop's uncertainty), at least that
+ * uncertainty; a shorter own part cannot be told from the stop inside it, whose sample it is. */
+static int own_counts(const lw_validator_t *v, double own) {
+  return own > v->stall_threshold_ms && (!v->no_episodes || own >= LW_OWN_NOISE_MS);
 }
 
 /* A long sample discarded for `iv` (the reason looked at first): a stall of the stop's kind
@@ -176,10 +191,10 @@ int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, d
   *detail = 0;
   if (lw_tracker_find_priority(&c->tracker, ws, we, now, &iv) &&
       !(lw_reason_is_stop(iv.reason) && own_part(c, v, ws, we, value, now, &own, &stopped) &&
-        own > v->stall_threshold_ms)) {
+        own_counts(v, own))) {
     c->submitted++;
     c->names[v->name_id]->submitted++;
-    count_discarded(c, v, iv.reason);
+    count_discarded(c, v, iv.reason, value, ws, we, now);
     stall_discarded(c, v, &iv, ws, we, value, now);
     *detail = iv.reason;
     return LW_VERDICT_DISCARDED;
@@ -187,7 +202,7 @@ int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, d
   if (value < v->stall_threshold_ms) {
     c->submitted++;
     c->names[v->name_id]->submitted++;
-    count_recorded(c, v, value, we - ws);
+    count_recorded(c, v, value, ws, we, now);
     return LW_VERDICT_RECORDED;
   }
   /* Step 4: hold. Compact the queue when its dead head is more than half of it. */
@@ -246,27 +261,27 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
   ev = lw__event_push(c, LW_EVENT_RESOLVED, at);
   value = h.value;
   if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv) && lw_reason_is_stop(iv.reason) &&
-      own_part(c, v, h.ws, h.we, h.value, at, &own, &stopped) && own > v->stall_threshold_ms) {
+      own_part(c, v, h.ws, h.we, h.value, at, &own, &stopped) && own_counts(v, own)) {
     /* The app's own part is a hang of its own; the stop, if long enough, a stall of its kind:
      * two episodes (SPEC §5). The sample is recorded as its own part. */
     value = own;
-    count_recorded(c, v, own, h.we - h.ws);
-    lw_conditions_stall(c, h.ws, h.we, own, LW_KIND_HANG, v->name_id, at);
+    count_recorded(c, v, own, h.ws, h.we, at);
+    if (!v->no_episodes) lw_conditions_stall(c, h.ws, h.we, own, LW_KIND_HANG, v->name_id, at);
     stall_from_evidence(c, v, iv.reason, h.ws, h.we, stopped, at);
     if (ev) {
       ev->verdict = LW_VERDICT_RECORDED;
       ev->reason = iv.reason;
     }
   } else if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv)) {
-    count_discarded(c, v, iv.reason);
+    count_discarded(c, v, iv.reason, h.value, h.ws, h.we, at);
     stall_discarded(c, v, &iv, h.ws, h.we, h.value, at);
     if (ev) {
       ev->verdict = LW_VERDICT_DISCARDED;
       ev->reason = iv.reason;
     }
   } else {
-    count_recorded(c, v, h.value, h.we - h.ws);
-    lw_conditions_stall(c, h.ws, h.we, h.value, LW_KIND_HANG, v->name_id, at);
+    count_recorded(c, v, h.value, h.ws, h.we, at);
+    if (!v->no_episodes) lw_conditions_stall(c, h.ws, h.we, h.value, LW_KIND_HANG, v->name_id, at);
     if (ev) ev->verdict = LW_VERDICT_RECORDED;
   }
   if (ev) {

@@ -125,6 +125,10 @@ TEST_DECLARE(worker_rest_cause_after_short_iterations)
 TEST_DECLARE(cause_stop_inside_hang)
 TEST_DECLARE(spans_overlap_and_out_of_memory)
 TEST_DECLARE(main_states_each_counted_once)
+TEST_DECLARE(blocks_threshold_exact)
+TEST_DECLARE(blocks_evidence_discards)
+TEST_DECLARE(blocks_budget_per_minute)
+TEST_DECLARE(blocks_that_are_hangs)
 
 TASK_LIST_START
   TEST_ENTRY(tracker_spec_touch_before)
@@ -250,4 +254,8 @@ TASK_LIST_START
   TEST_ENTRY(cause_stop_inside_hang)
   TEST_ENTRY(spans_overlap_and_out_of_memory)
   TEST_ENTRY(main_states_each_counted_once)
+  TEST_ENTRY(blocks_threshold_exact)
+  TEST_ENTRY(blocks_evidence_discards)
+  TEST_ENTRY(blocks_budget_per_minute)
+  TEST_ENTRY(blocks_that_are_hangs)
 TASK_LIST_END

@@ -23,10 +23,22 @@ typedef struct {
   double values[8];
   double windows[8];
   int n;
+  int discarded;       /* discards told to the sink */
+  uint32_t last_reason; /* the last one's reason */
+  double last_end;      /* the last judged value's window end */
 } sink_t;
 
-static void sink_cb(void *data, double value, double window_ms) {
+/* Records what a C monitor's sink hears: recorded values, and discards with their reason. */
+static void sink_cb(void *data, double value, double window_ms, double end, uint32_t discarded_for,
+                    double now) {
   sink_t *s = data;
+  (void)now;
+  s->last_end = end;
+  if (discarded_for != LW_REASON_ANY) {
+    s->discarded++;
+    s->last_reason = discarded_for;
+    return;
+  }
   if (s->n < 8) {
     s->values[s->n] = value;
     s->windows[s->n] = window_ms;
@@ -36,7 +48,7 @@ static void sink_cb(void *data, double value, double window_ms) {
 
 TEST_IMPL(validator_small_recorded_at_once) {
   lw_conditions_t c;
-  sink_t sink = {{0}, {0}, 0};
+  sink_t sink = {{0}, {0}, 0, 0, 0, 0};
   uint64_t detail = 99;
   uint32_t v;
   init_default(&c);
@@ -180,7 +192,7 @@ TEST_IMPL(validator_window_touching_end_recorded) {
 
 TEST_IMPL(validator_hold_resolves_exactly) {
   lw_conditions_t c;
-  sink_t sink = {{0}, {0}, 0};
+  sink_t sink = {{0}, {0}, 0, 0, 0, 0};
   uint64_t token = 0;
   uint32_t v;
   const lw_event_t *ev;
@@ -417,7 +429,7 @@ TEST_IMPL(validator_invalid_input) {
 
 TEST_IMPL(validator_dispose_cancels_held) {
   lw_conditions_t c;
-  sink_t sink = {{0}, {0}, 0};
+  sink_t sink = {{0}, {0}, 0, 0, 0, 0};
   uint64_t t1, t2, t3, detail;
   uint32_t v, w;
   double now = 10000;
@@ -600,7 +612,7 @@ typedef struct {
 static size_t own_case(double value, const own_ev_t *evs, size_t nev, int before, lw_kind_t *kinds,
                        double *durations, double *recorded) {
   lw_conditions_t c;
-  sink_t sink = {{0}, {0}, 0};
+  sink_t sink = {{0}, {0}, 0, 0, 0, 0};
   uint64_t detail;
   uint32_t v;
   double now = value;

@@ -8,6 +8,7 @@
 // load. The quick tier (`npm run test:quick`) runs these after the C tests.
 const SIMULATION = [
   'test/bad-input.test.js',
+  'test/blocks.test.js',
   'test/cause.test.js',
   'test/electron-renderer.test.js',
   'test/episodes.test.js',
@@ -30,8 +31,10 @@ const SIMULATION = [
 // mode (PARALLEL) hands the files out in this order, so the long ones do not start last.
 const REAL_PROCESS = [
   'test/e2e/cause.test.js', // 85
+  'test/e2e/block-budget.test.js', // 75
   'test/embedder-main.test.js', // 75
   'test/embedder-renderer.test.js', // 75
+  'test/e2e/blocks.test.js', // 72
   'test/e2e/stop-loses-nothing.test.js', // 65
   'test/register.test.js', // 65
   'test/e2e/fatal.test.js', // 50

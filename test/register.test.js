@@ -167,6 +167,22 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     assert.strictEqual(p.stdout, APP_STDOUT_BLOCKED, 'the app\'s stdout is intact');
   });
 
+  it('LAGWATCH_BLOCK_MS=300: one "block of N ms" line for a 400 ms block (issue 27); a threshold out of range is said, and the rest runs', async function () {
+    const p = run(APP, { env: { LAGWATCH_BLOCK_MS: '300', REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '3000' } });
+    const exit = await p.waitExit(30000);
+    assert.strictEqual(exit.code, 0, p.describe());
+    const lines = p.stderrLines().filter((l) => /^lagwatch: block of/.test(l));
+    assert.strictEqual(lines.length, 1, p.describe());
+    const ms = Number(/^lagwatch: block of (\d+) ms$/.exec(lines[0])[1]);
+    assert.ok(ms >= 400 && ms < 450, lines[0]);
+    assert.strictEqual(p.stdout, 'register-app: start\nregister-app: blocked 400 ms\nregister-app: done\n');
+    const bad = run(APP, { env: { LAGWATCH_BLOCK_MS: '20', ...QUICK } });
+    assert.strictEqual((await bad.waitExit(30000)).code, 0, bad.describe());
+    assert.deepStrictEqual(bad.stderrLines(), [
+      'lagwatch: LAGWATCH_BLOCK_MS=20: The "blocks.thresholdMs" argument must be a finite number >= 50 (blocks are not reported)',
+    ], bad.describe());
+  });
+
   it('LAGWATCH_PROMETHEUS_PORT=0 serves /metrics on a free port, with lag_stalls_total{kind="hang"} 1 after the block',
     async function () {
       const p = run(APP, { env: { LAGWATCH_PROMETHEUS_PORT: '0' } });

@@ -11,7 +11,9 @@
 //   monitorEventLoopDelay, @datadog/native-metrics, lagwatch (defaults), lagwatch-meter (defaults
 //   and an OpenTelemetry SDK MeterProvider, collected every second: a record() per sample),
 //   lagwatch-producer (the same with lagwatch.createMetricProducer() on the reader: the histograms
-//   of recorded samples exported from C, no JS per sample).
+//   of recorded samples exported from C, no JS per sample), lagwatch-blocks (defaults and
+//   `blocks: true`, issue 27), and on Node 26 and later monitorEventLoopDelay-iteration
+//   (`samplePerIteration: true`, a sample of every iteration; older Nodes ignore the option).
 // For lagwatch's variants, the native memory its set holds at the end of each slice: the same on
 // both workloads (one ~1.4 M iterations a second, the other ~50 000), as issue 14 asks of memory.
 // Usage: node bench/loop.js [--workloads immediate,pingpong] [--variants a,b] [--rounds N]
@@ -22,7 +24,9 @@ const { opt, flag, summary } = require('./lib/stats');
 
 const args = process.argv.slice(2);
 const workloads = opt(args, '--workloads', 'immediate,pingpong').split(',');
-const variants = opt(args, '--variants', 'monitorEventLoopDelay,@datadog/native-metrics,lagwatch,lagwatch-meter,lagwatch-producer').split(',');
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+const variants = opt(args, '--variants', 'monitorEventLoopDelay,@datadog/native-metrics,lagwatch,lagwatch-meter,lagwatch-producer,lagwatch-blocks' +
+  (NODE_MAJOR >= 26 ? ',monitorEventLoopDelay-iteration' : '')).split(',');
 const rounds = opt(args, '--rounds', 12);
 const sliceMs = opt(args, '--slice-ms', 500);
 // After each switch (a variant on, or off again), the workload runs this long before a slice is

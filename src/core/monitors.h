@@ -188,9 +188,14 @@ typedef struct lw_monitors_stats_s {
   uint64_t worker_hangs;       /* flagged */
   uint64_t worker_hangs_ended; /* seen to end */
   double worker_hang_max;
+  uint64_t blocks;            /* blocks.h: recorded */
+  uint64_t blocks_reported;   /* reported one by one */
+  uint64_t blocks_unreported; /* over the budget */
 } lw_monitors_stats_t;
 
 void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out);
+/* Blocks that evidence of reason id `reason` explained (blocks.h). */
+uint64_t lw_monitors_blocks_discarded(const lw_monitors_t *m, uint32_t reason);
 
 const char *lw_mon_name(lw_mon_t mon);
 lw_mon_t lw_mon_parse(const char *name, size_t len);

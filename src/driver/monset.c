@@ -124,7 +124,9 @@ int lw_monset_registered(const lw_monset_t *s) { return s->registered; }
 int lw_monset_has_handles(const lw_monset_t *s) { return s->uv_ready; }
 void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out) { lw_monitors_stats(&s->core, out); }
 
-const lw_blocks_t *lw_monset_blocks(const lw_monset_t *s) { return &s->core.blocks; }
+uint64_t lw_monset_blocks_discarded(const lw_monset_t *s, uint32_t reason) {
+  return lw_monitors_blocks_discarded(&s->core, reason);
+}
 int lw_monset_embedded(const lw_monset_t *s) { return lw_monitors_embedded(&s->core); }
 
 const char *lw_monset_sleep_clock(const lw_monset_t *s) {

@@ -156,8 +156,8 @@ int lw_monset_registered(const lw_monset_t *s);
 /* 1 if the set owns libuv handles (real time): `closed` will be called once they are closed. */
 int lw_monset_has_handles(const lw_monset_t *s);
 void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out);
-/* The set's blocks (their counts, blocks.h). */
-const lw_blocks_t *lw_monset_blocks(const lw_monset_t *s);
+/* The set's blocks that evidence of reason id `reason` explained (blocks.h). */
+uint64_t lw_monset_blocks_discarded(const lw_monset_t *s, uint32_t reason);
 /* 1 once the loop is recognised as run from outside (Electron's). */
 int lw_monset_embedded(const lw_monset_t *s);
 /* The sleep-clock pair clockDrift and the worker read: the platform's pair by name, "simulated"

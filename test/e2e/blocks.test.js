@@ -5,7 +5,9 @@
 //        100 ms, the inspector open; a 1 s SIGSTOP in an idle window after a third of them and a
 //        1 s Debugger.pause after two thirds. Every call is one reported block whose duration is
 //        the call's within 20 ms (the iteration's own work around the call: timers, lagwatch's
-//        hooks); no block in either window; every block counted, none lost.
+//        hooks), more by the main thread's run-queue delay from the call to its next callback
+//        (under load, as `npm test` runs it beside other suites, ASan's included); no block in
+//        either window; every block counted, none lost.
 // (The budget of reports: test/e2e/block-budget.test.js.)
 // Under heavy load (npm run test:soak) the worker thread has been seen, rarely, to judge its own
 // lateness a stop (a pause) where no test stopped anything; a block that such evidence covers is
@@ -38,8 +40,12 @@ describe('e2e: blocks (issue 27, real processes)', function () {
         unmatched++;
         continue;
       }
+      // Within 20 ms, and later by the time the thread waited for a CPU from the call to its next
+      // callback (the block runs to the end of the iteration: a preemption there is the loop's).
       const dur = c.end - c.start;
-      assert.ok(Math.abs(own[0].durationMs - dur) <= 20, `${c.name}: block ${own[0].durationMs} ms, call ${dur} ms`);
+      const waitedMs = c.q0 === null || c.q1 === null ? 0 : c.q1 - c.q0;
+      assert.ok(own[0].durationMs - dur >= -20 && own[0].durationMs - dur <= 20 + waitedMs,
+        `${c.name}: block ${own[0].durationMs} ms, call ${dur} ms, run-queue delay ${waitedMs} ms`);
       assert.strictEqual(own[0].hang, false);
     }
     const s = r.stats.blocks;

@@ -266,6 +266,10 @@ class Conditions extends EventEmitter {
         };
         // SPEC §12: why the main thread hung (hang episodes only; null when nothing measured).
         if (ev.cause !== undefined) stall.cause = ev.cause;
+        // With blocks, a hang of one loop iteration (loopBlock's sample is in the episode) is a
+        // block too, whose 'block' event says `hang: true`: each report says so of the other.
+        const set = this._set;
+        if (ev.kind === 'hang' && set !== undefined && set !== null && set._blocksOn && ev.monitors.includes('loopBlock')) stall.block = true;
         if (ev.fatal === true) {
           // A hang of a process that died hung (lib/fatal.js): its record's stack and process.
           const f = this._fatal.get(ev.hangDetectedAt);
@@ -300,7 +304,14 @@ class Conditions extends EventEmitter {
       } else if (ev.type === 'block') {
         // Every block is counted in the metrics; one within the budget is reported (its
         // `unreported`: the blocks over the budget since the last report).
-        const block = { start: ev.start, end: ev.end, durationMs: ev.durationMs, hang: ev.hang, unreported: ev.unreported };
+        const block = {
+          start: ev.start, end: ev.end, durationMs: ev.durationMs, hang: ev.hang, unreported: ev.unreported, cause: ev.cause,
+        };
+        const set = this._set;
+        if (set !== undefined && set !== null) {
+          set._blockStack(block, ev.detectedAt);
+          if (set._blocking !== null) set._blocking.add(block);
+        }
         this._guard('metrics', () => this._metrics.onBlock(block));
         if (ev.reported) this._emitSafely('block', block);
       } else if (ev.type === 'lost') {

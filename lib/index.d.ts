@@ -78,6 +78,9 @@ export interface Stall {
   monitors: string[];
   /** Hang episodes only: the cause of the worker hang it overlaps; null when none was measured. */
   cause?: HangCause | null;
+  /** With `blocks`: a hang of one loop iteration (loopBlock's sample in it) is a block too, whose
+   * 'block' event says `hang: true`. */
+  block?: true;
   /** With `stacks: true`, hang episodes: the main thread's stack taken during the hang. */
   stack?: StackFrame[] | null;
   stackTakenAt?: number | null;
@@ -173,6 +176,8 @@ export interface BlockStats {
   reported: number;
   /** Over the budget (`maxReportsPerMinute`): counted and measured, not reported. */
   unreported: number;
+  /** Flagged by the worker while they ran (`blocks.stacks`), discarded ones included. */
+  watched: number;
   discarded: Partial<Record<Reason, number>>;
 }
 
@@ -186,6 +191,20 @@ export interface Block {
   hang: boolean;
   /** Blocks not reported (over the budget) since the last report. */
   unreported: number;
+  /** Where its time went, read by the worker while it ran (`blocks.stacks`); null otherwise. */
+  cause: HangCause | null;
+  /** With `blocks.stacks`: the main thread's stack taken while the block ran, or null (then
+   * `stackMissing` says why). */
+  stack?: StackFrame[] | null;
+  /** 'unseen': it ended before the worker saw its threshold reached; 'late': it ended before the
+   * stack thread's first sample; 'native': that sample ran more than 50 ms after the detection,
+   * once the thread left code the inspector cannot interrupt (a synchronous native call, a long
+   * builtin such as JSON.parse, a GC): its frames would be where it went on after, so none. */
+  stackMissing?: 'unseen' | 'late' | 'native';
+  /** With `blocks.stacks`: from the block's detection to its first sample, ms (null if none). */
+  stackDelayMs?: number | null;
+  /** With `blocks.stacks`: its call site, as a hang's (stable across runs and line moves). */
+  fingerprint?: string | null;
 }
 
 export interface Logger {
@@ -317,6 +336,34 @@ export interface MonitorsOptions {
 export interface BlocksOptions {
   thresholdMs?: number;
   maxReportsPerMinute?: number;
+  /** The worker watches each block while it runs: its cause, and (with the set's `stacks`, which
+   * it needs) its stack and samples, for `fingerprint` and blockingProfile(). Costs the worker a
+   * wake-up per block threshold while the loop is idle. Default: the set's `stacks`. */
+  stacks?: boolean;
+}
+
+/** One call site in blockingProfile(): the blocks whose fingerprint it is (null: those without a
+ * stack). */
+export interface BlockingSite {
+  fingerprint: string | null;
+  count: number;
+  totalMs: number;
+  maxMs: number;
+  p50Ms: number;
+  /** The dominant cause among its blocks ('unknown' for blocks not watched). */
+  cause: HangCause['dominant'] | 'unknown';
+  causes: Partial<Record<HangCause['dominant'] | 'unknown', number>>;
+  /** The stack of its longest block with one. */
+  stack: StackFrame[] | null;
+}
+
+export interface BlockingProfile {
+  blocks: number;
+  totalMs: number;
+  /** The most blocked time first. */
+  sites: BlockingSite[];
+  /** Blocks at sites past the 1000 kept. */
+  other: { count: number; totalMs: number };
 }
 
 export interface SetupOptions extends ConditionsOptions {
@@ -397,6 +444,8 @@ declare class MonitorSet {
   /** Stops every monitor, then disposes the conditions (waiting episodes are reported). Idempotent. */
   stop(): void;
   workerStats(): WorkerStats;
+  /** The call sites that blocked the loop the most in this run (needs `blocks`). */
+  blockingProfile(): BlockingProfile;
 }
 export type { MonitorSet };
 

@@ -102,7 +102,9 @@ class Metrics {
       'Duration of each hang flagged by the worker thread', 'ms', STALL_BUCKETS);
     // Blocks (issue 27): every block of the app's, reported one by one or not.
     this.blocks = m.createCounter('lag_blocks', {
-      description: 'Main-thread blocks at or over the block threshold that no evidence explains, once each', unit: '{block}',
+      description: 'Main-thread blocks at or over the block threshold that no evidence explains, once each, by the dominant ' +
+        'part of their cause (busy, gc, blocked, starved, throttled; unknown unless blocks.stacks watched them)',
+      unit: '{block}',
     });
     this.blockDuration = histogram(m, 'lag_block_duration_histogram', 'Duration of each block', 'ms', LAG_BUCKETS);
     this.rendererUnresponsive = m.createCounter('lag_renderer_unresponsive', {
@@ -283,7 +285,7 @@ class Metrics {
 
   onBlock(block) {
     if (this.noop) return;
-    this.blocks.add(1);
+    this.blocks.add(1, { cause: block.cause ? block.cause.dominant : 'unknown' });
     this.blockDuration.record(block.durationMs);
   }
 

@@ -3,6 +3,8 @@
 // simulation); this file only shapes them as { name, start(), stop(), running } objects.
 const path = require('path');
 const { PerformanceObserver } = require('perf_hooks');
+// Loaded with the module, not at setup: a process out of file descriptors still sets up (SPEC §4).
+const { BlockingProfile } = require('./blocking');
 const native = require('./native');
 const fatal = require('./fatal');
 const { Conditions, createConditions } = require('./conditions');
@@ -140,8 +142,11 @@ function monitorOptions(monitors) {
 
 // `blocks: true | { thresholdMs, maxReportsPerMinute }` -> the flat native options (the core
 // checks the ranges). Blocks are loopBlock's long iterations: they need that monitor.
-function blockOptions(blocks, enabled, flat) {
+function blockOptions(blocks, enabled, flat, stacks) {
   if (blocks === undefined || blocks === false) return;
+  // `blocks.stacks`, the worker's watch of each block while it runs (its cause, its stack and
+  // samples), follows the set's `stacks` unless given; it needs the set's stack thread.
+  flat['blocks.stacks'] = stacks;
   if (blocks !== true) {
     const b = checkOptions(blocks, 'options.blocks');
     for (const key of Object.keys(b)) {
@@ -155,6 +160,11 @@ function blockOptions(blocks, enabled, flat) {
   }
   if (!enabled.has('loopBlock')) {
     const err = new RangeError('The "options.blocks" argument needs the loopBlock monitor, which "options.monitors" turns off');
+    err.code = 'ERR_OUT_OF_RANGE';
+    throw err;
+  }
+  if (flat['blocks.stacks'] === true && !stacks) {
+    const err = new RangeError('The "options.blocks.stacks" argument needs "options.stacks": true (the stack thread)');
     err.code = 'ERR_OUT_OF_RANGE';
     throw err;
   }
@@ -177,7 +187,7 @@ class MonitorSet {
       throw typeError('The "options.blocks" argument must be of type boolean or an object');
     }
     const { enabled, flat } = monitorOptions(o.monitors);
-    blockOptions(o.blocks, enabled, flat);
+    blockOptions(o.blocks, enabled, flat, o.stacks === true);
     if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
     native.monCheck(flat); // a bad option throws here, before anything exists
     // lib/producer.js is loaded only for a set that is given producers.
@@ -247,6 +257,10 @@ class MonitorSet {
     // SPEC §12, `stacks: true` (real clock): the stack thread, woken from C when a hang is
     // flagged; it never keeps the process alive.
     this._stacks = o.stacks === true && o.clock === undefined;
+    // Blocks (issue 27): their profile by call site, and their stacks with `blocks.stacks`.
+    this._blocksOn = flat.blocks === true;
+    this._blockStacks = flat['blocks.stacks'] === true && this._stacks;
+    this._blocking = this._blocksOn ? new BlockingProfile() : null; // nothing for a set without blocks
     this._stackWorker = null;
     if (this._stacks) {
       // The hang's stack, the span it blocked and its profile, sampled on the main thread at the
@@ -386,9 +400,34 @@ class MonitorSet {
     return require('./profile').profileOf(native.monSetId(this._h), detectedAt, sourceMapped);
   }
 
-  // The blocks so far (issue 27): { count, reported, unreported, discarded: { [reason]: n } }.
+  // The blocks so far (issue 27): { count, reported, unreported, watched, discarded: { [reason]: n } }.
   _blocks() {
     return native.monBlocks(this._h);
+  }
+
+  // With `blocks.stacks`: a judged block's stack, taken while it ran (the worker flagged it at
+  // `detectedAt`, null if it ended before), how long after its detection (stackDelayMs), its
+  // fingerprint, and why a stack is missing: 'unseen' (it ended before the worker saw its
+  // threshold reached), 'late' (flagged, but it ended before the stack thread's first sample
+  // ran), 'native' (that sample ran only once the thread left code the inspector cannot
+  // interrupt: its frames would be where it went on after, lib/profile.js's LATE_MS).
+  _blockStack(block, detectedAt) {
+    if (!this._blockStacks) return;
+    const got = typeof detectedAt === 'number' ? require('./profile').blockOf(native.monSetId(this._h), detectedAt, sourceMapped) : null;
+    block.stack = got === null || got.late ? null : got.stack;
+    block.stackDelayMs = got === null ? null : got.delayMs;
+    const { fingerprint } = require('./profile');
+    if (got !== null && got.late) block.fingerprint = null;
+    else if (got !== null && got.profile !== null) block.fingerprint = fingerprint(got.profile.stacks);
+    else block.fingerprint = Array.isArray(block.stack) && block.stack.length > 0 ? fingerprint([{ frames: block.stack, count: 1 }]) : null;
+    if (block.stack === null) block.stackMissing = got !== null && got.late ? 'native' : typeof detectedAt === 'number' ? 'late' : 'unseen';
+  }
+
+  // The call sites that blocked the loop the most in this run (lib/blocking.js): { blocks,
+  // totalMs, sites: [{ fingerprint, count, totalMs, maxMs, p50Ms, cause, causes, stack }],
+  // other }; every block recorded so far, reported or over the budget.
+  blockingProfile() {
+    return (this._blocking || new BlockingProfile()).read();
   }
 
   // The worker's own view: self-lag of its timer, and the hangs its detector saw.

@@ -35,6 +35,14 @@ const MAX_STACKS = 100;
 const MAX_DEPTH = 64;
 const STACK_DEPTH = 128;
 const KEPT = 4;
+// Blocks watched (`blocks.stacks`) whose samples wait for their judgment, a hold later; read once.
+const BLOCKS_KEPT = 64;
+// A block's first sample taken more than this after its detection: the main thread was, until
+// then, where the inspector cannot interrupt it (a synchronous native call: fs, crypto, zlib; a
+// long builtin such as JSON.parse; a GC), so the frames show where it went on after that part,
+// not where it blocked. Such a block gets no stack (`stackMissing: 'native'`), rather than a
+// wrong one. (The stack thread's own delay is a few ms; this leaves it room under load.)
+const LATE_MS = 50;
 const KEY = Symbol.for('lagwatch.sample');
 
 // Set id -> { progressAt(): number, hangs: Map(detectedAt -> { samples, other, stacks: Map }) }.
@@ -101,28 +109,39 @@ function profileFrames(sites) {
 
 // Main thread, in an interrupt of the hung code: 'ok' (taken), 'full' (the last one taken),
 // 'ended' (the main thread made progress since `detectedAt`) or 'gone' (the set stopped). The
-// first sample of a hang (`first`) is also its stack.
-function sample(id, detectedAt, first) {
+// first sample of a hang (`first`) is also its stack; so is a block's (`block`), kept here with
+// its samples until the block is judged (blockOf), not in C: a block never outlives the process.
+function sample(id, detectedAt, first, block) {
   try {
-    return take(id, detectedAt, first === true);
+    return take(id, detectedAt, first === true, block === true);
   } catch {
     return 'error'; // never a throw into the hung code's interrupt
   }
 }
 
-function take(id, detectedAt, first) {
+function take(id, detectedAt, first, block) {
   const s = sets.get(id);
   if (s === undefined || s.stopped) return 'gone';
   if (!(s.progressAt() < detectedAt)) return 'ended';
-  let h = s.hangs.get(detectedAt);
+  const kept = block ? s.blocks : s.hangs;
+  let h = kept.get(detectedAt);
   if (h === undefined) {
-    h = { samples: 0, other: 0, empty: 0, stacks: new Map() };
-    s.hangs.set(detectedAt, h);
-    if (s.hangs.size > KEPT) s.hangs.delete(s.hangs.keys().next().value);
+    h = { samples: 0, other: 0, empty: 0, stacks: new Map(), stack: null, delayMs: null, late: false };
+    kept.set(detectedAt, h);
+    if (kept.size > (block ? BLOCKS_KEPT : KEPT)) kept.delete(kept.keys().next().value);
   }
   if (h.samples + h.empty >= MAX_SAMPLES) return 'full';
+  if (first && block) {
+    h.delayMs = require('./native').now() - detectedAt;
+    if (h.delayMs > LATE_MS) {
+      h.late = true;
+      return 'ended'; // what follows is after the part that blocked: no sample of it
+    }
+  }
   const sites = capture();
-  if (first) {
+  if (first && block) {
+    h.stack = stackOf(sites);
+  } else if (first) {
     const json = JSON.stringify({ frames: stackOf(sites), trace: activeSpanContext() });
     require('./native').stackPut(id, detectedAt, json);
   }
@@ -153,7 +172,7 @@ function install() {
 function register(id, progressAt) {
   install();
   sets.clear();
-  sets.set(id, { progressAt, stopped: false, hangs: new Map() });
+  sets.set(id, { progressAt, stopped: false, hangs: new Map(), blocks: new Map() });
 }
 
 // The set stopped: no more samples; the profiles it has are still read by its last reports.
@@ -162,17 +181,32 @@ function stopSampling(id) {
   if (s !== undefined) s.stopped = true;
 }
 
-// The expression the stack thread evaluates for a sample of the hang flagged at `detectedAt`.
-// One call, no function of its own: the sampled stack is this script's frame, then the hung code.
-function sampleExpression(id, detectedAt, first = false) {
-  return `globalThis[Symbol.for('lagwatch.sample')](${Number(id)}, ${Number(detectedAt)}, ${first === true})`;
+// The expression the stack thread evaluates for a sample of the hang (or block) flagged at
+// `detectedAt`. One call, no function of its own: the sampled stack is this script's frame, then
+// the hung code.
+function sampleExpression(id, detectedAt, first = false, block = false) {
+  return `globalThis[Symbol.for('lagwatch.sample')](${Number(id)}, ${Number(detectedAt)}, ${first === true}, ${block === true})`;
 }
 
 // The profile of the hang flagged at `detectedAt`: { samples, intervalMs, stacks: [{ frames,
 // count }] (heaviest first), other }, each frame through `map` (source maps); null if no sample.
 function profileOf(id, detectedAt, map) {
   const s = sets.get(id);
-  const h = s === undefined ? undefined : s.hangs.get(detectedAt);
+  return profileFrom(s === undefined ? undefined : s.hangs.get(detectedAt), map);
+}
+
+// The block flagged at `detectedAt`, read once as it is judged: { stack (its first sample's
+// frames, through `map`), profile (each null if not taken), delayMs (from its detection to its
+// first sample), late (that sample came past LATE_MS: not taken) }, or null if nothing was asked.
+function blockOf(id, detectedAt, map) {
+  const s = sets.get(id);
+  const h = s === undefined ? undefined : s.blocks.get(detectedAt);
+  if (h === undefined) return null;
+  s.blocks.delete(detectedAt);
+  return { stack: h.stack === null ? null : h.stack.map(map), profile: profileFrom(h, map), delayMs: h.delayMs, late: h.late };
+}
+
+function profileFrom(h, map) {
   if (h === undefined || h.samples === 0) return null;
   const stacks = [...h.stacks.values()]
     .map((st) => ({ frames: st.frames.map(map), count: st.count }))
@@ -261,6 +295,6 @@ function folded(profile) {
 }
 
 module.exports = {
-  SAMPLE_INTERVAL_MS, MAX_SAMPLES, MAX_STACKS, MAX_DEPTH,
-  register, stopSampling, sampleExpression, profileOf, heaviestPath, fingerprint, folded, scriptOf,
+  SAMPLE_INTERVAL_MS, MAX_SAMPLES, MAX_STACKS, MAX_DEPTH, LATE_MS,
+  register, stopSampling, sampleExpression, profileOf, blockOf, heaviestPath, fingerprint, folded, scriptOf,
 };

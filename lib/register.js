@@ -230,6 +230,22 @@ function describeStack(stack) {
   return app.length ? `\n${formatStack(app, 3)}` : '';
 }
 
+// At exit, after the set's own exit hook has judged every block it held: the blocking profile
+// (lib/blocking.js) as JSON to LAGWATCH_PROFILE_FILE, or its top call sites to stderr.
+function writeProfile(m, env) {
+  const profile = m.blockingProfile();
+  const file = env.LAGWATCH_PROFILE_FILE;
+  if (file !== undefined && file !== '') {
+    try {
+      require('fs').writeFileSync(file, `${JSON.stringify(profile, null, 2)}\n`);
+    } catch (err) {
+      say(`cannot write LAGWATCH_PROFILE_FILE=${file}: ${err && err.message}`);
+    }
+  } else if (profile.blocks > 0) {
+    process.stderr.write(`${require('./blocking').format(profile)}\n`);
+  }
+}
+
 function setup(exported, env, blocks) {
   const options = {
     meter: exported && exported.meter,
@@ -268,6 +284,7 @@ function register(env = process.env) {
   }
   try {
     const m = setup(exported, env, blocks);
+    if (m._blocksOn) process.on('exit', () => writeProfile(m, env));
     m.conditions.on('block', (b) => say(`block of ${Math.round(b.durationMs)} ms${b.hang ? ' (a hang: its stall follows)' : ''}` +
       `${b.unreported > 0 ? ` (${b.unreported} more since the last report, over the budget)` : ''}`));
     m.conditions.on('stall', (s) => say(`${s.fatal ? 'fatal (the process died hung, pid ' + s.pid + ') ' : ''}${s.kind} stall of ${Math.round(s.durationMs)} ms ` +

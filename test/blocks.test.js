@@ -48,10 +48,10 @@ describe('blocks (issue 27, simulation)', () => {
     assert.strictEqual(got.length, 1); // each is held 2000 ms (holdMs): late evidence may still explain it
     sim.advance(0.25);
     assert.deepStrictEqual(got, [
-      { start: 2099.5, end: 2199.5, durationMs: 100, hang: false, unreported: 0 },
-      { start: 3199.5, end: 5544.75, durationMs: 2345.25, hang: false, unreported: 0 },
+      { start: 2099.5, end: 2199.5, durationMs: 100, hang: false, unreported: 0, cause: null },
+      { start: 3199.5, end: 5544.75, durationMs: 2345.25, hang: false, unreported: 0, cause: null },
     ]);
-    assert.deepStrictEqual(m.conditions.stats().blocks, { count: 2, reported: 2, unreported: 0, discarded: {} });
+    assert.deepStrictEqual(m.conditions.stats().blocks, { count: 2, reported: 2, unreported: 0, watched: 0, discarded: {} });
     m.stop();
   });
 
@@ -61,7 +61,7 @@ describe('blocks (issue 27, simulation)', () => {
     sim.block(700);
     sim.advance(1000);
     assert.deepStrictEqual(got, []);
-    assert.deepStrictEqual(m.conditions.stats().blocks, { count: 0, reported: 0, unreported: 0, discarded: {} });
+    assert.deepStrictEqual(m.conditions.stats().blocks, { count: 0, reported: 0, unreported: 0, watched: 0, discarded: {} });
     assert.strictEqual(m.conditions.stats().monitors.loopBlock.max, 700);
     m.stop();
   });
@@ -91,7 +91,7 @@ describe('blocks (issue 27, simulation)', () => {
     sim.advance(3000);
     assert.deepStrictEqual(got.map((b) => b.durationMs), [150]);
     const s = m.conditions.stats();
-    assert.deepStrictEqual(s.blocks, { count: 1, reported: 1, unreported: 0, discarded: { pause: 2, debugger: 1 } });
+    assert.deepStrictEqual(s.blocks, { count: 1, reported: 1, unreported: 0, watched: 0, discarded: { pause: 2, debugger: 1 } });
     // The block validator's own counts, as any validator's.
     assert.deepStrictEqual([s.monitors.block.submitted, s.monitors.block.recorded, s.monitors.block.discarded], [4, 1, 3]);
     m.stop();
@@ -105,7 +105,7 @@ describe('blocks (issue 27, simulation)', () => {
     // 1500 ms of its own; the worker's evidence of the stop begins at its first check due inside
     // the stop (every 100 ms while the loop is busy: 1900), so 100 ms of the stop read as the
     // app's, the stop's uncertainty that no short block could be told from.
-    assert.deepStrictEqual(got, [{ start: 1000, end: 3500, durationMs: 1600, hang: false, unreported: 0 }]);
+    assert.deepStrictEqual(got, [{ start: 1000, end: 3500, durationMs: 1600, hang: false, unreported: 0, cause: null }]);
     m.stop();
   });
 
@@ -146,6 +146,20 @@ describe('blocks (issue 27, simulation)', () => {
     assert.ok(Math.abs(got[2].unreported - between) <= 2, `${got[2].unreported} carried, ~${between} between`);
     const s = m.conditions.stats().blocks;
     assert.deepStrictEqual([s.count, s.reported, s.unreported], [1000, 4, 996]);
+    // The blocking profile has them all, reported or not: without stacks, one site (no
+    // fingerprint), 1000 blocks of 50 to 56 ms, exactly.
+    const p = m.blockingProfile();
+    let sum = 0;
+    const durations = [];
+    for (let i = 0; i < 1000; i++) {
+      sum += 50 + (i % 7);
+      durations.push(50 + (i % 7));
+    }
+    durations.sort((a, b) => a - b);
+    assert.deepStrictEqual({ ...p, sites: p.sites.map((site) => ({ ...site })) }, {
+      blocks: 1000, totalMs: sum, other: { count: 0, totalMs: 0 },
+      sites: [{ fingerprint: null, count: 1000, totalMs: sum, maxMs: 56, p50Ms: durations[499], cause: 'unknown', causes: { unknown: 1000 }, stack: null }],
+    });
     m.conditions.flush();
     assert.strictEqual(await total(reader, 'lag_blocks'), 1000);
     assert.strictEqual(await total(reader, 'lag_block_duration_histogram'), 1000);
@@ -161,12 +175,46 @@ describe('blocks (issue 27, simulation)', () => {
     sim.advance(100);
     assert.deepStrictEqual(got, []); // held: late evidence may still explain it
     sim.advance(20000);
-    assert.deepStrictEqual(got, [{ start: 1000, end: 7000, durationMs: 6000, hang: true, unreported: 0 }]);
+    assert.deepStrictEqual(got, [{ start: 1000, end: 7000, durationMs: 6000, hang: true, unreported: 0, cause: null }]);
     assert.strictEqual(stalls.length, 1);
     assert.strictEqual(stalls[0].kind, 'hang');
     assert.strictEqual(stalls[0].start, 1000);
     assert.ok(stalls[0].monitors.includes('loopBlock'));
+    assert.strictEqual(stalls[0].block, true, 'the episode says it is a block too');
     m.stop();
+    // Without blocks, the same episode says nothing of blocks.
+    const off = setup(undefined);
+    off.m.conditions.on('stall', (s) => assert.strictEqual(s.block, undefined));
+    off.sim.advance(1000);
+    off.sim.block(6000);
+    off.sim.advance(20000);
+    assert.strictEqual(off.m.conditions.stats().stalls.hang, 1);
+    off.m.stop();
+  });
+
+  it('blocks.stacks (the set\'s stacks by default): the worker watches each block while it runs, its cause read over it', () => {
+    // The simulated main thread runs a block on the CPU: busy, and the span is the part of the
+    // block after the worker's first check without progress. (Stacks need the real clock's
+    // stack thread: test/e2e/blocks.test.js.)
+    const { sim, m, got } = setup({ thresholdMs: 100 }, { stacks: true });
+    sim.advance(1000);
+    sim.block(350);
+    sim.advance(3000);
+    assert.strictEqual(got.length, 1);
+    assert.strictEqual(got[0].durationMs, 350);
+    assert.strictEqual(got[0].cause.dominant, 'busy');
+    assert.ok(got[0].cause.spanMs > 0 && got[0].cause.spanMs <= 350 && got[0].cause.cpuMs === got[0].cause.spanMs, JSON.stringify(got[0].cause));
+    assert.strictEqual(m.conditions.stats().blocks.watched, 1);
+    assert.strictEqual(m.blockingProfile().sites[0].cause, 'busy');
+    m.stop();
+    // Turned off: the same block, no cause, not watched.
+    const off = setup({ thresholdMs: 100, stacks: false }, { stacks: true });
+    off.sim.advance(1000);
+    off.sim.block(350);
+    off.sim.advance(3000);
+    assert.strictEqual(off.got[0].cause, null);
+    assert.strictEqual(off.m.conditions.stats().blocks.watched, 0);
+    off.m.stop();
   });
 
   it('bad options: TypeError / RangeError naming the option, nothing set up', () => {
@@ -180,6 +228,8 @@ describe('blocks (issue 27, simulation)', () => {
       [{ maxReportsPerMinute: 1.5 }, RangeError, /blocks\.maxReportsPerMinute/],
       [{ maxReportsPerMinute: -1 }, RangeError, /blocks\.maxReportsPerMinute/],
       [{ stack: true }, RangeError, /unknown option: stack/],
+      [{ stacks: 1 }, TypeError, /blocks\.stacks/],
+      [{ stacks: true }, RangeError, /blocks\.stacks.*options\.stacks/], // the set has no stacks
     ];
     for (const [blocks, type, re] of cases) {
       assert.throws(() => lagwatch.setupAllMonitors({ clock: sim, blocks }), (err) => err instanceof type && re.test(err.message),

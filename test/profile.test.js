@@ -93,8 +93,10 @@ describe('the profile of a hang (lib/profile.js)', () => {
   });
 
   it('the sample expression is one call of the sampler, so that its script is the only frame to drop', () => {
-    assert.strictEqual(profile.sampleExpression(3, 1234.5), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5, false)");
-    assert.strictEqual(profile.sampleExpression(3, 1234.5, true), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5, true)");
+    assert.strictEqual(profile.sampleExpression(3, 1234.5), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5, false, false)");
+    assert.strictEqual(profile.sampleExpression(3, 1234.5, true), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5, true, false)");
+    // A block's (blocks.stacks): its first sample is its stack, kept in JS for its judgment.
+    assert.strictEqual(profile.sampleExpression(3, 1234.5, true, true), "globalThis[Symbol.for('lagwatch.sample')](3, 1234.5, true, true)");
   });
 });
 

@@ -176,11 +176,56 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     const ms = Number(/^lagwatch: block of (\d+) ms$/.exec(lines[0])[1]);
     assert.ok(ms >= 400 && ms < 450, lines[0]);
     assert.strictEqual(p.stdout, 'register-app: start\nregister-app: blocked 400 ms\nregister-app: done\n');
+    // At exit, the blocking profile: the one call site, its stack (taken while it ran) in the app.
+    const profile = p.stderrLines().filter((l) => /^lagwatch: blocking profile|^ {2}\d+\. /.test(l));
+    assert.strictEqual(profile.length, 2, p.describe());
+    assert.match(profile[0], /^lagwatch: blocking profile: 1 block\(s\), \d+ ms blocked in all$/);
+    assert.match(profile[1], /^ {2}1\. \d+ ms in 1 block\(s\), max \d+ ms, p50 \d+ ms, (busy|starved): \(anonymous\) \(.*register-app\.js:14\).* \[[0-9a-f]{16}\]$/);
     const bad = run(APP, { env: { LAGWATCH_BLOCK_MS: '20', ...QUICK } });
     assert.strictEqual((await bad.waitExit(30000)).code, 0, bad.describe());
     assert.deepStrictEqual(bad.stderrLines(), [
       'lagwatch: LAGWATCH_BLOCK_MS=20: The "blocks.thresholdMs" argument must be a finite number >= 50 (blocks are not reported)',
     ], bad.describe());
+  });
+
+  it('a block in the script\'s last timer, right before it exits, is in the profile (no loop hook sees that iteration end; the finish measures it)', async function () {
+    const file = path.join(require('os').tmpdir(), `lagwatch-last-${process.pid}.json`);
+    try {
+      const p = run(path.join(FIXTURES, 'register-last-block.js'), { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: file } });
+      assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+      const got = JSON.parse(require('fs').readFileSync(file, 'utf8'));
+      // (Its start-up may be a block too, under load: the last work is the one through lastWork.)
+      const last = got.sites.filter((s) => s.stack !== null && s.stack.some((f) => f.functionName === 'lastWork'));
+      assert.strictEqual(last.length, 1, JSON.stringify(got));
+      assert.strictEqual(last[0].count, 1);
+      assert.ok(last[0].totalMs >= 300 && last[0].totalMs < 600, JSON.stringify(got)); // 300 ms, and the run queue's delay under load
+    } finally {
+      require('fs').rmSync(file, { force: true });
+    }
+  });
+
+  it('LAGWATCH_PROFILE_FILE: the blocking profile is written there as JSON at exit, not to stderr (issue 27)', async function () {
+    const file = path.join(require('os').tmpdir(), `lagwatch-profile-${process.pid}.json`);
+    try {
+      const p = run(APP, { env: { LAGWATCH_BLOCK_MS: '300', LAGWATCH_PROFILE_FILE: file, REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '3000' } });
+      assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+      assert.deepStrictEqual(p.stderrLines().filter((l) => /blocking profile/.test(l)), []);
+      const got = JSON.parse(require('fs').readFileSync(file, 'utf8'));
+      assert.strictEqual(got.blocks, 1);
+      assert.strictEqual(got.sites.length, 1);
+      const [site] = got.sites;
+      assert.match(site.fingerprint, /^[0-9a-f]{16}$/);
+      assert.ok(site.totalMs >= 400 && site.totalMs < 450 && site.maxMs === site.totalMs && site.p50Ms === site.totalMs, JSON.stringify(site));
+      // A busy loop: busy, or starved when the machine's load kept it from a CPU most of the time.
+      assert.ok(['busy', 'starved'].includes(site.cause), site.cause);
+      assert.ok(site.stack.some((f) => /register-app\.js$/.test(f.url) && f.lineNumber === 14), JSON.stringify(site.stack));
+      // A file that cannot be written is said; the app is not disturbed.
+      const bad = run(APP, { env: { LAGWATCH_BLOCK_MS: '300', LAGWATCH_PROFILE_FILE: '/nonexistent-dir/p.json', REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '100' } });
+      assert.strictEqual((await bad.waitExit(30000)).code, 0, bad.describe());
+      assert.ok(bad.stderrLines().some((l) => /^lagwatch: cannot write LAGWATCH_PROFILE_FILE=\/nonexistent-dir\/p\.json: ENOENT/.test(l)), bad.describe());
+    } finally {
+      require('fs').rmSync(file, { force: true });
+    }
   });
 
   it('LAGWATCH_PROMETHEUS_PORT=0 serves /metrics on a free port, with lag_stalls_total{kind="hang"} 1 after the block',

@@ -86,7 +86,8 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
       if (lwb_set_string(env, o, "type", "block") || lwb_set_number(env, o, "start", ev->start) ||
           lwb_set_number(env, o, "end", ev->end) || lwb_set_number(env, o, "durationMs", ev->duration_ms) ||
           lwb_set_value(env, o, "reported", reported) ||
-          lwb_set_number(env, o, "unreported", (double)ev->unreported) || lwb_set_value(env, o, "hang", hang))
+          lwb_set_number(env, o, "unreported", (double)ev->unreported) || lwb_set_value(env, o, "hang", hang) ||
+          lwb_set_stat(env, o, "detectedAt", ev->hang_detected_at) || set_cause(env, o, &ev->cause))
         return NULL;
       break;
     }

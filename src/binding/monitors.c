@@ -546,7 +546,7 @@ static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, (double)lw_monset_memory(&m->set));
 }
 
-/* monBlocks(m) -> { count, reported, unreported, discarded: { [reason]: n } }: the set's blocks
+/* monBlocks(m) -> { count, reported, unreported, watched, discarded: { [reason]: n } }: the set's blocks
  * (src/core/blocks.h), discarded ones by the reason that explained them. */
 static napi_value b_mon_blocks(napi_env env, napi_callback_info info) {
   napi_value argv[1], o, d;
@@ -565,7 +565,8 @@ static napi_value b_mon_blocks(napi_env env, napi_callback_info info) {
   }
   if (lwb_set_number(env, o, "count", (double)st.blocks) ||
       lwb_set_number(env, o, "reported", (double)st.blocks_reported) ||
-      lwb_set_number(env, o, "unreported", (double)st.blocks_unreported) || lwb_set_value(env, o, "discarded", d))
+      lwb_set_number(env, o, "unreported", (double)st.blocks_unreported) ||
+      lwb_set_number(env, o, "watched", (double)st.blocks_watched) || lwb_set_value(env, o, "discarded", d))
     return NULL;
   return o;
 }

@@ -19,22 +19,24 @@ typedef struct {
 } lwb_stack_thread_t;
 
 /* C worker thread, under the registry's lock: queue a call of the stack thread's function. */
-static void wake(void *data, double detected_at) {
+static void wake(void *data, double detected_at, int block) {
   lwb_stack_thread_t *t = data;
-  double *arg = malloc(sizeof(*arg));
+  double *arg = malloc(2 * sizeof(*arg));
   if (arg == NULL) return; /* no stack for this hang: the event says stack: null */
-  *arg = detected_at;
+  arg[0] = detected_at;
+  arg[1] = block;
   if (napi_call_threadsafe_function(t->tsfn, arg, napi_tsfn_nonblocking) != napi_ok) free(arg);
 }
 
-/* Stack thread: fn(detectedAt). */
+/* Stack thread: fn(detectedAt, block). */
 static void call_js(napi_env env, napi_value fn, void *context, void *data) {
   double *arg = data;
-  napi_value undefined, argv[1];
+  napi_value undefined, argv[2];
   (void)context;
   if (env != NULL && fn != NULL && napi_get_undefined(env, &undefined) == napi_ok &&
-      napi_create_double(env, *arg, &argv[0]) == napi_ok)
-    napi_call_function(env, undefined, fn, 1, argv, NULL);
+      napi_create_double(env, arg[0], &argv[0]) == napi_ok &&
+      napi_get_boolean(env, arg[1] != 0, &argv[1]) == napi_ok)
+    napi_call_function(env, undefined, fn, 2, argv, NULL);
   free(arg);
 }
 
@@ -56,8 +58,8 @@ static int arg_id(napi_env env, napi_value v, uint64_t *id) {
   return 0;
 }
 
-/* stackAttach(id, fn): fn(detectedAt) is called on this thread whenever the set's worker flags a
- * hang. Throws if the set is gone or has a stack thread already. */
+/* stackAttach(id, fn): fn(detectedAt, block) is called on this thread whenever the set's worker
+ * flags a hang (block false) or, with blocks.stacks, a block. Throws if the set is gone or has a stack thread already. */
 static napi_value b_stack_attach(napi_env env, napi_callback_info info) {
   napi_value argv[2], name;
   napi_valuetype type;

@@ -5,13 +5,25 @@
 #include <math.h>
 #include <string.h>
 
-void lw_blocks_init(lw_blocks_t *b, const lw_monitors_config_t *cfg) {
+void lw_blocks_init(lw_blocks_t *b, const lw_monitors_config_t *cfg,
+                    double (*gc_ms)(void *data, double start, double end), void *data) {
   memset(b, 0, sizeof(*b));
   b->cfg = cfg;
   b->minute_start = -INFINITY;
+  lw_causes_init(&b->causes, LW_BLOCK_CAUSES, gc_ms, data);
+}
+
+void lw_blocks_watch_ended(lw_blocks_t *b, lw_conditions_t *c, const lw_msg_t *msg, double end) {
+  lw_hang_cause_t *h = lw_causes_next(&b->causes);
+  if (h == NULL) {
+    c->lost++; /* the block will be judged without its cause (null) and its stack */
+    return;
+  }
+  lw_hang_cause_from_msg(h, msg, end);
 }
 
 void lw_blocks_free(lw_blocks_t *b) {
+  lw_causes_free(&b->causes);
   lw__free(b->discarded_by_reason);
   b->discarded_by_reason = NULL;
   b->discarded_cap = 0;
@@ -21,7 +33,9 @@ uint64_t lw_blocks_discarded_for(const lw_blocks_t *b, uint32_t reason) {
   return reason < b->discarded_cap ? b->discarded_by_reason[reason] : 0;
 }
 
-size_t lw_blocks_memory(const lw_blocks_t *b) { return b->discarded_cap * sizeof(uint64_t); }
+size_t lw_blocks_memory(const lw_blocks_t *b) {
+  return b->discarded_cap * sizeof(uint64_t) + lw_causes_memory(&b->causes);
+}
 
 /* Whether a block judged at `now` may be reported one by one (and counts it if so). */
 static int budget_take(lw_blocks_t *b, double now) {
@@ -63,6 +77,9 @@ void lw_blocks_judged(lw_blocks_t *b, lw_conditions_t *c, double value, double w
   ev->start = end - window_ms;
   ev->end = end;
   ev->duration_ms = value;
+  /* Its cause and detection, if the worker watched it (blocks.stacks); else none (NAN). */
+  ev->hang_detected_at = NAN;
+  lw_causes_for_episode(&b->causes, ev);
   ev->is_hang = value >= b->cfg->stall_threshold_ms;
   ev->reported = report;
   if (report) {

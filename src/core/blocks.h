@@ -14,6 +14,7 @@
 #ifndef LW_CORE_BLOCKS_H_
 #define LW_CORE_BLOCKS_H_
 
+#include "cause.h"
 #include "conditions.h"
 #include "config.h"
 
@@ -30,9 +31,17 @@ typedef struct lw_blocks_s {
   size_t discarded_cap;
   double minute_start; /* the budget's current minute (-INFINITY: none yet) */
   uint32_t minute_reports;
+  /* blocks.stacks: the worker flagged `watched` blocks while they ran; the causes of the last
+   * LW_BLOCK_CAUSES that ended, from which each judged block takes the one it overlaps most
+   * (with the detection time that names its stack). */
+  uint64_t watched;
+  lw_causes_t causes;
 } lw_blocks_t;
 
-void lw_blocks_init(lw_blocks_t *b, const lw_monitors_config_t *cfg);
+void lw_blocks_init(lw_blocks_t *b, const lw_monitors_config_t *cfg,
+                    double (*gc_ms)(void *data, double start, double end), void *data);
+/* A watched block ended at `end` (its BLOCK_END message): its cause is kept for its judgment. */
+void lw_blocks_watch_ended(lw_blocks_t *b, lw_conditions_t *c, const lw_msg_t *msg, double end);
 void lw_blocks_free(lw_blocks_t *b);
 /* The block validator's value over [end - window_ms, end] was judged at `now`: recorded (`discarded_for`
  * LW_REASON_ANY) or discarded for that reason. Pushes the BLOCK event of a recorded block (out of

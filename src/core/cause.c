@@ -5,8 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-void lw_causes_init(lw_causes_t *cs, double (*gc_ms)(void *data, double start, double end), void *data) {
+void lw_causes_init(lw_causes_t *cs, unsigned cap, double (*gc_ms)(void *data, double start, double end),
+                    void *data) {
   memset(cs, 0, sizeof(*cs));
+  cs->cap = cap;
   cs->gc_ms = gc_ms;
   cs->data = data;
 }
@@ -17,11 +19,11 @@ void lw_causes_free(lw_causes_t *cs) {
   cs->n = 0;
 }
 
-size_t lw_causes_memory(const lw_causes_t *cs) { return cs->ring ? LW_HANG_CAUSES * sizeof(*cs->ring) : 0; }
+size_t lw_causes_memory(const lw_causes_t *cs) { return cs->ring ? cs->cap * sizeof(*cs->ring) : 0; }
 
 lw_hang_cause_t *lw_causes_next(lw_causes_t *cs) {
-  if (cs->ring == NULL && (cs->ring = lw__calloc(LW_HANG_CAUSES, sizeof(*cs->ring))) == NULL) return NULL;
-  return &cs->ring[cs->n++ % LW_HANG_CAUSES];
+  if (cs->ring == NULL && (cs->ring = lw__calloc(cs->cap, sizeof(*cs->ring))) == NULL) return NULL;
+  return &cs->ring[cs->n++ % cs->cap];
 }
 
 void lw_split_wait(double runq, double thr, double *runq_out, double *thr_out) {
@@ -92,7 +94,7 @@ void lw_cause_compute(const lw_causes_t *cs, const lw_hang_cause_t *h, lw_cause_
 void lw_causes_for_episode(const lw_causes_t *cs, lw_event_t *ev) {
   const lw_hang_cause_t *best = NULL;
   double most = 0;
-  unsigned i, n = cs->n < LW_HANG_CAUSES ? cs->n : LW_HANG_CAUSES;
+  unsigned i, n = cs->n < cs->cap ? cs->n : cs->cap;
   if (cs->ring == NULL) return;
   for (i = 0; i < n; i++) {
     const lw_hang_cause_t *h = &cs->ring[i];

@@ -8,8 +8,10 @@
 #include "conditions.h"
 #include "worker.h"
 
-/* Worker hangs whose causes are kept for the hang episodes that overlap them. */
+/* Worker hangs whose causes are kept for the hang episodes that overlap them; watched blocks
+ * whose causes are kept for the blocks judged (blocks.h), up to a hold's worth of blocks. */
 #define LW_HANG_CAUSES 8
+#define LW_BLOCK_CAUSES 64
 
 typedef struct lw_hang_cause_s {
   double start, end; /* the hang */
@@ -23,14 +25,16 @@ typedef struct lw_hang_cause_s {
 } lw_hang_cause_t;
 
 typedef struct lw_causes_s {
-  lw_hang_cause_t *ring; /* LW_HANG_CAUSES, allocated at the first worker hang (most sets never see one) */
+  lw_hang_cause_t *ring; /* `cap` entries, allocated at the first one (most sets never see one) */
+  unsigned cap;
   unsigned n;            /* causes added in all */
   /* V8's garbage-collection time inside [start, end] as known so far; NULL: unknown. */
   double (*gc_ms)(void *data, double start, double end);
   void *data;
 } lw_causes_t;
 
-void lw_causes_init(lw_causes_t *cs, double (*gc_ms)(void *data, double start, double end), void *data);
+void lw_causes_init(lw_causes_t *cs, unsigned cap, double (*gc_ms)(void *data, double start, double end),
+                    void *data);
 void lw_causes_free(lw_causes_t *cs);
 size_t lw_causes_memory(const lw_causes_t *cs);
 /* The slot for the next worker hang's cause (the oldest is reused), or NULL if the ring cannot be

@@ -20,6 +20,7 @@ void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t
   cfg->blocks = 0;
   cfg->block_threshold_ms = 100;
   cfg->block_reports_per_min = 10;
+  cfg->block_watch = 0;
   if (c != NULL) {
     cfg->stall_threshold_ms = c->cfg.stall_threshold_ms;
   } else {
@@ -52,6 +53,7 @@ static const struct {
     {"blocks", offsetof(lw_monitors_config_t, blocks), LW_OPTION_BOOLEAN},
     {"blocks.thresholdMs", offsetof(lw_monitors_config_t, block_threshold_ms), LW_OPTION_BLOCK_MS},
     {"blocks.maxReportsPerMinute", offsetof(lw_monitors_config_t, block_reports_per_min), LW_OPTION_RATE},
+    {"blocks.stacks", offsetof(lw_monitors_config_t, block_watch), LW_OPTION_BOOLEAN},
 };
 
 size_t lw_monitors_option_count(void) { return sizeof(options) / sizeof(options[0]); }

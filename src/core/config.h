@@ -27,6 +27,8 @@ typedef struct lw_monitors_config_s {
   int blocks;                   /* 0: blocks are not reported (blocks.h) */
   double block_threshold_ms;    /* 100: a loop iteration this long or longer is a block */
   int block_reports_per_min;    /* 10: blocks reported one by one per minute, at most */
+  int block_watch;              /* 0: the worker watches each block while it runs (its cause, its
+                                 * stack): blocks.stacks (worker.h) */
 } lw_monitors_config_t;
 
 /* The defaults; the stall threshold is `c`'s, or the conditions' default without `c`. */

@@ -42,6 +42,7 @@ void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out) {
   out->blocks = m->blocks.count;
   out->blocks_reported = m->blocks.reported;
   out->blocks_unreported = m->blocks.unreported;
+  out->blocks_watched = m->blocks.watched;
 }
 
 uint64_t lw_monitors_blocks_discarded(const lw_monitors_t *m, uint32_t reason) {
@@ -116,8 +117,8 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
   m->keep_batches = 1;
   lw_worker_init(&m->worker, &m->cfg, &rd->worker);
   m->worker_may_rest = rd->worker.main_waiting != NULL;
-  lw_blocks_init(&m->blocks, &m->cfg);
-  lw_causes_init(&m->causes, rd->main.gc_ms, rd->main.data);
+  lw_blocks_init(&m->blocks, &m->cfg, rd->main.gc_ms, rd->main.data);
+  lw_causes_init(&m->causes, LW_HANG_CAUSES, rd->main.gc_ms, rd->main.data);
   m->flush_due = LW_NEVER;
   m->macro_posted = INFINITY;
   m->last_activity = -INFINITY;
@@ -582,6 +583,14 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
         lw_cause_compute(&m->causes, h, &ev->cause);
         h->gc_seen = ev->cause.gc_ms;
       }
+      break;
+    case LW_MSG_BLOCK_START:
+      m->blocks.watched++;
+      break;
+    case LW_MSG_BLOCK_END:
+      end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
+                                                                               : msg->hang_end;
+      lw_blocks_watch_ended(&m->blocks, m->c, msg, end);
       break;
     case LW_MSG_EVIDENCE:
       break;

@@ -191,6 +191,7 @@ typedef struct lw_monitors_stats_s {
   uint64_t blocks;            /* blocks.h: recorded */
   uint64_t blocks_reported;   /* reported one by one */
   uint64_t blocks_unreported; /* over the budget */
+  uint64_t blocks_watched;    /* flagged by the worker while they ran (blocks.stacks) */
 } lw_monitors_stats_t;
 
 void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out);

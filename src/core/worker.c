@@ -21,12 +21,14 @@ void lw_worker_init(lw_worker_t *w, const lw_monitors_config_t *cfg, const lw_wo
 void lw_worker_start(lw_worker_t *w, int heartbeat, double now) {
   if (!lw_worker_on(w)) {
     w->prev_fire = now;
+    w->ran_until = -INFINITY;
     w->has_sleep_diff = lw_sleep_diff(w->rd.sleep_pair, w->rd.data, w->cfg->sleep_clock, &w->prev_sleep_diff);
     w->last_progress_seen = -INFINITY;
     w->last_progress_at = now;
     w->has_avail = 0;
     w->ping_sent = 0;
     w->hang_active = 0;
+    w->block_active = 0;
   }
   if (heartbeat) {
     w->heartbeat_on = 1;
@@ -120,15 +122,16 @@ static int rest_base_holds(lw_worker_t *w, const lw_worker_readings_t *rd, int p
   return 1;
 }
 
-/* The hang in progress as if it ended at `progress`, its readings taken now (a HANG_END). */
-static void hang_fill(const lw_worker_t *w, double now, double progress,
-                      const lw_worker_readings_t *rd, lw_msg_t *o) {
+/* The hang (or block: `type` BLOCK_END) flagged at `detected` that began at `start`, as if it
+ * ended at `progress`, its readings taken now. */
+static void stall_fill(const lw_worker_t *w, lw_msg_type_t type, double start, double detected,
+                       double now, double progress, const lw_worker_readings_t *rd, lw_msg_t *o) {
   lw_thread_times_t end;
   memset(o, 0, sizeof(*o));
-  o->type = LW_MSG_HANG_END;
-  o->hang_start = w->hang_start;
-  o->detected_at = w->hang_detected;
-  o->hang_end = progress > w->hang_start ? progress : now;
+  o->type = type;
+  o->hang_start = start;
+  o->detected_at = detected;
+  o->hang_end = progress > start ? progress : now;
   if (w->cause_has_base && main_sched(rd, &end)) {
     o->cause_known = 1;
     o->cause_delta.cpu_ms = end.cpu_ms - w->cause_base.cpu_ms;
@@ -144,15 +147,32 @@ static void hang_fill(const lw_worker_t *w, double now, double progress,
 /* The hang in progress ended: the main thread showed progress at `progress`. */
 static void hang_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
                      lw_msg_t *o) {
-  hang_fill(w, now, progress, rd, o);
+  stall_fill(w, LW_MSG_HANG_END, w->hang_start, w->hang_detected, now, progress, rd, o);
   w->hang_active = 0;
+}
+
+/* A hang's (or a watched block's) start, flagged at `now`. */
+static void stall_start(lw_msg_t *o, lw_msg_type_t type, double start, double now) {
+  memset(o, 0, sizeof(*o));
+  o->type = type;
+  o->hang_start = start;
+  o->detected_at = now;
+}
+
+/* The block being watched ended at `progress` (before the cause's baseline is dropped). */
+static size_t block_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
+                        lw_msg_t *o) {
+  if (!w->block_active) return 0;
+  stall_fill(w, LW_MSG_BLOCK_END, w->block_start, w->block_detected, now, progress, rd, o);
+  w->block_active = 0;
+  return 1;
 }
 
 int lw_worker_hang_active(const lw_worker_t *w) { return w->hang_active; }
 
 int lw_worker_hang_peek(const lw_worker_t *w, double now, lw_msg_t *out) {
   if (!w->hang_active) return 0;
-  hang_fill(w, now, now, &w->rd, out);
+  stall_fill(w, LW_MSG_HANG_END, w->hang_start, w->hang_detected, now, now, &w->rd, out);
   return 1;
 }
 
@@ -174,22 +194,30 @@ size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out) {
 }
 
 size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out) {
-  if (!w->hang_active) return 0;
-  hang_end(w, now, now, &w->rd, out);
+  size_t n = block_end(w, now, now, &w->rd, out);
+  if (w->hang_active) hang_end(w, now, now, &w->rd, &out[n++]);
   w->cause_has_base = 0;
-  return 1;
+  return n;
 }
+
+void lw_worker_ran_until(lw_worker_t *w, double t) { w->ran_until = t; }
 
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out) {
   const lw_monitors_config_t *cfg = w->cfg;
   const lw_worker_readings_t *rd = &w->rd;
   double due = lw_worker_next_due(w);
-  double self_lag = now - due, cur = 0, slept = 0, gap, ev_gap, since = now - w->prev_fire;
+  double self_lag = now - due, late, cur = 0, slept = 0, gap, ev_gap, since = now - w->prev_fire;
   double threshold = cfg->stall_threshold_ms, slack;
   size_t n = 0;
   int has, stopped = 0, evidence_sent = 0;
   if (due > now) return 0;
   if (self_lag < 0) self_lag = 0;
+  /* What a stop may explain: the lateness from the due time, or from the end of the driver's
+   * own work after the last run if that ended later (the worker was busy or blocked on its own
+   * lock or I/O until then, not stopped: seen under heavy I/O load, where a running hang's record
+   * took over 100 ms to write and the next run read as a stop). */
+  late = w->ran_until > due ? now - w->ran_until : self_lag;
+  if (late < 0) late = 0;
   /* Where the OS cannot tell a stop from starvation, the seed's rule: a lateness at the
    * threshold is a stop. The worker cannot tell a stop that began while it waited for its timer
    * from the wait itself: a process stopped just after the worker ran is late on the worker's
@@ -199,7 +227,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   slack = due - w->prev_fire;
   if (slack > threshold / 2) slack = threshold / 2;
   if (slack < 0) slack = 0;
-  if (!judge_lateness(w, now, self_lag, rd, &stopped)) stopped = self_lag >= threshold - slack;
+  if (!judge_lateness(w, now, late, rd, &stopped)) stopped = late >= threshold - slack;
   has = lw_sleep_diff(rd->sleep_pair, rd->data, cfg->sleep_clock, &cur);
   if (has && w->has_sleep_diff) slept = cur - w->prev_sleep_diff;
   w->prev_sleep_diff = cur;
@@ -210,7 +238,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   /* How long the stop lasted: the worker's lateness (the stop began at its due time at the
    * latest); where the monotonic clock counts a sleep and the sleep clock measured one, the sleep
    * itself, up to the time since the worker last ran (it began after that run). */
-  gap = self_lag;
+  gap = late;
   if (stopped && slept > gap) gap = slept < since ? slept : since;
   /* The evidence of this run covers `ev_gap` before now: the stop's least extent. */
   ev_gap = gap;
@@ -233,6 +261,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       w->last_progress_at = now;
     }
     if (w->hang_active) w->hang_start += gap;
+    if (w->block_active) w->block_start += gap;
     if (w->cause_has_base) w->cause_stopped += gap;
   }
 
@@ -260,6 +289,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     /* A debugger holds the main thread: no progress, and no hang. The hang clock starts again
      * when it lets go (the debugger's time is not the app's), as after a stop; nothing is read. */
     if (rd->main_debugged != NULL && !isnan(rd->main_debugged(rd->data)) && !w->hang_active) {
+      n += block_end(w, now, now, rd, &out[n]); /* the debugger's time is judged by the core */
       w->last_progress_at = now;
       w->last_progress_seen = progress;
       w->ping_sent = 0;
@@ -271,6 +301,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       w->last_progress_seen = progress;
       if (progress > w->last_progress_at) w->last_progress_at = progress;
       w->ping_sent = 0;
+      n += block_end(w, now, progress, rd, &out[n]);
       if (!waited || !rest_base_holds(w, rd, 1, avail_at)) {
         if (w->hang_active) hang_end(w, now, progress, rd, &out[n++]);
         w->cause_has_base = 0;
@@ -278,6 +309,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     } else if (waited) {
       fresh = 1; /* waiting: nothing to watch, nothing to wake */
       w->ping_sent = 0;
+      n += block_end(w, now, avail_at, rd, &out[n]);
       if (w->hang_active) {
         /* The loop waited again: the main thread ran and reached its poll, its progress stamp
          * not read yet (the driver writes the wait first, and this check read the stamp before
@@ -302,15 +334,20 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
         w->renewed = 1;
       }
       if (!w->cause_has_base || (moved && !w->hang_active)) cause_base_read(w, rd, now, 0);
+      /* A block (blocks.stacks): flagged at its threshold, while it runs, so that its stack can
+       * be taken; a hang flagged in the same run comes after it. */
+      if (cfg->block_watch && !w->block_active && !w->hang_active &&
+          now - w->last_progress_at >= cfg->block_threshold_ms) {
+        w->block_active = 1;
+        w->block_start = w->last_progress_at;
+        w->block_detected = now;
+        stall_start(&out[n++], LW_MSG_BLOCK_START, w->block_start, now);
+      }
       if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
-        lw_msg_t *o = &out[n++];
         w->hang_active = 1;
         w->hang_start = w->last_progress_at;
         w->hang_detected = now;
-        memset(o, 0, sizeof(*o));
-        o->type = LW_MSG_HANG_START;
-        o->hang_start = w->hang_start;
-        o->detected_at = now;
+        stall_start(&out[n++], LW_MSG_HANG_START, w->hang_start, now);
       } else if (!w->ping_sent && now - w->last_progress_at >= cfg->stall_threshold_ms / 4) {
         /* An idle main loop shows no progress until something wakes it. */
         lw_msg_t *o = &out[n++];
@@ -332,6 +369,9 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     if (rest && w->heartbeat_on && w->hb_due > now && w->hb_due - now <= LW_STOP_MIN_MS) w->hb_due = now;
     if (rest) {
       next = now + (cfg->worker_interval_ms < LW_REST_MAX_MS ? cfg->worker_interval_ms : LW_REST_MAX_MS);
+      /* Watching blocks, a rest is no longer than the block threshold: a block that begins in it
+       * is seen before its threshold is reached, and flagged there. */
+      if (cfg->block_watch && now + cfg->block_threshold_ms < next) next = now + cfg->block_threshold_ms;
     } else {
       next = now + cfg->liveness_interval_ms;
     }
@@ -341,6 +381,9 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       if (at > now && at < next) next = at;
       at = w->last_progress_at + cfg->stall_threshold_ms / 4;
       if (!w->ping_sent && at > now && at < next) next = at;
+      /* A block is due at its threshold, unless the loop waits (the rest is no longer). */
+      at = w->last_progress_at + cfg->block_threshold_ms;
+      if (cfg->block_watch && !rest && !w->block_active && at > now && at < next) next = at;
     }
     w->lv_due = next;
     /* A hang that begins during the rest is first seen up to a rest later: the cause's baseline

@@ -19,7 +19,12 @@ typedef enum {
   LW_MSG_PING = 2,      /* wake the main loop so that it shows progress */
   LW_MSG_HANG_START = 3,
   LW_MSG_HANG_END = 4,  /* hang_start, detected_at, hang_end; the cause readings */
-  LW_MSG_EVIDENCE = 5   /* a stop the worker saw between heartbeats: ev_* */
+  LW_MSG_EVIDENCE = 5,  /* a stop the worker saw between heartbeats: ev_* */
+  /* With blocks.stacks (config's block_watch): the main thread has made no progress for the block
+   * threshold (hang_start, detected_at; the stack thread is woken), and the block ended (as
+   * HANG_END: its end and cause readings). A block that grows into a hang is both. */
+  LW_MSG_BLOCK_START = 6,
+  LW_MSG_BLOCK_END = 7
 } lw_msg_type_t;
 
 /* Linux: a lateness of the worker's own timer this long or longer, without as much growth of its
@@ -35,7 +40,7 @@ typedef enum {
  * late, so a rest this long lets no stop of a second or more go unseen, wherever it begins. */
 #define LW_REST_MAX_MS (1000.0 - LW_STOP_MIN_MS)
 /* The most messages one lw_worker_run() writes. */
-#define LW_WORKER_MSGS_MAX 4
+#define LW_WORKER_MSGS_MAX 6
 
 typedef struct lw_msg_s {
   lw_msg_type_t type;
@@ -94,6 +99,7 @@ typedef struct lw_worker_s {
   double hb_due;
   double lv_due;
   double prev_fire; /* last run of the worker's timer */
+  double ran_until; /* when the driver's own work after that run ended (lw_worker_ran_until) */
   double before_prev; /* the run before it */
   int prev_stopped;   /* that last run judged itself late by a stop */
   double prev_sleep_diff;
@@ -108,6 +114,11 @@ typedef struct lw_worker_s {
   int hang_active;
   double hang_start;
   double hang_detected;
+  /* The block being watched (config's block_watch): flagged at the block threshold, ended by the
+   * next progress; one at a time, a hang's time included. */
+  int block_active;
+  double block_start;
+  double block_detected;
   /* The main thread's times at the first check that saw no progress: the cause's baseline. */
   int cause_has_base;
   lw_thread_times_t cause_base;
@@ -145,13 +156,18 @@ double lw_worker_next_due(const lw_worker_t *w);
 /* Worker thread. `progress` is the main thread's last progress stamp. Writes up to
  * LW_WORKER_MSGS_MAX messages to `out` and returns their number. */
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out);
+/* Worker thread, after a run and the driver's own work that follows it (handing its messages over
+ * under a lock, writing a running hang's record): that work ended at `t`. The next run's lateness
+ * is judged from then at the earliest: a worker held up by its own lock or file I/O (not on the
+ * run queue, so with no run-queue delay to show for it) was not stopped. */
+void lw_worker_ran_until(lw_worker_t *w, double t);
 /* Worker thread, before lw_worker_run(): the process was continued (SIGCONT) at `at`, after a
  * stop that began after the worker's last run. Writes that pause evidence to `out` and returns 1,
  * or 0 if the worker's monitors are off or `at` is not after its last run. */
 size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out);
 /* The worker thread has stopped and the main thread runs (SPEC §4, stopping loses nothing): a
- * hang the worker flagged has ended by now. Writes its HANG_END (with the cause read now) to
- * `out` and returns 1, or returns 0. */
+ * block and a hang the worker flagged have ended by now. Writes their BLOCK_END and HANG_END
+ * (with the cause read now) to `out` (room for 2) and returns how many. */
 size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out);
 /* Worker thread, after lw_worker_run(): the hang in progress, if one is, as a HANG_END that
  * would end it now (the cause so far, read now), written to `out`; returns 1, or 0 if none.

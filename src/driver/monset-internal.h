@@ -39,6 +39,10 @@ struct lw_monset_backend_s {
   void (*free)(lw_monset_t *s);
   const char *(*sleep_clock)(const lw_monset_t *s);
   size_t (*memory)(const lw_monset_t *s);
+  /* At the set's finish, after the final evidence: the loop iteration in progress (at exit, the
+   * loop's last, whose end no hook sees) measured up to `now`. NULL: the backend's iterations are
+   * all seen (the simulation's). */
+  void (*last_iteration)(lw_monset_t *s, double now);
 };
 
 extern const lw_monset_backend_t lw__monset_sim;

@@ -184,5 +184,5 @@ static size_t sim_memory(const lw_monset_t *s) { return s->queue_cap * (sizeof(*
 const lw_monset_backend_t lw__monset_sim = {
     sim_now,     sim_readings_of, sim_setup, sim_unregister, sim_receive,     sim_receive_last,
     sim_idle_end, sim_sync,       sim_nothing, sim_nothing,  sim_close,       sim_release,
-    sim_free,    sim_sleep_clock, sim_memory,
+    sim_free,    sim_sleep_clock, sim_memory,      NULL, /* every simulated iteration is seen */
 };

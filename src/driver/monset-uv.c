@@ -330,8 +330,8 @@ static void handle_closed(uv_handle_t *h) {
 }
 
 /* Worker thread: the set's id is written before the thread starts and never changes. */
-static void stacks_wake(void *data, double detected_at) {
-  lw_stacks_wake(((lw_monset_t *)data)->set_id, detected_at);
+static void stacks_wake(void *data, double detected_at, int block) {
+  lw_stacks_wake(((lw_monset_t *)data)->set_id, detected_at, block);
 }
 
 uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
@@ -500,8 +500,18 @@ static const char *uv_sleep_clock(const lw_monset_t *s) {
 
 static size_t uv_memory(const lw_monset_t *s) { return s->uw ? sizeof(*s->uw) : 0; }
 
+/* Node's own loop runs its timers last in an iteration and, with nothing left alive, leaves
+ * uv_run without another prepare: a block in the app's last timer (a script's work before it
+ * exits) would never be measured. At the finish it is, up to now (the 'exit' hook runs right
+ * after). Not in an embedder's loop: the time since its last prepare may be the host's, which
+ * only the next iteration's measure can tell apart. */
+static void uv_last_iteration(lw_monset_t *s, double now) {
+  if (lw_monitors_embedded(&s->core)) return;
+  (void)lw_monitors_iteration(&s->core, now, 0);
+}
+
 const lw_monset_backend_t lw__monset_uv = {
     uv_now_of,    uv_readings_of, uv_setup,       uv_unregister,    uv_receive, uv_receive_last,
     uv_idle_end,  uv_sync,        uv_rearm,       uv_stop_worker,   uv_close_handles, uv_release,
-    uv_free,      uv_sleep_clock, uv_memory,
+    uv_free,      uv_sleep_clock, uv_memory,      uv_last_iteration,
 };

@@ -167,9 +167,10 @@ int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
 int lw_monset_worker_error(const lw_monset_t *s) { return s->worker_error; }
 
 /* The worker thread has stopped (nothing more comes from it): its messages that arrived are
- * received, and a hang it flagged and had not yet seen end ends now, since the main thread runs. */
+ * received, and a block and a hang it flagged and had not yet seen end end now, since the main
+ * thread runs. */
 static void worker_wind_down(lw_monset_t *s, double now) {
-  lw_msg_t out[1];
+  lw_msg_t out[2];
   size_t n;
   s->be->receive(s, now);
   n = lw_worker_finish(lw_monitors_worker(&s->core), now, out);
@@ -221,6 +222,7 @@ void lw_monset_finish(lw_monset_t *s) {
   now = lw_monset_now(s);
   worker_wind_down(s, now);
   lw_monitors_evidence(&s->core, now, 1);
+  if (s->be->last_iteration != NULL) s->be->last_iteration(s, now);
   /* driftLag's firings while it slept, judged before the conditions go. */
   lw__monset_awake(s, now, &got);
   lw_conditions_dispose(s->c, now);

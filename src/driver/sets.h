@@ -13,7 +13,7 @@
 /* Debugger pauses kept per set until the main thread takes them. More are merged into the last. */
 #define LW_DEBUGGER_KEPT 16
 
-typedef void (*lw_stacks_wake_fn)(void *data, double detected_at);
+typedef void (*lw_stacks_wake_fn)(void *data, double detected_at, int block);
 
 typedef struct lw_set_s {
   uint64_t id;

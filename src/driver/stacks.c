@@ -44,9 +44,9 @@ long lw_stacks_copy(uint64_t id, double detected_at, char *buf, size_t cap) {
   return n;
 }
 
-void lw_stacks_wake(uint64_t id, double detected_at) {
+void lw_stacks_wake(uint64_t id, double detected_at, int block) {
   lw_set_t *s = lw_sets_lock(id);
-  if (s != NULL && s->stacks.wake != NULL) s->stacks.wake(s->stacks.wake_data, detected_at);
+  if (s != NULL && s->stacks.wake != NULL) s->stacks.wake(s->stacks.wake_data, detected_at, block);
   lw_sets_unlock();
 }
 

@@ -26,8 +26,8 @@ char *lw_stacks_get(uint64_t id, double detected_at, double *taken_at);
  * length; -1 if there is none, -2 if it does not fit in `cap` bytes. */
 long lw_stacks_copy(uint64_t id, double detected_at, char *buf, size_t cap);
 
-/* C worker thread: a hang was flagged at `detected_at`. */
-void lw_stacks_wake(uint64_t id, double detected_at);
+/* C worker thread: a hang (`block` 0) or a watched block (1) was flagged at `detected_at`. */
+void lw_stacks_wake(uint64_t id, double detected_at, int block);
 
 /* Stack thread. attach returns 0, or -1 if the set is gone or has a stack thread already. */
 int lw_stacks_attach(uint64_t id, lw_stacks_wake_fn fn, void *data);

@@ -55,10 +55,14 @@ static void timer_cb(uv_timer_t *t) {
     uv_mutex_unlock(&uw->mu);
     uv_async_send(uw->notify);
     for (i = 0; i < n && uw->on_hang != NULL; i++)
-      if (out[i].type == LW_MSG_HANG_START) uw->on_hang(uw->on_hang_data, out[i].detected_at);
+      if (out[i].type == LW_MSG_HANG_START || out[i].type == LW_MSG_BLOCK_START)
+        uw->on_hang(uw->on_hang_data, out[i].detected_at, out[i].type == LW_MSG_BLOCK_START);
   }
   /* After the messages are handed over: a record's file I/O never delays them. */
   if (uw->after_run != NULL) uw->after_run(uw->after_run_data, out, n, now);
+  /* The next run's lateness counts from here at the earliest (a lock or a record's write that
+   * held this thread up is no stop). */
+  lw_worker_ran_until(uw->w, now_ms(uw));
   /* Published once its messages are in the buffer: a main thread that sees this run after a
    * SIGCONT leaves the stop to them (monset-uv.c) and finds them there. */
   lw_atomic_store(&uw->run_ns[runs % LW_UVWORKER_RUNS_KEPT], (int64_t)(now * 1e6) | 1);

@@ -27,7 +27,7 @@ typedef struct lw_uvworker_s {
   uint64_t origin_ns;
   uv_async_t *notify;
   /* Worker thread: called when it flags a hang (the stack thread's wake-up), or NULL. */
-  void (*on_hang)(void *data, double detected_at);
+  void (*on_hang)(void *data, double detected_at, int block); /* a hang's or a block's start */
   void *on_hang_data;
   /* Worker thread: called after each run with its messages (the hang record), or NULL. */
   void (*after_run)(void *data, const lw_msg_t *msgs, size_t n, double now);

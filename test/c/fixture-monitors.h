@@ -125,11 +125,11 @@ typedef struct {
 } msg_log_t;
 
 static inline size_t wrun(fx_t *x, msg_log_t *log, double now, double progress) {
-  lw_msg_t out[4];
+  lw_msg_t out[LW_WORKER_MSGS_MAX];
   size_t n, i;
   x->m.worker.rd = x->rd.worker; /* the tests change the readings as they go */
   n = lw_worker_run(&x->m.worker, now, progress, out);
-  ASSERT_LE(n, 4);
+  ASSERT_LE(n, LW_WORKER_MSGS_MAX);
   for (i = 0; i < n && log != NULL; i++) {
     ASSERT_LT(log->n, 256);
     log->msg[log->n] = out[i];

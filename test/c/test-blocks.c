@@ -227,3 +227,167 @@ TEST_IMPL(blocks_that_are_hangs) {
   fx_free(&x);
   return 0;
 }
+
+/* blocks.stacks: the main thread's times as the worker reads them (its cause), set by the test. */
+static lw_thread_times_t watch_main;
+static double watch_avail;
+static int watch_waiting;
+static double fake_avail_of(void *d) {
+  (void)d;
+  return watch_avail;
+}
+static int fake_waiting_of(void *d) {
+  (void)d;
+  return watch_waiting;
+}
+static int watch_sched(void *d, lw_thread_times_t *out) {
+  (void)d;
+  *out = watch_main;
+  return 0;
+}
+
+/* Blocks watched (threshold 100 ms), loopBlock and the liveness check started at 0, the loop
+ * busy with progress at every check up to 1000. */
+static void watch_fx(fx_t *x, int watch) {
+  lw_monitors_config_t cfg;
+  double t;
+  fx_config(&cfg);
+  cfg.blocks = 1;
+  cfg.block_threshold_ms = 100;
+  cfg.block_watch = watch;
+  fx_init(x, &cfg, 0);
+  x->rd.worker.main_sched = watch_sched;
+  memset(&watch_main, 0, sizeof(watch_main));
+  lw_monitors_start(&x->m, LW_MON_LOOPBLOCK, 0);
+  lw_monitors_start(&x->m, LW_MON_LIVENESS, 0);
+  x->t = 0;
+  for (t = 100; t <= 1000; t += 100) {
+    loop_turn(x, t, 1);
+    ASSERT_EQ(wrun(x, NULL, t, t), 0);
+  }
+}
+
+/* The worker's messages of a run, received by the monitors at once. */
+static size_t wrun_recv(fx_t *x, msg_log_t *log, double now, double progress) {
+  size_t from = log->n, n = wrun(x, log, now, progress);
+  lw_monitors_receive(&x->m, &log->msg[from], n, now);
+  return n;
+}
+
+/* A watched block is flagged exactly at its threshold while it runs (the stack thread's cue), ends
+ * at the next progress with its cause read over it, and the block judged later takes that cause
+ * and the detection time that names its stack. */
+TEST_IMPL(blocks_watched_flagged_at_threshold) {
+  fx_t x;
+  msg_log_t log;
+  const lw_event_t *b[4];
+  double t;
+  log.n = 0;
+  watch_fx(&x, 1);
+  /* A 99.75 ms iteration from 1000: the check due at 1100 sees its progress, flags nothing. */
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 1100);
+  loop_turn(&x, 1099.75, 99.75);
+  wrun_recv(&x, &log, 1100, 1099.75);
+  ASSERT_EQ(log.n, 0);
+  /* A 350 ms iteration from 1100.25 (250 ms of it on the CPU, 100 ms waiting for one): the
+   * check due exactly at its threshold (1200.25) flags it, with where it began. */
+  loop_turn(&x, 1100.25, 0.25);
+  wrun_recv(&x, &log, 1200, 1100.25);
+  ASSERT_EQ(log.n, 0);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 1200.25);
+  wrun_recv(&x, &log, 1200.25, 1100.25);
+  ASSERT_EQ(log.n, 1);
+  ASSERT_EQ(log.msg[0].type, LW_MSG_BLOCK_START);
+  ASSERT_DBL_EQ(log.msg[0].hang_start, 1100.25);
+  ASSERT_DBL_EQ(log.msg[0].detected_at, 1200.25);
+  /* Flagged once: later checks without progress add nothing. */
+  for (t = 1300.25; t < 1450; t += 100) {
+    watch_main.cpu_ms += 75;
+    watch_main.runq_ms += 25;
+    wrun_recv(&x, &log, t, 1100.25);
+  }
+  ASSERT_EQ(log.n, 1);
+  watch_main.cpu_ms += 100; /* 250 on the CPU since the flag, 50 waiting for one */
+  watch_main.runq_ms += 0;
+  loop_turn(&x, 1450.25, 350);
+  wrun_recv(&x, &log, 1500.25, 1450.25);
+  ASSERT_EQ(log.n, 2);
+  ASSERT_EQ(log.msg[1].type, LW_MSG_BLOCK_END);
+  ASSERT_DBL_EQ(log.msg[1].hang_start, 1100.25);
+  ASSERT_DBL_EQ(log.msg[1].hang_end, 1450.25);
+  ASSERT_EQ(log.msg[1].cause_known, 1);
+  ASSERT_DBL_EQ(log.msg[1].cause_start, 1200.25);
+  ASSERT_DBL_EQ(log.msg[1].cause_delta.cpu_ms, 250);
+  ASSERT_EQ(x.m.blocks.watched, 1);
+  /* Judged at the hold's end: the cause over the span the worker read (1200.25 to 1450.25). */
+  lw_conditions_run(&x.c, 1450.25 + HOLD);
+  ASSERT_EQ(blocks_of(&x, b, 4), 1);
+  ASSERT_DBL_EQ(b[0]->start, 1100.25);
+  ASSERT_DBL_EQ(b[0]->duration_ms, 350);
+  ASSERT_DBL_EQ(b[0]->hang_detected_at, 1200.25);
+  ASSERT_EQ(b[0]->cause.known, 1);
+  ASSERT_DBL_EQ(b[0]->cause.span_ms, 250);
+  ASSERT_DBL_EQ(b[0]->cause.cpu_ms, 250);
+  ASSERT_EQ(b[0]->cause.dominant, LW_CAUSE_BUSY);
+  /* A block the worker did not watch (watching off) has no cause and no detection. */
+  fx_free(&x);
+  watch_fx(&x, 0);
+  loop_turn(&x, 1000.25, 0.25);
+  for (t = 1100; t < 1400; t += 100) ASSERT_EQ(wrun(&x, NULL, t, 1000.25), 0);
+  loop_turn(&x, 1400.25, 400);
+  lw_conditions_run(&x.c, 1400.25 + HOLD);
+  ASSERT_EQ(blocks_of(&x, b, 4), 1);
+  ASSERT(isnan(b[0]->hang_detected_at));
+  ASSERT_EQ(b[0]->cause.known, 0);
+  fx_free(&x);
+  return 0;
+}
+
+/* Watching blocks, a rest of the worker (the loop waiting) lasts no longer than the block
+ * threshold, so a block that begins in it is flagged at its threshold; a block that grows into a
+ * hang is flagged as both, and both end at the same progress. */
+TEST_IMPL(blocks_watched_rest_and_hang) {
+  fx_t x;
+  msg_log_t log;
+  double t, avail;
+  log.n = 0;
+  watch_fx(&x, 1);
+  x.rd.worker.main_avail = fake_avail_of;
+  x.rd.worker.main_waiting = fake_waiting_of;
+  watch_avail = 1050; /* the loop waits from 1050 (its progress stamp then) */
+  watch_waiting = 1;
+  wrun_recv(&x, &log, 1100, 1050);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 1200); /* not 2000: the threshold */
+  watch_avail = 1150;
+  wrun_recv(&x, &log, 1200, 1050);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 1300);
+  /* The loop leaves its wait at 1230 and runs for 6 s. */
+  watch_avail = 1230;
+  watch_waiting = 0;
+  wrun_recv(&x, &log, 1300, 1050);
+  ASSERT_EQ(log.n, 0);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 1330);
+  wrun_recv(&x, &log, 1330, 1050);
+  ASSERT_EQ(log.n, 1);
+  ASSERT_EQ(log.msg[0].type, LW_MSG_BLOCK_START);
+  ASSERT_DBL_EQ(log.msg[0].hang_start, 1230);
+  for (t = 1430; t < 6230; t += 100) wrun_recv(&x, &log, t, 1050);
+  ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 6230);
+  wrun_recv(&x, &log, 6230, 1050);
+  ASSERT_EQ(log.n, 3);
+  ASSERT_EQ(log.msg[1].type, LW_MSG_PING);
+  ASSERT_EQ(log.msg[2].type, LW_MSG_HANG_START);
+  ASSERT_DBL_EQ(log.msg[2].hang_start, 1230);
+  avail = 7230;
+  watch_avail = avail;
+  wrun_recv(&x, &log, 7300, 7230);
+  ASSERT_EQ(log.n, 5);
+  ASSERT_EQ(log.msg[3].type, LW_MSG_BLOCK_END);
+  ASSERT_EQ(log.msg[4].type, LW_MSG_HANG_END);
+  ASSERT_DBL_EQ(log.msg[3].hang_end, 7230);
+  ASSERT_DBL_EQ(log.msg[4].hang_end, 7230);
+  ASSERT_EQ(log.msg[3].cause_known, 1);
+  ASSERT_EQ(log.msg[4].cause_known, 1);
+  fx_free(&x);
+  return 0;
+}

@@ -14,9 +14,11 @@
 
 static int woken;
 static double woken_at;
-static void wake(void *data, double detected_at) {
+static int woken_block;
+static void wake(void *data, double detected_at, int block) {
   woken += *(int *)data;
   woken_at = detected_at;
+  woken_block = block;
 }
 
 TEST_IMPL(sets_stacks_per_set) {
@@ -27,11 +29,16 @@ TEST_IMPL(sets_stacks_per_set) {
   ASSERT(a != 0 && b != 0 && a != b);
   ASSERT_EQ(lw_stacks_attach(a, wake, &one), 0);
   ASSERT_EQ(lw_stacks_attach(a, wake, &one), -1); /* one stack thread per set */
-  lw_stacks_wake(b, 5000);                        /* no stack thread: nothing */
+  lw_stacks_wake(b, 5000, 0);                     /* no stack thread: nothing */
   ASSERT_EQ(woken, 0);
-  lw_stacks_wake(a, 5000);
+  lw_stacks_wake(a, 4100, 1);                     /* a block's: said so */
   ASSERT_EQ(woken, 1);
+  ASSERT_DBL_EQ(woken_at, 4100);
+  ASSERT_EQ(woken_block, 1);
+  lw_stacks_wake(a, 5000, 0);
+  ASSERT_EQ(woken, 2);
   ASSERT_DBL_EQ(woken_at, 5000);
+  ASSERT_EQ(woken_block, 0);
   /* Kept by detection time, per set; the oldest of more than LW_STACKS_KEPT replaced. */
   for (i = 0; i <= LW_STACKS_KEPT; i++) {
     char json[16];
@@ -46,8 +53,8 @@ TEST_IMPL(sets_stacks_per_set) {
   ASSERT(taken >= 0);
   lw__free(got);
   lw_stacks_detach(a, &one);
-  lw_stacks_wake(a, 6000);
-  ASSERT_EQ(woken, 1);
+  lw_stacks_wake(a, 6000, 0);
+  ASSERT_EQ(woken, 2);
   lw_sets_remove(a);
   /* Gone: every call a no-op. */
   ASSERT_EQ(lw_stacks_put(a, 1, "[]", 2), LW_ENOENT);

@@ -42,6 +42,38 @@ TEST_IMPL(worker_lateness_stop_or_starvation) {
   return 0;
 }
 
+/* The driver's own work after a run (handing messages over under a lock, writing a running hang's
+ * record) may hold the worker up, off the run queue: the next run's lateness counts from its end.
+ * Seen under heavy I/O load: a record's write took over 100 ms, and starvation read as a stop. */
+TEST_IMPL(worker_lateness_from_its_own_work) {
+  cfx_t x;
+  lw_msg_t log[64];
+  size_t n = 0;
+  double t;
+  cfx_init(&x);
+  for (t = 100; t <= 1000; t += 100) run(&x, t, t, log, &n);
+  ASSERT_EQ(n, 0);
+  /* The run at 1000 was followed by 350 ms of its own work (until 1350); the next, due 1100,
+   * runs at 1360: 10 ms late from there, no stop. */
+  lw_worker_ran_until(&x.m.worker, 1350);
+  ASSERT_EQ(run(&x, 1360, 1355, log, &n), 0);
+  /* Work until 1500 (the next due 1460), then a stop of 250 ms without run-queue growth: a stop,
+   * from 1500. */
+  lw_worker_ran_until(&x.m.worker, 1500);
+  ASSERT_EQ(run(&x, 1750, 1745, log, &n), 1);
+  ASSERT_EQ(log[0].type, LW_MSG_EVIDENCE);
+  ASSERT_EQ(log[0].ev_reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(log[0].ev_start, 1500);
+  ASSERT_DBL_EQ(log[0].ev_end, 1750);
+  /* Work that ended before the due time changes nothing: late by 300 from the due time (1850). */
+  n = 0;
+  lw_worker_ran_until(&x.m.worker, 1760);
+  ASSERT_EQ(run(&x, 2150, 2145, log, &n), 1);
+  ASSERT_DBL_EQ(log[0].ev_start, 1850);
+  cfx_free(&x);
+  return 0;
+}
+
 /* While the main loop waits, the worker rests: its next check is a worker interval away, at most
  * LW_REST_MAX_MS (or its heartbeat), never later than the ping or the threshold; a hang that begins during a rest (the
  * loop stopped waiting at 1500 and never reached its check phase: the driver still says it waits)

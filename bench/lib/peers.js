@@ -12,7 +12,8 @@ const CONFIGS = ['nothing', 'lagwatch', 'monitorEventLoopDelay', 'prom-client', 
 // Variants of lagwatch itself, named with --configs: `stacks: true` (SPEC §12), `blocks: true`
 // (issue 27; the default threshold, 100 ms); and Node 26's monitorEventLoopDelay that samples
 // every iteration (the option is ignored by older Nodes: bench/loop.js runs it on 26 and later).
-const VARIANTS = ['lagwatch-stacks', 'lagwatch-blocks', 'monitorEventLoopDelay-iteration'];
+// `stacks: true, blocks: true` watches each block while it runs (blocks.stacks).
+const VARIANTS = ['lagwatch-stacks', 'lagwatch-blocks', 'lagwatch-blocks-stacks', 'monitorEventLoopDelay-iteration'];
 
 // One line per configuration, for the reports: what exactly runs.
 const DESCRIBE = {
@@ -20,6 +21,7 @@ const DESCRIBE = {
   lagwatch: "require('lagwatch').setupAllMonitors() (every monitor, defaults)",
   'lagwatch-stacks': "require('lagwatch').setupAllMonitors({ stacks: true }) (defaults and the stack thread)",
   'lagwatch-blocks': "require('lagwatch').setupAllMonitors({ blocks: true }) (defaults and blocks at 100 ms)",
+  'lagwatch-blocks-stacks': "require('lagwatch').setupAllMonitors({ stacks: true, blocks: true }) (blocks at 100 ms, each watched: cause, stack)",
   'monitorEventLoopDelay-iteration': "require('perf_hooks').monitorEventLoopDelay({ samplePerIteration: true }).enable() (Node 26)",
   monitorEventLoopDelay: "require('perf_hooks').monitorEventLoopDelay({ resolution: 10 }).enable()",
   'prom-client': "require('prom-client').collectDefaultMetrics() (defaults; never scraped)",
@@ -42,6 +44,10 @@ function setup(name, options = {}) {
     }
     case 'lagwatch-blocks': {
       const m = require(root).setupAllMonitors({ ...options.lagwatch, blocks: true });
+      return { name, set: m, stop: () => m.stop() };
+    }
+    case 'lagwatch-blocks-stacks': {
+      const m = require(root).setupAllMonitors({ ...options.lagwatch, stacks: true, blocks: true });
       return { name, set: m, stop: () => m.stop() };
     }
     case 'monitorEventLoopDelay-iteration': {

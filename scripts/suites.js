@@ -72,6 +72,7 @@ const PACKAGING = [
   'test/esm.test.js',
   'test/install.test.js',
   'test/layers.test.js',
+  'test/prebuild-macos.test.js',
   'test/readme.test.js',
   'test/suites.test.js',
   'test/types.test.js',

@@ -64,11 +64,11 @@ describe('install without a compiler (prebuilt addon, npm pack, --ignore-scripts
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('the tarball carries the prebuilds of linux-x64, linux-arm64 and win32-x64 (and no build/ directory)', () => {
+  it('the tarball carries the prebuilds of darwin-x64, darwin-arm64, linux-arm64, win32-x64 and linux-x64 (and no build/ directory)', () => {
     const list = run('tar', ['tzf', tarball]).split('\n');
     const want = [`${process.platform}-${process.arch}`];
-    // `npm run prebuild` on a Linux x64 machine also cross-builds the other two.
-    if (want[0] === 'linux-x64') want.push('linux-arm64', 'win32-x64');
+    // `npm run prebuild` on a Linux x64 machine also cross-builds the other four.
+    if (want[0] === 'linux-x64') want.push('darwin-x64', 'darwin-arm64', 'linux-arm64', 'win32-x64');
     for (const p of want) {
       const file = `package/${path.relative(ROOT, prebuildPath(p)).split(path.sep).join('/')}`;
       assert.ok(list.includes(file), `${file}: ${list.join('\n')}`);
@@ -89,6 +89,30 @@ describe('install without a compiler (prebuilt addon, npm pack, --ignore-scripts
     }
     const out = run(path.join(tmp, 'bin', 'node'), ['-e', SMOKE], { cwd: app, env });
     assert.deepStrictEqual(JSON.parse(out.trim()), { stalls: { hang: 1, suspend: 0, pause: 0 }, running: true, now: true });
+  });
+
+  it('installed with --ignore-scripts, node-gyp-build gives a Mac (x64 and arm64) a darwin file that passes the macOS checks', function () {
+    if (`${process.platform}-${process.arch}` !== 'linux-x64') this.skip(); // made here only
+    const { problems } = require('../scripts/macho');
+    const pkg = path.join(tmp, 'app', 'node_modules', 'lagwatch');
+    for (const arch of ['x64', 'arm64']) {
+      // node-gyp-build reads the platform and architecture from npm's config in the environment.
+      const found = run(process.execPath, ['-e', `process.stdout.write(require('node-gyp-build').path(${JSON.stringify(pkg)}))`],
+        { cwd: pkg, env: { ...process.env, npm_config_platform: 'darwin', npm_config_arch: arch } });
+      assert.strictEqual(found, path.join(pkg, 'prebuilds', `darwin-${arch}`, 'lagwatch.node'));
+      assert.deepStrictEqual(problems(found, `darwin-${arch}`), []);
+    }
+  });
+
+  it('npm pack refuses a tarball without every prebuild, naming what is missing (the prepack step)', () => {
+    const copy = fs.mkdtempSync(path.join(tmp, 'pack-'));
+    fs.cpSync(path.join(ROOT, 'prebuilds'), path.join(copy, 'prebuilds'), { recursive: true });
+    fs.rmSync(path.join(copy, 'prebuilds', 'darwin-arm64'), { recursive: true, force: true });
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'prepack.js'), copy], { encoding: 'utf8' });
+    assert.strictEqual(r.status, 1);
+    assert.match(r.stderr, /^lagwatch: no tarball without every prebuild: missing prebuilds\/darwin-arm64\/\. Make them with `npm run prebuild`/);
+    const ok = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'prepack.js'), ROOT], { encoding: 'utf8' });
+    assert.strictEqual(ok.status, 0, ok.stderr);
   });
 
   it('on musl (Alpine) the glibc-tagged Linux prebuild is not offered: the loader says what to do', function () {

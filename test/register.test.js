@@ -171,16 +171,18 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     const p = run(APP, { env: { LAGWATCH_BLOCK_MS: '300', REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '3000' } });
     const exit = await p.waitExit(30000);
     assert.strictEqual(exit.code, 0, p.describe());
+    // The app's block, and under load (ASan beside the other suites) perhaps its start-up too: each
+    // block is one line, and the profile counts them all.
     const lines = p.stderrLines().filter((l) => /^lagwatch: block of/.test(l));
-    assert.strictEqual(lines.length, 1, p.describe());
-    const ms = Number(/^lagwatch: block of (\d+) ms$/.exec(lines[0])[1]);
-    assert.ok(ms >= 400 && ms < 450, lines[0]);
+    const ms = lines.map((l) => Number(/^lagwatch: block of (\d+) ms$/.exec(l)[1]));
+    assert.strictEqual(ms.filter((x) => x >= 400 && x < 450).length, 1, p.describe());
     assert.strictEqual(p.stdout, 'register-app: start\nregister-app: blocked 400 ms\nregister-app: done\n');
-    // At exit, the blocking profile: the one call site, its stack (taken while it ran) in the app.
+    // At exit, the blocking profile: the app's call site, its stack (taken while it ran) in the app.
     const profile = p.stderrLines().filter((l) => /^lagwatch: blocking profile|^ {2}\d+\. /.test(l));
-    assert.strictEqual(profile.length, 2, p.describe());
-    assert.match(profile[0], /^lagwatch: blocking profile: 1 block\(s\), \d+ ms blocked in all$/);
-    assert.match(profile[1], /^ {2}1\. \d+ ms in 1 block\(s\), max \d+ ms, p50 \d+ ms, (busy|starved): \(anonymous\) \(.*register-app\.js:14\).* \[[0-9a-f]{16}\]$/);
+    assert.ok(profile.length >= 2 && profile.length <= 1 + lines.length, p.describe()); // a line per site
+    assert.match(profile[0], new RegExp(`^lagwatch: blocking profile: ${lines.length} block\\(s\\), \\d+ ms blocked in all$`));
+    const app = profile.filter((l) => /^ {2}\d+\. \d+ ms in 1 block\(s\), max \d+ ms, p50 \d+ ms, (busy|starved): \(anonymous\) \(.*register-app\.js:14\).* \[[0-9a-f]{16}\]$/.test(l));
+    assert.strictEqual(app.length, 1, p.describe());
     const bad = run(APP, { env: { LAGWATCH_BLOCK_MS: '20', ...QUICK } });
     assert.strictEqual((await bad.waitExit(30000)).code, 0, bad.describe());
     assert.deepStrictEqual(bad.stderrLines(), [
@@ -211,14 +213,17 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
       assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
       assert.deepStrictEqual(p.stderrLines().filter((l) => /blocking profile/.test(l)), []);
       const got = JSON.parse(require('fs').readFileSync(file, 'utf8'));
-      assert.strictEqual(got.blocks, 1);
-      assert.strictEqual(got.sites.length, 1);
-      const [site] = got.sites;
+      // The app's block is the one through its line 14; under load (ASan beside the other suites)
+      // its start-up may be a block of 300 ms too, at a site of its own.
+      const mine = got.sites.filter((s) => s.stack !== null && s.stack.some((f) => /register-app\.js$/.test(f.url) && f.lineNumber === 14));
+      assert.strictEqual(mine.length, 1, JSON.stringify(got));
+      const [site] = mine;
+      assert.strictEqual(site.count, 1, JSON.stringify(got));
+      assert.strictEqual(got.blocks, got.sites.reduce((n, s) => n + s.count, 0), JSON.stringify(got));
       assert.match(site.fingerprint, /^[0-9a-f]{16}$/);
       assert.ok(site.totalMs >= 400 && site.totalMs < 450 && site.maxMs === site.totalMs && site.p50Ms === site.totalMs, JSON.stringify(site));
       // A busy loop: busy, or starved when the machine's load kept it from a CPU most of the time.
       assert.ok(['busy', 'starved'].includes(site.cause), site.cause);
-      assert.ok(site.stack.some((f) => /register-app\.js$/.test(f.url) && f.lineNumber === 14), JSON.stringify(site.stack));
       // A file that cannot be written is said; the app is not disturbed.
       const bad = run(APP, { env: { LAGWATCH_BLOCK_MS: '300', LAGWATCH_PROFILE_FILE: '/nonexistent-dir/p.json', REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '100' } });
       assert.strictEqual((await bad.waitExit(30000)).code, 0, bad.describe());

@@ -56,15 +56,24 @@ double lw_worker_next_due(const lw_worker_t *w) {
   return due;
 }
 
+/* The main thread's times at `now`, if they can be read. */
+static int main_sched(const lw_worker_readings_t *rd, lw_thread_times_t *out) {
+  return rd->main_sched != NULL && rd->main_sched(rd->data, out) == 0;
+}
+
 /* Linux (SPEC §12): judges the worker's own lateness from the growth of its run-queue delay
  * since its baseline: a stop (the whole process was not running: SIGSTOP, a freezer, a VM pause)
- * if it waited for a CPU less than half that time, else starvation. Returns 1 and sets
- * `*stopped` when judged; 0 when the platform cannot tell (the seed's rule decides). Refreshes
- * the baseline every LW_SELF_BASE_MS and at each judgement, so a healthy worker reads its
- * schedstat about once a second. */
+ * if it waited for a CPU less than half that time, else starvation. A stop stops every thread:
+ * if the main thread ran, since the baseline, for more than what a stop of the lateness leaves
+ * of that time and half the lateness besides, the worker was held up alone (blocked in the
+ * kernel: seen under heavy memory and I/O load, where the main thread kept running), no stop.
+ * Returns 1 and sets `*stopped` when judged; 0 when the platform cannot tell (the seed's rule
+ * decides). Refreshes the baseline every LW_SELF_BASE_MS and at each judgement, so a healthy
+ * worker reads its schedstat and the main thread's about once a second. */
 static int judge_lateness(lw_worker_t *w, double now, double late, const lw_worker_readings_t *rd,
                           int *stopped) {
-  lw_thread_times_t s;
+  lw_thread_times_t s, m;
+  double main_cpu = NAN;
   int judged = 0;
   if (rd->self_sched == NULL) return 0;
   if (late < LW_STOP_MIN_MS && w->self_has_base && now - w->self_base_at < LW_SELF_BASE_MS)
@@ -73,19 +82,19 @@ static int judge_lateness(lw_worker_t *w, double now, double late, const lw_work
     w->self_has_base = 0;
     return 0;
   }
+  if (main_sched(rd, &m)) main_cpu = m.cpu_ms;
   if (w->self_has_base && late >= LW_STOP_MIN_MS) {
     *stopped = s.runq_ms - w->self_base.runq_ms < late / 2;
+    if (*stopped && isfinite(main_cpu) && isfinite(w->main_base_cpu) &&
+        main_cpu - w->main_base_cpu > (now - w->self_base_at) - late / 2)
+      *stopped = 0;
     judged = 1;
   }
   w->self_base = s;
   w->self_base_at = now;
   w->self_has_base = 1;
+  w->main_base_cpu = main_cpu;
   return judged;
-}
-
-/* The main thread's times at `now`, if they can be read. */
-static int main_sched(const lw_worker_readings_t *rd, lw_thread_times_t *out) {
-  return rd->main_sched != NULL && rd->main_sched(rd->data, out) == 0;
 }
 
 /* Reads the cause's baseline at `now`, at a rest (`at_rest`: the main loop waits) or at a check

@@ -133,6 +133,8 @@ typedef struct lw_worker_s {
   int self_has_base;
   lw_thread_times_t self_base;
   double self_base_at;
+  /* The main thread's CPU time at that baseline (NAN where it cannot be read): a stop stops it too. */
+  double main_base_cpu;
 } lw_worker_t;
 
 /* The sleep-clock difference (inclusive - exclusive) into `*diff`: 1, or 0 without a pair (or

@@ -74,6 +74,53 @@ TEST_IMPL(worker_lateness_from_its_own_work) {
   return 0;
 }
 
+/* A stop stops every thread: a main thread that ran through the worker's lateness shows that the
+ * worker was held up alone (blocked in the kernel under memory or I/O pressure, off the run
+ * queue), not stopped. Seen under the heaviest load of the suites: false pauses. */
+TEST_IMPL(worker_lateness_main_thread_ran) {
+  cfx_t x;
+  lw_msg_t log[64];
+  size_t n = 0;
+  double t;
+  cfx_init(&x);
+  /* The main thread busy all along: its CPU time grows with the clock. */
+  for (t = 100; t <= 1000; t += 100) {
+    x.t.main.cpu_ms = t;
+    run(&x, t, t, log, &n);
+  }
+  ASSERT_EQ(n, 0);
+  /* Late by 300 ms (due 1100) without run-queue growth, but the main thread ran all of it (1300 ms
+   * of CPU since the baseline at 100): no stop, no evidence. */
+  x.t.main.cpu_ms = 1400;
+  ASSERT_EQ(run(&x, 1400, 1395, log, &n), 0);
+  /* A real stop from 1500 to 1800 of a busy main thread: it ran only until the stop (100 ms since
+   * the baseline at 1400): a stop, its evidence from the worker's due time. */
+  x.t.main.cpu_ms = 1500;
+  ASSERT_EQ(run(&x, 1800, 1500, log, &n), 1);
+  ASSERT_EQ(log[0].type, LW_MSG_EVIDENCE);
+  ASSERT_EQ(log[0].ev_reason, LW_REASON_PAUSE);
+  ASSERT_DBL_EQ(log[0].ev_start, 1500);
+  ASSERT_DBL_EQ(log[0].ev_end, 1800);
+  /* The bound: since the baseline (W ms), a stop of the lateness L leaves W - L of running; the
+   * main thread may run half the lateness more (clock reads are not simultaneous) and still be
+   * read as stopped. W 400, L 300: 250 ms of CPU is a stop, 251 is not. */
+  n = 0;
+  x.t.main.cpu_ms = 1500 + 250;
+  ASSERT_EQ(run(&x, 2200, 2195, log, &n), 1); /* due 1900 */
+  ASSERT_DBL_EQ(log[0].ev_start, 1900);
+  n = 0;
+  x.t.main.cpu_ms = 1750 + 251;
+  ASSERT_EQ(run(&x, 2600, 2595, log, &n), 0); /* due 2300 */
+  /* Where the main thread's times cannot be read, the run queue alone decides, as before. */
+  n = 0;
+  x.rd.worker.main_sched = NULL;
+  x.t.main.cpu_ms = 2001 + 400;
+  ASSERT_EQ(run(&x, 3000, 2995, log, &n), 1); /* due 2700: late 300, a stop */
+  ASSERT_EQ(log[0].type, LW_MSG_EVIDENCE);
+  cfx_free(&x);
+  return 0;
+}
+
 /* While the main loop waits, the worker rests: its next check is a worker interval away, at most
  * LW_REST_MAX_MS (or its heartbeat), never later than the ping or the threshold; a hang that begins during a rest (the
  * loop stopped waiting at 1500 and never reached its check phase: the driver still says it waits)

@@ -79,8 +79,13 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
       const f = spawnFixture('cause.js', [what, 1000, 3500]);
       const r = await f.result(40000);
       const c = oneHang(r, f.describe());
-      assert.strictEqual(c.dominant, 'blocked', JSON.stringify(c));
-      assert.ok(c.blockedMs >= 0.9 * c.spanMs, JSON.stringify(c));
+      // Blocked all along, except where the loaded machine kept the thread waiting for a CPU
+      // (around the wait, and after it until the worker's check: the soak read 764 ms of 6036),
+      // measured by the fixture from the work's start to the result.
+      const waitAll = waited(r.work.schedAtStart, r.sched);
+      const detail = `${JSON.stringify(c)}; the main thread waited ${waitAll.toFixed(1)} ms for a CPU from the work on`;
+      assert.strictEqual(c.dominant, 'blocked', detail);
+      assert.ok(c.blockedMs >= 0.9 * (c.spanMs - waitAll), detail);
     });
   }
 

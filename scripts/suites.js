@@ -31,6 +31,8 @@ const SIMULATION = [
 // mode (PARALLEL) hands the files out in this order, so the long ones do not start last.
 const REAL_PROCESS = [
   'test/e2e/cause.test.js', // 85
+  'test/e2e/blocks.test.js', // 80
+  'test/e2e/block-budget.test.js', // 80
   'test/embedder-main.test.js', // 75
   'test/embedder-renderer.test.js', // 75
   'test/e2e/stop-loses-nothing.test.js', // 65
@@ -38,8 +40,6 @@ const REAL_PROCESS = [
   'test/e2e/fatal.test.js', // 50
   'test/e2e/stops.test.js', // 45
   'test/e2e/stack.test.js', // 33
-  'test/e2e/blocks.test.js', // 35
-  'test/e2e/block-budget.test.js', // 25
   'test/e2e/trace.test.js', // 22
   'test/e2e/profile.test.js', // 19
   'test/e2e/busy-loop.test.js', // 29

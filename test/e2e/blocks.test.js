@@ -1,7 +1,7 @@
 'use strict';
 // Blocks (issue 27) in real processes: every block of the app's own is reported with its real
 // duration, and a stop or a debugger's pause is none.
-//   mix: 8 blocks each of 200, 600 and 2000 ms in three named functions, shuffled, threshold
+//   mix: 20 blocks each of 200, 600 and 2000 ms in three named functions, shuffled, threshold
 //        100 ms, the inspector open; a 1 s SIGSTOP in an idle window after a third of them and a
 //        1 s Debugger.pause after two thirds. Every call is one reported block whose duration is
 //        the call's within 20 ms (the iteration's own work around the call: timers, lagwatch's
@@ -19,21 +19,26 @@
 const assert = require('assert');
 const { spawnFixture, killAll, sleep } = require('./helpers');
 
+// Issue 27's run: 20 calls of each function. Under load a block's stack may come too late (see
+// below): allowed for one block in twelve (5 of the 60), no more.
+const N = 20;
+const WITHHELD = Math.ceil((3 * N) / 12);
+
 describe('e2e: blocks (issue 27, real processes)', function () {
-  this.timeout(240000);
+  this.timeout(300000);
   afterEach(killAll);
 
-  it('24 blocks of 200/600/2000 ms shuffled: each reported once with its duration (±20 ms); a 1 s SIGSTOP and a 1 s debugger pause are no block', async () => {
-    const f = spawnFixture('blocks.js', ['mix', 8], { nodeArgs: ['--inspect=127.0.0.1:0'], killAfterMs: 200000 });
+  it('60 blocks of 200/600/2000 ms shuffled (20 of each): each reported once with its duration (±20 ms); a 1 s SIGSTOP and a 1 s debugger pause are no block', async () => {
+    const f = spawnFixture('blocks.js', ['mix', N], { nodeArgs: ['--inspect=127.0.0.1:0'], killAfterMs: 280000 });
     const idle = await f.waitFor('idle', 120000);
     f.signal('SIGSTOP');
     await sleep(1000);
     f.signal('SIGCONT');
     const paused = await f.waitFor('paused', 120000);
     const resumed = await f.waitFor('resumed', 120000);
-    const r = await f.result(180000);
+    const r = await f.result(260000);
     const why = f.describe();
-    assert.strictEqual(r.calls.length, 24, why);
+    assert.strictEqual(r.calls.length, 3 * N, why);
     // Each call is one block that spans it, of the call's duration within 20 ms; a call without
     // one was explained by evidence (a stop's, counted as such).
     let unmatched = 0;
@@ -60,10 +65,13 @@ describe('e2e: blocks (issue 27, real processes)', function () {
       // under load (npm test's suites beside it, ASan) the worker or the stack thread may be held
       // back past the block's threshold or 50 ms: then the block has no stack and says why
       // ('unseen', 'late', 'native'), or, held back until the call had returned, its stack is
-      // the fixture's bookkeeping after it (`call`), the rest of the same iteration. Allowed for
-      // two blocks; their fingerprints are not the function's.
-      const after = Array.isArray(b.stack) && !b.stack.some((f) => f.functionName === c.name) && b.stack.some((f) => f.functionName === 'call');
-      if ((b.stack === null || after) && withheld < 2) {
+      // the rest of the same iteration: the fixture's bookkeeping after the call (`call`) or
+      // Node's timers going on to the next timer list (`listOnTimeout`; the soak saw a stack in
+      // its debug log's `noop`, 4 ms after a flag that came late). Allowed for WITHHELD blocks;
+      // their fingerprints are not the function's.
+      const rest = new Set(['call', 'listOnTimeout']);
+      const after = Array.isArray(b.stack) && !b.stack.some((f) => f.functionName === c.name) && b.stack.some((f) => rest.has(f.functionName));
+      if ((b.stack === null || after) && withheld < WITHHELD) {
         if (b.stack === null) assert.ok(['unseen', 'late', 'native'].includes(b.stackMissing), b.stackMissing);
         withheld++;
         continue;
@@ -83,7 +91,7 @@ describe('e2e: blocks (issue 27, real processes)', function () {
     }
     const prints = ['compressLog', 'renderReport', 'parseBody'].map((name) => [...fingerprints[name]][0]);
     assert.strictEqual(new Set(prints).size, 3, prints.join(' '));
-    assert.strictEqual(busy, 24 - unmatched - withheld, 'a busy loop reads as busy (or starved, under load): never blocked or gc');
+    assert.strictEqual(busy, 3 * N - unmatched - withheld, 'a busy loop reads as busy (or starved, under load): never blocked or gc');
     // The blocking profile: the three call sites ranked by total blocked time, each site the
     // fingerprint of its function's blocks, its count theirs, a stack through the function.
     const p = r.profile;
@@ -91,11 +99,10 @@ describe('e2e: blocks (issue 27, real processes)', function () {
     // (Blocks without a stack, if any, are a site of their own: fingerprint null.)
     const ranked = p.sites.filter((site) => prints.includes(site.fingerprint));
     assert.deepStrictEqual(ranked.map((site) => site.fingerprint), prints, JSON.stringify(p.sites.map((site) => [site.fingerprint, site.count, site.totalMs])));
-    const n = 8;
     for (const [k, name] of ['compressLog', 'renderReport', 'parseBody'].entries()) {
       const site = ranked[k];
       const mine = r.blocks.filter((b) => b.fingerprint === site.fingerprint);
-      assert.ok(site.count >= n - unmatched - withheld, `${name}: ${site.count} blocks`);
+      assert.ok(site.count >= N - unmatched - withheld, `${name}: ${site.count} blocks`);
       assert.strictEqual(site.count, mine.length);
       assert.ok(Math.abs(site.totalMs - mine.reduce((a, b) => a + b.durationMs, 0)) < 1e-6);
       assert.ok(site.stack.some((f) => f.functionName === name), `${name}: ${JSON.stringify(site.stack)}`);
@@ -104,7 +111,7 @@ describe('e2e: blocks (issue 27, real processes)', function () {
     }
     const s = r.stats.blocks;
     const stops = (s.discarded.pause || 0) + (s.discarded.suspend || 0);
-    assert.ok(unmatched <= stops && unmatched <= 2, `${unmatched} calls without a block; ${JSON.stringify(s)}\n${why}`);
+    assert.ok(unmatched <= stops && unmatched <= 3, `${unmatched} calls without a block; ${JSON.stringify(s)}\n${why}`);
     // Nothing in the windows of the stop and of the debugger's pause (from their start to the
     // next call's): those iterations are explained, not blocks.
     const nextCall = (t) => Math.min(...r.calls.filter((c) => c.start > t).map((c) => c.start));
@@ -125,7 +132,7 @@ describe('e2e: blocks (issue 27, real processes)', function () {
     assert.strictEqual(s.count, r.blocks.length, JSON.stringify(s));
     assert.strictEqual(s.reported, s.count);
     assert.strictEqual(s.unreported, 0);
-    assert.ok(r.blocks.length >= 24 - unmatched && r.blocks.length <= 26, `${r.blocks.length} blocks\n${why}`);
+    assert.ok(r.blocks.length >= 3 * N - unmatched && r.blocks.length <= 3 * N + 2, `${r.blocks.length} blocks\n${why}`);
     assert.strictEqual(r.stats.lost, 0);
   });
 

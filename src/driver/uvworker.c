@@ -5,6 +5,20 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef LW_TEST_HOOKS
+#include <stdlib.h>
+
+/* The test build's (-DLW_TEST_HOOKS) worker held up after a stop: at a wake-up LW_STOP_MIN_MS or
+ * more past its due, it sleeps LAGWATCH_TEST_WORKER_LATE_MS (read at its start) before it runs,
+ * as a worker the scheduler gives a CPU only that long after the thaw that woke both threads
+ * (seen under load). Never in what users install. */
+static void test_hold_after_stop(lw_uvworker_t *uw, double now) {
+  int64_t due = lw_atomic_load(&uw->next_due_ns);
+  if (uw->test_late_ms > 0 && due != INT64_MAX && now - (double)due / 1e6 >= LW_STOP_MIN_MS)
+    uv_sleep((unsigned)uw->test_late_ms);
+}
+#endif
+
 static double now_ms(const lw_uvworker_t *uw) {
   return (double)(int64_t)(uv_hrtime() - uw->origin_ns) / 1e6;
 }
@@ -35,7 +49,12 @@ static void timer_cb(uv_timer_t *t) {
   double now = now_ms(uw);
   int64_t runs = lw_atomic_load_relaxed(&uw->runs);
   size_t n, i;
-  uint64_t cont_ns, conts = lw_sigcont_last(&cont_ns);
+  uint64_t cont_ns, conts;
+#ifdef LW_TEST_HOOKS
+  test_hold_after_stop(uw, now);
+  now = now_ms(uw);
+#endif
+  conts = lw_sigcont_last(&cont_ns);
   n = 0;
   if (conts != uw->cont_seen) {
     /* A SIGCONT since the last run: the process was stopped from after that run. */
@@ -80,6 +99,10 @@ static void wake_cb(uv_async_t *a) {
 
 static void thread_main(void *arg) {
   lw_uvworker_t *uw = arg;
+#ifdef LW_TEST_HOOKS
+  const char *late = getenv("LAGWATCH_TEST_WORKER_LATE_MS");
+  uw->test_late_ms = late != NULL ? atoi(late) : 0;
+#endif
   arm(uw);
   uv_run(&uw->loop, UV_RUN_DEFAULT);
 }

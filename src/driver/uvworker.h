@@ -49,6 +49,9 @@ typedef struct lw_uvworker_s {
   lw_atomic_i64 run_ns[4];
   uint64_t cont_seen; /* worker thread: the SIGCONT count at its last run */
   int64_t awaited_due_ns; /* main thread: the due time it last waited for */
+#ifdef LW_TEST_HOOKS
+  int test_late_ms; /* worker thread: uvworker.c's test_hold_after_stop() */
+#endif
   /* Messages waiting in the fill buffer: written under `mu`, read without it as a hint. */
   lw_atomic_i64 pending;
   uv_mutex_t mu;

@@ -1,0 +1,58 @@
+'use strict';
+// Runs on the test build only (npm test's sanitizer build, -DLW_TEST_HOOKS; scripts/suites.js
+// TEST_BUILD), whose worker can be held up after a stop: the addon users install cannot be.
+//
+// SPEC §4, evidence before judgment: a cgroup freezer sends no SIGCONT, so only the worker's
+// lateness tells the stop, and the worker tells it when it runs again. At the thaw both threads
+// are woken; under load the scheduler may give the worker its CPU some time after the main
+// thread, which by then judges the samples over the stop (seen in npm test: the sanitizer suite
+// beside the platform matrix recorded a freezer's 1102 ms as driftLag's lag, the evidence then
+// discarding the next, short, sample). Here the worker sleeps LAGWATCH_TEST_WORKER_LATE_MS at a
+// wake-up 100 ms or more past its due, as such a worker would: the main thread must wait for it.
+const assert = require('assert');
+const { spawnFixture, killAll, sleep, assertConservation, makeCgroup } = require('./helpers');
+
+const FREEZER_CG = '/sys/fs/cgroup/freezer';
+const LATE_MS = 40;
+
+describe('a worker held up after a stop (test build: SPEC §4, evidence before judgment)', function () {
+  this.timeout(90000);
+  before(() => {
+    assert.strictEqual(typeof require('../../lib/native').allocFailAfter, 'function', 'this file needs the test build (-DLW_TEST_HOOKS): LAGWATCH_ADDON=build/asan/lagwatch.node');
+  });
+  const cleanups = [];
+  afterEach(async () => {
+    await killAll();
+    while (cleanups.length) cleanups.pop()();
+  });
+
+  it(`a cgroup freezer of 1 s, three times, whose thaw the worker hears ${LATE_MS} ms after the main thread: no monitor records it as lag`, async () => {
+    const cg = makeCgroup(FREEZER_CG, 'lagwatch-freezer-late-worker');
+    cleanups.push(() => {
+      try {
+        cg.write('freezer.state', 'THAWED');
+      } catch {
+        // removed
+      }
+      cg.remove();
+    });
+    const f = spawnFixture('wait.js', [1500, 10000], { env: { LAGWATCH_TEST_WORKER_LATE_MS: String(LATE_MS) } });
+    await f.waitFor('ready', 20000);
+    cg.move(f.child.pid);
+    for (let i = 0; i < 3; i++) {
+      await sleep(1200 + Math.floor(Math.random() * 1000));
+      cg.write('freezer.state', 'FROZEN');
+      await sleep(1000);
+      cg.write('freezer.state', 'THAWED');
+    }
+    const r = await f.result(30000);
+    const why = f.describe();
+    for (const name of ['driftLag', 'macrotaskLag', 'loopBlock', 'worker']) {
+      const m = r.stats.monitors[name];
+      assert.ok(!(m.max >= 500), `${name}: no lag of a stop recorded (max ${m.max})\n${why}`);
+    }
+    assert.ok(r.stats.monitors.driftLag.discarded >= 3, `each stop's driftLag firing discarded: ${r.stats.monitors.driftLag.discarded}\n${why}`);
+    assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, why);
+    assertConservation(r.stats, why);
+  });
+});

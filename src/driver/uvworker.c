@@ -185,12 +185,15 @@ int lw_uvworker_waiting(lw_uvworker_t *uw) { return lw_atomic_load(&uw->waiting)
 
 void lw_uvworker_await_overdue(lw_uvworker_t *uw, double now) {
   int64_t due = lw_atomic_load(&uw->next_due_ns), runs;
-  int i;
+  uint64_t start;
   if (!uw->running || due == INT64_MAX || due == uw->awaited_due_ns) return;
   if (now * 1e6 - (double)due < LW_STOP_MIN_MS * 1e6) return;
   uw->awaited_due_ns = due;
   runs = lw_atomic_load(&uw->runs);
-  for (i = 0; i < LW_UVWORKER_AWAIT_MS && lw_atomic_load(&uw->runs) == runs; i++) uv_sleep(1);
+  /* By the clock: under load a 1 ms sleep takes longer. */
+  start = uv_hrtime();
+  while (lw_atomic_load(&uw->runs) == runs && uv_hrtime() - start < (uint64_t)LW_UVWORKER_AWAIT_MS * 1000000u)
+    uv_sleep(1);
 }
 
 double lw_uvworker_ran_before(lw_uvworker_t *uw, double at) {

@@ -96,9 +96,12 @@ int lw_uvworker_waiting(lw_uvworker_t *uw);
 /* Evidence first at a wake-up (SPEC §12): if the worker is overdue by LW_STOP_MIN_MS or more
  * at `now` (ms) — the process was stopped or starved, both threads resume — waits up to
  * LW_UVWORKER_AWAIT_MS for it to run once, so that its messages about the stop are there before
- * the main thread judges its own samples. Waits at most once per due time of the worker. */
+ * the main thread judges its own samples. Waits at most once per due time of the worker, and
+ * only as long as the worker has not run: at a thaw both threads are woken, and under load the
+ * scheduler has given the worker its CPU more than 10 ms after the main thread (the wait was
+ * 10 ms then, and a freezer's second was recorded as lag). */
 void lw_uvworker_await_overdue(lw_uvworker_t *uw, double now);
-#define LW_UVWORKER_AWAIT_MS 10
+#define LW_UVWORKER_AWAIT_MS 100
 /* 1 if messages may be waiting: a cheap check before lw_uvworker_drain(). */
 int lw_uvworker_pending(lw_uvworker_t *uw);
 /* Main thread: the latest run of the worker at or before `at` (ms), or -INFINITY. */

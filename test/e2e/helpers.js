@@ -272,7 +272,45 @@ function makeCgroup(root, name) {
   };
 }
 
+// A group of the cgroup v1 `freezer` hierarchy, thawed and removed by `cleanups` (run them after
+// each test, whatever happened).
+function freezerGroup(name, cleanups) {
+  const cg = makeCgroup('/sys/fs/cgroup/freezer', name);
+  cleanups.push(() => {
+    try {
+      cg.write('freezer.state', 'THAWED');
+    } catch {
+      // removed
+    }
+    cg.remove();
+  });
+  return cg;
+}
+
+// SPEC §5, no stop of 1 s or more is a monitor's lag: `f` (a wait.js fixture past 'ready') is
+// frozen `times` times for 1 s through the freezer group `cg`, each at an arbitrary phase of its
+// loop's waits; then no monitor recorded a lag of a stop, each stop's driftLag firing was
+// discarded, no episode was reported and every sample is accounted for.
+async function freezeSecondsAndCheck(f, cg, times) {
+  cg.move(f.child.pid);
+  for (let i = 0; i < times; i++) {
+    await sleep(1200 + Math.floor(Math.random() * 1000));
+    cg.write('freezer.state', 'FROZEN');
+    await sleep(1000);
+    cg.write('freezer.state', 'THAWED');
+  }
+  const r = await f.result(30000);
+  const why = f.describe();
+  for (const name of ['driftLag', 'macrotaskLag', 'loopBlock', 'worker']) {
+    const m = r.stats.monitors[name];
+    assert.ok(!(m.max >= 500), `${name}: no lag of a stop recorded (max ${m.max})\n${why}`);
+  }
+  assert.ok(r.stats.monitors.driftLag.discarded >= times, `each stop's driftLag firing discarded: ${r.stats.monitors.driftLag.discarded}\n${why}`);
+  assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, why);
+  assertConservation(r.stats, why);
+}
+
 module.exports = {
   ROOT, FIXTURES, Fixture, spawnFixture, killAll, sleep, writeAtomic, tmpDir, withPreload, underAsan,
-  withoutAsan, gcc, sumValues, assertConservation, assertBetween, makeCgroup,
+  withoutAsan, gcc, sumValues, assertConservation, assertBetween, makeCgroup, freezerGroup, freezeSecondsAndCheck,
 };

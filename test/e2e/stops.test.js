@@ -4,9 +4,8 @@
 // own group under this machine's cgroup v1 `freezer` hierarchy (as root) and removes it whatever
 // happens.
 const assert = require('assert');
-const { spawnFixture, killAll, sleep, assertConservation, makeCgroup } = require('./helpers');
+const { spawnFixture, killAll, sleep, assertConservation, freezerGroup, freezeSecondsAndCheck } = require('./helpers');
 
-const FREEZER_CG = '/sys/fs/cgroup/freezer';
 
 describe('e2e: stops of any length on Linux (SPEC §12, real processes)', function () {
   this.timeout(90000);
@@ -120,48 +119,20 @@ describe('e2e: stops of any length on Linux (SPEC §12, real processes)', functi
     assertConservation(r.stats, why);
   });
 
-  function freezerGroup(name) {
-    const cg = makeCgroup(FREEZER_CG, name);
-    cleanups.push(() => {
-      try {
-        cg.write('freezer.state', 'THAWED');
-      } catch {
-        // removed
-      }
-      cg.remove();
-    });
-    return cg;
-  }
-
   // A freezer sends no SIGCONT: the worker's lateness alone tells it. Landing while the loop
   // waits between its timers, it finds the worker resting, and a stop is seen once it makes the
   // worker 100 ms late: rests of at most 900 ms see every stop of a second, wherever it begins
   // (rests of a second once let one of 1.0-1.1 s from a rest's start go unseen; C test
   // worker_rest_sees_a_stop_of_a_second holds the rule exactly). Five stops at arbitrary phases.
   it('a cgroup freezer of 1 s, five times while the loop waits: no monitor records it as lag', async () => {
-    const cg = freezerGroup('lagwatch-freezer-1s');
+    const cg = freezerGroup('lagwatch-freezer-1s', cleanups);
     const f = spawnFixture('wait.js', [1500, 16000]);
     await f.waitFor('ready', 20000);
-    cg.move(f.child.pid);
-    for (let i = 0; i < 5; i++) {
-      await sleep(1200 + Math.floor(Math.random() * 1000));
-      cg.write('freezer.state', 'FROZEN');
-      await sleep(1000);
-      cg.write('freezer.state', 'THAWED');
-    }
-    const r = await f.result(30000);
-    const why = f.describe();
-    for (const name of ['driftLag', 'macrotaskLag', 'loopBlock', 'worker']) {
-      const m = r.stats.monitors[name];
-      assert.ok(!(m.max >= 500), `${name}: no lag of a stop recorded (max ${m.max})\n${why}`);
-    }
-    assert.ok(r.stats.monitors.driftLag.discarded >= 5, `each stop's driftLag firing discarded: ${r.stats.monitors.driftLag.discarded}\n${why}`);
-    assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, why);
-    assertConservation(r.stats, why);
+    await freezeSecondsAndCheck(f, cg, 5);
   });
 
   it('a cgroup freezer FROZEN for 6 s then THAWED (docker pause): one pause, no hang', async () => {
-    const cg = freezerGroup('lagwatch-freezer');
+    const cg = freezerGroup('lagwatch-freezer', cleanups);
     const f = spawnFixture('wait.js', [1500, 13000]);
     await f.waitFor('ready', 20000);
     cg.move(f.child.pid);

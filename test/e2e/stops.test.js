@@ -6,7 +6,6 @@
 const assert = require('assert');
 const { spawnFixture, killAll, sleep, assertConservation, freezerGroup, freezeSecondsAndCheck } = require('./helpers');
 
-
 describe('e2e: stops of any length on Linux (SPEC §12, real processes)', function () {
   this.timeout(90000);
   const cleanups = [];

@@ -7,7 +7,8 @@
 // As root with apt-get (a fresh Debian 12 machine, CI), what is missing is installed: the
 // packages with `apt-get install -y`, once (a second run finds everything and does nothing);
 // Debian's libnode 18 for the embedder cannot be installed beside the machine's Node, so its
-// packages are downloaded and unpacked (`make -C test/embedder deps`). Elsewhere nothing is
+// packages are downloaded and unpacked (`make -C test/embedder deps`), and the libraries libnode
+// links against are installed from its own Depends (libnodeDepends below). Elsewhere nothing is
 // installed: the caller stops at once with one line that names exactly what to install. The Node
 // binaries of the platform matrix come from the npm registry, fetched by scripts/matrix.js.
 const { spawnSync } = require('child_process');
@@ -32,7 +33,44 @@ const clangRuntime = (re) => {
   return false;
 };
 
-const EMBEDDER_LIB = path.join(root, 'test', 'embedder', 'out', 'root', 'usr', 'lib', 'x86_64-linux-gnu', 'libnode.so.108');
+const EMBEDDER_OUT = path.join(root, 'test', 'embedder', 'out');
+const EMBEDDER_LIB = path.join(EMBEDDER_OUT, 'root', 'usr', 'lib', 'x86_64-linux-gnu', 'libnode.so.108');
+
+// The shared libraries a binary needs that the dynamic loader cannot find (ldd's "not found").
+function unresolved(file) {
+  const r = spawnSync('ldd', [file], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) return [`(ldd ${path.basename(file)}: ${r.error ? r.error.message : (r.stderr || '').trim()})`];
+  return r.stdout.split('\n').filter((l) => /=>\s*not found/.test(l)).map((l) => l.trim().split(/\s+/)[0]);
+}
+
+// A Debian `Depends` field as package names: each alternative group's first choice, without its
+// version constraint or architecture qualifier ("libc-ares2 (>= 1.18.1~), a | b" → libc-ares2, a).
+function dependsNames(field) {
+  return field.split(',').map((group) => group.split('|')[0].trim().replace(/\s*\(.*\)$/, '').replace(/:\S+$/, ''))
+    .filter(Boolean);
+}
+
+const installedDeb = (name) => spawnSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' }).stdout === 'install ok installed';
+
+// Whether installing `name` with apt-get would bring in a Node of Debian's (nodejs, libnode*),
+// which would take the place of the machine's own: such a package is unpacked, never installed.
+function bringsNode(name) {
+  const r = spawnSync('apt-get', ['install', '-s', '-qq', '--no-install-recommends', name], { encoding: 'utf8' });
+  if (r.status !== 0) return true;
+  return r.stdout.split('\n').some((l) => /^Inst (nodejs|libnode)\S*\s/.test(l));
+}
+
+// The Debian packages that libnode needs to link and run and that are not here: read from the
+// downloaded libnode package's own Depends (so a newer libnode brings its own list), less the
+// packages the embedder's Makefile unpacks and any that would replace the machine's Node.
+function libnodeDepends() {
+  const deb = fs.readdirSync(EMBEDDER_OUT).find((f) => /^libnode\d+_.*\.deb$/.test(f));
+  if (!deb) throw new Error(`no libnode package in ${path.relative(root, EMBEDDER_OUT)} (make -C test/embedder deps downloads it)`);
+  const field = sh('dpkg-deb', ['-f', path.join(EMBEDDER_OUT, deb), 'Depends']);
+  const unpacked = sh('make', ['-s', '-C', path.join('test', 'embedder'), 'print-debs']).trim().split(/\s+/);
+  const wanted = dependsNames(field).filter((n) => !unpacked.includes(n) && !installedDeb(n));
+  return { install: wanted.filter((n) => !bringsNode(n)), refused: wanted.filter((n) => bringsNode(n)) };
+}
 
 // Each need: `debs` are installed with apt-get when `have()` is false. scripts/test.js's steps
 // name the `id`s they cannot run without.
@@ -56,7 +94,7 @@ const NEEDS = [
     // Not installed: downloaded and unpacked under test/embedder/out, its builtins copied to
     // /usr/share/nodejs. Needs apt-get's lists (the update below) and root for the copy.
     unpack: true,
-    have: () => exists(EMBEDDER_LIB) && exists('/usr/share/nodejs/cjs-module-lexer'),
+    have: () => exists(EMBEDDER_LIB) && exists('/usr/share/nodejs/cjs-module-lexer') && unresolved(EMBEDDER_LIB).length === 0,
   },
 ];
 
@@ -72,7 +110,7 @@ function instruction(list) {
   const debs = list.flatMap((n) => n.debs || []);
   const parts = [];
   if (debs.length) parts.push(`apt-get install -y ${debs.join(' ')}`);
-  if (list.some((n) => n.unpack)) parts.push('make -C test/embedder deps (as root)');
+  if (list.some((n) => n.unpack)) parts.push("node scripts/provision.js as root (it unpacks libnode and installs libnode's libraries)");
   return `lagwatch: npm test needs ${list.map((n) => n.what).join(', ')}: run ${parts.join(', then ')}`;
 }
 
@@ -99,15 +137,26 @@ function provision({ ids = null, install = true, log = console.log } = {}) {
         env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
       });
     }
-    if (list.some((n) => n.unpack)) sh('make', ['-s', '-C', path.join('test', 'embedder'), 'deps']);
+    const said = debs.length ? [`installed ${debs.join(' ')}`] : [];
+    if (list.some((n) => n.unpack)) {
+      sh('make', ['-s', '-C', path.join('test', 'embedder'), 'deps']);
+      const libs = libnodeDepends();
+      if (libs.install.length) {
+        sh('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...libs.install], {
+          env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+        });
+      }
+      said.push(`unpacked libnode${libs.install.length ? ` and installed its libraries ${libs.install.join(' ')}` : ''}` +
+        `${libs.refused.length ? ` (not ${libs.refused.join(' ')}: they would replace the machine's Node)` : ''}`);
+    }
     installed.push(...list.map((n) => n.what));
-    log(`provisioning: done in ${Math.round((Date.now() - t0) / 1000)} s`);
+    log(`provisioning: ${said.join('; ')}, in ${Math.round((Date.now() - t0) / 1000)} s`);
     list = missing(ids);
   }
   return { installed, missing: list, line: list.length ? instruction(list) : '' };
 }
 
-module.exports = { provision, missing, instruction, NEEDS };
+module.exports = { provision, missing, instruction, dependsNames, unresolved, libnodeDepends, NEEDS };
 
 if (require.main === module) {
   const check = process.argv.includes('--check');

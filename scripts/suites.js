@@ -73,6 +73,7 @@ const PACKAGING = [
   'test/install.test.js',
   'test/layers.test.js',
   'test/prebuild-macos.test.js',
+  'test/provision.test.js',
   'test/readme.test.js',
   'test/suites.test.js',
   'test/types.test.js',

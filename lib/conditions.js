@@ -107,6 +107,7 @@ class Conditions extends EventEmitter {
       o.retentionMs);
     this._submit = native.submitFn(this._h);
     this._metrics = new Metrics(o.meter, this, otelLogger(logger), producers);
+    this._sinks = []; // other exporters of the same events (lagwatch/prom-client)
     this._guard('metrics', () => this._metrics.prime());
     this._set = null; // the setupAllMonitors set that runs on these conditions, if any
     this.clock = o.clock;
@@ -169,6 +170,12 @@ class Conditions extends EventEmitter {
     this._metrics.onDispose();
   }
 
+  // An event for the metrics: the meter's, and every other exporter's (each guarded alone).
+  _toMetrics(method, ev, ...more) {
+    this._guard('metrics', () => this._metrics[method](ev, ...more));
+    for (const sink of this._sinks) this._guard('metrics', () => sink[method](ev, ...more));
+  }
+
   // Step 1 of every submit: a reader that throws or answers nonsense changes nothing.
   _readLifecycle() {
     let state;
@@ -195,13 +202,13 @@ class Conditions extends EventEmitter {
 
   // From the Electron adapter: a window's unresponsive … responsive (or closed, or gone).
   _onRendererUnresponsive(ev) {
-    this._guard('metrics', () => this._metrics.onRendererUnresponsive(ev));
+    this._toMetrics('onRendererUnresponsive', ev);
     this._emitSafely('rendererUnresponsive', ev);
   }
 
   // From the Electron adapter: a renderer or another child process went away.
   _onProcessGone(ev) {
-    this._guard('metrics', () => this._metrics.onProcessGone(ev));
+    this._toMetrics('onProcessGone', ev);
     this._emitSafely('processGone', ev);
   }
 
@@ -287,19 +294,19 @@ class Conditions extends EventEmitter {
         } else {
           this._attachStack(stall, ev.hangDetectedAt);
         }
-        this._guard('metrics', () => this._metrics.onStall(stall));
+        this._toMetrics('onStall', stall);
         this._emitSafely('stall', stall);
         if (stallChannel.hasSubscribers) stallChannel.publish(stall);
       } else if (ev.type === 'jump') {
         const jump = { kind: ev.kind, at: ev.at, deltaMs: ev.deltaMs };
-        this._guard('metrics', () => this._metrics.onJump(jump));
+        this._toMetrics('onJump', jump);
         this._emitSafely('jump', jump);
       } else if (ev.type === 'workerHang') {
         const hang = {
           start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs, cause: ev.cause,
         };
         this._attachStack(hang, ev.detectedAt);
-        this._guard('metrics', () => this._metrics.onWorkerHang(hang));
+        this._toMetrics('onWorkerHang', hang);
         this._emitSafely('workerHang', hang);
       } else if (ev.type === 'block') {
         // Every block is counted in the metrics; one within the budget is reported (its
@@ -312,7 +319,7 @@ class Conditions extends EventEmitter {
           set._blockStack(block, ev.detectedAt);
           if (set._blocking !== null) set._blocking.add(block);
         }
-        this._guard('metrics', () => this._metrics.onBlock(block));
+        this._toMetrics('onBlock', block, ev.reported);
         if (ev.reported) this._emitSafely('block', block);
       } else if (ev.type === 'lost') {
         this._log('error', `lagwatch: out of memory: ${ev.count} sample(s), piece(s) of evidence or event(s) lost (stats().lost)`);

@@ -3,7 +3,8 @@
 // lib/index.js is CommonJS; these declarations describe its exports one by one (what Node's ESM
 // loader detects), plus `default`: lib/index.js sets module.exports.default to the module itself,
 // so a default import gives the module object under every loader, with or without esModuleInterop.
-import { EventEmitter } from 'events';
+// They stand alone: nothing here needs Node's types (@types/node), which TypeScript 7 no longer
+// includes unless a project lists them in "types"; the only import is the peer dependency's.
 import type { Meter } from '@opentelemetry/api';
 declare const lagwatch: typeof import('./index.js');
 export default lagwatch;
@@ -182,7 +183,7 @@ export interface BlockStats {
 }
 
 /** A main-thread block: one loop iteration that kept the thread from its loop for the block
- * threshold or more, that no evidence explains (issue 27). */
+ * threshold or more, that no evidence explains. */
 export interface Block {
   start: number;
   end: number;
@@ -205,6 +206,13 @@ export interface Block {
   stackDelayMs?: number | null;
   /** With `blocks.stacks`: its call site, as a hang's (stable across runs and line moves). */
   fingerprint?: string | null;
+  /** With `blocks.stacks`, when the app registered an OpenTelemetry context manager: the span
+   * active while it ran (the request it held), read where its stack was taken; `spanName` where
+   * the span has a name (the SDK's spans). Absent otherwise. */
+  traceId?: string;
+  spanId?: string;
+  traceFlags?: number;
+  spanName?: string;
 }
 
 export interface Logger {
@@ -246,6 +254,27 @@ export interface ConditionsOptions {
   episodeDelayMs?: number;
   /** Default 120000. */
   retentionMs?: number;
+}
+
+/** Node's EventEmitter as a Conditions is one at run time (lib/conditions.js extends it), with
+ * Node's signatures for untyped events: assignable to `EventEmitter` of `node:events` where
+ * @types/node is loaded (`events.once(conditions, 'stall')`), and needing nothing where it is not. */
+export interface EventEmitter {
+  addListener(eventName: string | symbol, listener: (...args: any[]) => void): this;
+  on(eventName: string | symbol, listener: (...args: any[]) => void): this;
+  once(eventName: string | symbol, listener: (...args: any[]) => void): this;
+  removeListener(eventName: string | symbol, listener: (...args: any[]) => void): this;
+  off(eventName: string | symbol, listener: (...args: any[]) => void): this;
+  removeAllListeners(eventName?: string | symbol): this;
+  setMaxListeners(n: number): this;
+  getMaxListeners(): number;
+  listeners(eventName: string | symbol): Function[];
+  rawListeners(eventName: string | symbol): Function[];
+  emit(eventName: string | symbol, ...args: any[]): boolean;
+  listenerCount(eventName: string | symbol, listener?: Function): number;
+  prependListener(eventName: string | symbol, listener: (...args: any[]) => void): this;
+  prependOnceListener(eventName: string | symbol, listener: (...args: any[]) => void): this;
+  eventNames(): Array<string | symbol>;
 }
 
 export interface Conditions extends EventEmitter {
@@ -357,6 +386,18 @@ export interface BlockingSite {
   stack: StackFrame[] | null;
 }
 
+/** The blocks that held one span name (a route, with `blocks.stacks` and a context manager). */
+export interface BlockingSpan {
+  name: string;
+  count: number;
+  totalMs: number;
+  maxMs: number;
+  p50Ms: number;
+  /** The call site of most of its blocked time, and that site's stack. */
+  fingerprint: string | null;
+  stack: StackFrame[] | null;
+}
+
 export interface BlockingProfile {
   blocks: number;
   totalMs: number;
@@ -364,6 +405,11 @@ export interface BlockingProfile {
   sites: BlockingSite[];
   /** Blocks at sites past the 1000 kept. */
   other: { count: number; totalMs: number };
+  /** The same blocks by the name of the span each held (those with one), the most blocked time
+   * first. */
+  spans: BlockingSpan[];
+  /** Blocks of span names past the 1000 kept. */
+  spansOther: { count: number; totalMs: number };
 }
 
 export interface SetupOptions extends ConditionsOptions {

@@ -57,6 +57,15 @@ const histogram = (meter, name, description, unit, buckets) =>
 // time over its window).
 const DELAY_STATS = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'];
 
+// The OpenTelemetry context of the span a hang or a block held (lib/trace.js), for its log record,
+// so that a backend links it to the trace. The API is loaded only then: the app runs an SDK.
+function spanContext(ev) {
+  const api = require('@opentelemetry/api');
+  return api.trace.setSpanContext(api.ROOT_CONTEXT, {
+    traceId: ev.traceId, spanId: ev.spanId, traceFlags: ev.traceFlags, isRemote: false,
+  });
+}
+
 class Metrics {
   // `otelLogger`: an OpenTelemetry Logger (@opentelemetry/api-logs) for lag.stall records, or null.
   // `producers`: the histograms of recorded samples go to MetricProducers (lib/producer.js), not
@@ -186,12 +195,7 @@ class Metrics {
       };
       // The request it blocked (lib/trace.js): the record carries that span's context, so that a
       // backend links the hang to the trace. The API is loaded only then: the app runs an SDK.
-      if (typeof stall.traceId === 'string') {
-        const api = require('@opentelemetry/api');
-        record.context = api.trace.setSpanContext(api.ROOT_CONTEXT, {
-          traceId: stall.traceId, spanId: stall.spanId, traceFlags: stall.traceFlags, isRemote: false,
-        });
-      }
+      if (typeof stall.traceId === 'string') record.context = spanContext(stall);
       this.otelLogger.emit(record);
     }
   }
@@ -283,10 +287,25 @@ class Metrics {
     this.blockDuration.record(NaN);
   }
 
-  onBlock(block) {
-    if (this.noop) return;
-    this.blocks.add(1, { cause: block.cause ? block.cause.dominant : 'unknown' });
-    this.blockDuration.record(block.durationMs);
+  // Every block is counted; one within the budget of reports (`reported`) is also a lag.block log
+  // record, emitted in the context of the span it held (with `blocks.stacks`), as lag.stall is.
+  // lag_blocks gets no span or route attribute: their number is unbounded; the per-request view
+  // is the log records' and blockingProfile()'s.
+  onBlock(block, reported) {
+    if (!this.noop) {
+      this.blocks.add(1, { cause: block.cause ? block.cause.dominant : 'unknown' });
+      this.blockDuration.record(block.durationMs);
+    }
+    if (this.otelLogger === null || reported !== true) return;
+    const attributes = { duration_ms: block.durationMs, cause: block.cause ? block.cause.dominant : 'unknown' };
+    if (block.hang) attributes.hang = true;
+    if (block.unreported > 0) attributes.unreported = block.unreported;
+    if (typeof block.fingerprint === 'string') attributes.fingerprint = block.fingerprint;
+    if (block.stack) attributes.stack = formatStack(block.stack, 20);
+    if (typeof block.spanName === 'string') attributes.span_name = block.spanName;
+    const record = { eventName: 'lag.block', body: 'lag.block', severityNumber: 13, severityText: 'WARN', attributes };
+    if (typeof block.traceId === 'string') record.context = spanContext(block);
+    this.otelLogger.emit(record);
   }
 
   onWorkerHang(hang) {

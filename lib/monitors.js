@@ -192,9 +192,6 @@ class MonitorSet {
     native.monCheck(flat); // a bad option throws here, before anything exists
     // lib/producer.js is loaded only for a set that is given producers.
     const producers = o.metricProducers === undefined ? [] : require('./producer').checkProducers(o.metricProducers);
-    if (producers.some((p) => p._set !== null)) {
-      throw new RangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
-    }
     this.conditions = new Conditions({
       clock: o.clock, logger: o.logger, meter: o.meter, stallThresholdMs: o.stallThresholdMs,
       holdMs: o.holdMs, episodeDelayMs: o.episodeDelayMs, retentionMs: o.retentionMs,
@@ -410,7 +407,8 @@ class MonitorSet {
   // fingerprint, and why a stack is missing: 'unseen' (it ended before the worker saw its
   // threshold reached), 'late' (flagged, but it ended before the stack thread's first sample
   // ran), 'native' (that sample ran only once the thread left code the inspector cannot
-  // interrupt: its frames would be where it went on after, lib/profile.js's LATE_MS).
+  // interrupt: its frames would be where it went on after, lib/profile.js's LATE_MS); and the
+  // OpenTelemetry span active while it ran (traceId, spanId, traceFlags, spanName), if any.
   _blockStack(block, detectedAt) {
     if (!this._blockStacks) return;
     const got = typeof detectedAt === 'number' ? require('./profile').blockOf(native.monSetId(this._h), detectedAt, sourceMapped) : null;
@@ -421,6 +419,15 @@ class MonitorSet {
     else if (got !== null && got.profile !== null) block.fingerprint = fingerprint(got.profile.stacks);
     else block.fingerprint = Array.isArray(block.stack) && block.stack.length > 0 ? fingerprint([{ frames: block.stack, count: 1 }]) : null;
     if (block.stack === null) block.stackMissing = got !== null && got.late ? 'native' : typeof detectedAt === 'number' ? 'late' : 'unseen';
+    // The request it held: the span active where its stack was taken (none for a late sample,
+    // which ran after the part that blocked).
+    const trace = got !== null && !got.late ? got.trace : null;
+    if (trace !== null && trace !== undefined) {
+      block.traceId = trace.traceId;
+      block.spanId = trace.spanId;
+      block.traceFlags = trace.traceFlags;
+      if (typeof trace.name === 'string') block.spanName = trace.name;
+    }
   }
 
   // The call sites that blocked the loop the most in this run (lib/blocking.js): { blocks,

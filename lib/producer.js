@@ -21,6 +21,13 @@ const { version } = require('./otel');
 const { HISTOGRAMS, BOUNDS } = require('./histograms');
 const { addInto, dense } = require('./exphist');
 
+// A bad value: RangeError with the code docs/api.md promises, as the binding's.
+function rangeError(message) {
+  const err = new RangeError(message);
+  err.code = 'ERR_OUT_OF_RANGE';
+  return err;
+}
+
 const DATA_POINT_HISTOGRAM = 0;
 const DATA_POINT_EXPONENTIAL_HISTOGRAM = 1;
 const TEMPORALITY_DELTA = 0;
@@ -114,11 +121,11 @@ class MetricProducer {
     const temporality = o.temporality === undefined ? 'cumulative' : o.temporality;
     if (typeof aggregation !== 'string') throw typeError('The "options.aggregation" argument must be of type string');
     if (!AGGREGATIONS.includes(aggregation)) {
-      throw new RangeError(`The "options.aggregation" argument must be one of ${AGGREGATIONS.join(', ')}`);
+      throw rangeError(`The "options.aggregation" argument must be one of ${AGGREGATIONS.join(', ')}`);
     }
     if (typeof temporality !== 'string') throw typeError('The "options.temporality" argument must be of type string');
     if (!TEMPORALITIES.includes(temporality)) {
-      throw new RangeError(`The "options.temporality" argument must be one of ${TEMPORALITIES.join(', ')}`);
+      throw rangeError(`The "options.temporality" argument must be one of ${TEMPORALITIES.join(', ')}`);
     }
     this.aggregation = aggregation;
     this.temporality = temporality;
@@ -133,7 +140,7 @@ class MetricProducer {
   // new set after the previous one stopped starts new series).
   _bind(set) {
     if (this._set !== null) {
-      throw new RangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
+      throw rangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
     }
     // Delta: what the previous set recorded after this producer's last collection goes out with
     // the next one (nothing is lost between two sets); cumulative: new series start.
@@ -193,11 +200,16 @@ function createMetricProducer(options) {
   return new MetricProducer(options);
 }
 
-// setupAllMonitors' `metricProducers`: an array of producers made by createMetricProducer().
+// setupAllMonitors' `metricProducers`: an array of producers made by createMetricProducer(), none
+// of which serves a running set.
 function checkProducers(producers) {
   if (producers === undefined) return [];
   if (!Array.isArray(producers) || !producers.every((p) => p instanceof MetricProducer)) {
     throw typeError('The "options.metricProducers" argument must be an array of producers made by lagwatch.createMetricProducer()');
+  }
+  // Checked before the set exists (a call that fails changes nothing); _bind says it again.
+  if (producers.some((p) => p._set !== null)) {
+    throw rangeError('The "options.metricProducers" argument holds a producer that already serves a running monitor set');
   }
   return [...new Set(producers)];
 }

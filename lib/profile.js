@@ -126,7 +126,7 @@ function take(id, detectedAt, first, block) {
   const kept = block ? s.blocks : s.hangs;
   let h = kept.get(detectedAt);
   if (h === undefined) {
-    h = { samples: 0, other: 0, empty: 0, stacks: new Map(), stack: null, delayMs: null, late: false };
+    h = { samples: 0, other: 0, empty: 0, stacks: new Map(), stack: null, delayMs: null, late: false, trace: null };
     kept.set(detectedAt, h);
     if (kept.size > (block ? BLOCKS_KEPT : KEPT)) kept.delete(kept.keys().next().value);
   }
@@ -140,7 +140,9 @@ function take(id, detectedAt, first, block) {
   }
   const sites = capture();
   if (first && block) {
+    // The request it held: the span active in this interrupt, the block's own async context.
     h.stack = stackOf(sites);
+    h.trace = activeSpanContext();
   } else if (first) {
     const json = JSON.stringify({ frames: stackOf(sites), trace: activeSpanContext() });
     require('./native').stackPut(id, detectedAt, json);
@@ -197,13 +199,14 @@ function profileOf(id, detectedAt, map) {
 
 // The block flagged at `detectedAt`, read once as it is judged: { stack (its first sample's
 // frames, through `map`), profile (each null if not taken), delayMs (from its detection to its
-// first sample), late (that sample came past LATE_MS: not taken) }, or null if nothing was asked.
+// first sample), late (that sample came past LATE_MS: not taken), trace (the span active in that
+// sample's interrupt, lib/trace.js, or null) }, or null if nothing was asked.
 function blockOf(id, detectedAt, map) {
   const s = sets.get(id);
   const h = s === undefined ? undefined : s.blocks.get(detectedAt);
   if (h === undefined) return null;
   s.blocks.delete(detectedAt);
-  return { stack: h.stack === null ? null : h.stack.map(map), profile: profileFrom(h, map), delayMs: h.delayMs, late: h.late };
+  return { stack: h.stack === null ? null : h.stack.map(map), profile: profileFrom(h, map), delayMs: h.delayMs, late: h.late, trace: h.trace };
 }
 
 function profileFrom(h, map) {

@@ -20,6 +20,7 @@ const SIMULATION = [
   'test/monitors-matrix.test.js',
   'test/producer.test.js',
   'test/profile.test.js',
+  'test/prom-client.test.js',
   'test/prometheus-exposition.test.js',
   'test/tracker.test.js',
   'test/validator.test.js',

@@ -159,6 +159,8 @@ describe('blocks (issue 27, simulation)', () => {
     assert.deepStrictEqual({ ...p, sites: p.sites.map((site) => ({ ...site })) }, {
       blocks: 1000, totalMs: sum, other: { count: 0, totalMs: 0 },
       sites: [{ fingerprint: null, count: 1000, totalMs: sum, maxMs: 56, p50Ms: durations[499], cause: 'unknown', causes: { unknown: 1000 }, stack: null }],
+      // No span known (no stacks, no context manager): nothing by span.
+      spans: [], spansOther: { count: 0, totalMs: 0 },
     });
     m.conditions.flush();
     assert.strictEqual(await total(reader, 'lag_blocks'), 1000);

@@ -1,9 +1,10 @@
 'use strict';
-// lagwatch from ESM (SPEC §7): every export importable by name and by default, from 'lagwatch'
-// and 'lagwatch/register', each the very object CommonJS gets (one module instance, so one
-// current() per thread). A child process of this Node (process.execPath: scripts/matrix.js runs
-// this file under Node 20, 22, 24 and 26) imports test/fixtures/esm-imports.mjs, which resolves
-// 'lagwatch' by the package's self-reference, as an app resolves it from node_modules.
+// lagwatch from ESM (SPEC §7): every export importable by name and by default, from 'lagwatch',
+// 'lagwatch/register' and 'lagwatch/prom-client', each the very object CommonJS gets (one module
+// instance, so one current() per thread). A child process of this Node (process.execPath:
+// scripts/matrix.js runs this file under Node 20, 22, 24 and 26) imports
+// test/fixtures/esm-imports.mjs, which resolves 'lagwatch' by the package's self-reference, as an
+// app resolves it from node_modules.
 const assert = require('assert');
 const { spawnSync } = require('child_process');
 const path = require('path');
@@ -61,6 +62,10 @@ describe(`ESM imports (${process.version})`, function () {
     assert.strictEqual(report.registeredNamespaceDefault, true);
     assert.strictEqual(report.registeredRunning, true);
     assert.strictEqual(report.currentIsRegistered, true);
+  });
+
+  it("'lagwatch/prom-client' is importable by name, the CommonJS export itself", () => {
+    assert.strictEqual(report.promClientIsCjs, true);
   });
 
   it('a simulation through the imports: a 6 s block is one hang', () => {

@@ -9,6 +9,7 @@ const {
 } = require('@opentelemetry/sdk-metrics');
 const lagwatch = require('..');
 const { HISTOGRAMS } = require('../lib/producer');
+const { assertRejects } = require('./helpers');
 
 class ManualReader extends MetricReader {
   async onForceFlush() {}
@@ -261,15 +262,19 @@ describe('metric producer (issue 14: no JS per sample on the way to OpenTelemetr
     m.stop();
   });
 
-  it('bad input: TypeError or RangeError naming the argument, nothing set up', () => {
-    assert.throws(() => lagwatch.createMetricProducer({ aggregation: 'linear' }),
-      (err) => err instanceof RangeError && /options\.aggregation/.test(err.message));
-    assert.throws(() => lagwatch.createMetricProducer({ aggregation: 1 }),
-      (err) => err instanceof TypeError && /options\.aggregation/.test(err.message));
-    assert.throws(() => lagwatch.createMetricProducer({ temporality: 'both' }),
-      (err) => err instanceof RangeError && /options\.temporality/.test(err.message));
-    assert.throws(() => lagwatch.createMetricProducer(3),
-      (err) => err instanceof TypeError && /options/.test(err.message));
+  it('bad input: TypeError (ERR_INVALID_ARG_TYPE) or RangeError (ERR_OUT_OF_RANGE) naming the argument, nothing set up', () => {
+    assertRejects(() => lagwatch.createMetricProducer({ aggregation: 'linear' }), RangeError, 'ERR_OUT_OF_RANGE', 'options.aggregation');
+    assertRejects(() => lagwatch.createMetricProducer({ aggregation: 'foo' }), RangeError, 'ERR_OUT_OF_RANGE', 'options.aggregation');
+    assertRejects(() => lagwatch.createMetricProducer({ aggregation: 1 }), TypeError, 'ERR_INVALID_ARG_TYPE', 'options.aggregation');
+    assertRejects(() => lagwatch.createMetricProducer({ temporality: 'both' }), RangeError, 'ERR_OUT_OF_RANGE', 'options.temporality');
+    assertRejects(() => lagwatch.createMetricProducer({ temporality: null }), TypeError, 'ERR_INVALID_ARG_TYPE', 'options.temporality');
+    assertRejects(() => lagwatch.createMetricProducer(3), TypeError, 'ERR_INVALID_ARG_TYPE', 'options');
+    // A producer that serves a running set, given to another: RangeError, and nothing set up.
+    const busy = lagwatch.createMetricProducer();
+    const running = lagwatch.setupAllMonitors({ clock: lagwatch.createSimulation(), metricProducers: [busy] });
+    assertRejects(() => lagwatch.setupAllMonitors({ metricProducers: [busy] }), RangeError, 'ERR_OUT_OF_RANGE', 'options.metricProducers');
+    assert.strictEqual(lagwatch.current(), undefined);
+    running.stop();
     const sim = lagwatch.createSimulation({ platform: 'linux' });
     for (const bad of [{}, [{}], [null], 'x', [{ collect() {} }]]) {
       assert.throws(() => lagwatch.setupAllMonitors({ clock: sim, metricProducers: bad }),

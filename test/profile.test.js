@@ -152,3 +152,58 @@ describe('the heaviest path and the fingerprint (lib/profile.js)', () => {
       'parseReport (file:///srv/app/report.js:10);spin (file:///srv/app/util.js:3) 30');
   });
 });
+
+describe('the request a block held (lib/profile.js, lib/trace.js, lib/blocking.js)', () => {
+  const api = require('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+  const { TracerProvider } = require('@opentelemetry/sdk-trace');
+  const native = require('../lib/native');
+  const { BlockingProfile, format } = require('../lib/blocking');
+  let id = 5000;
+  before(() => {
+    api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    api.trace.setGlobalTracerProvider(new TracerProvider());
+  });
+  after(() => {
+    api.context.disable();
+    api.trace.disable();
+  });
+
+  it('a block\'s first sample reads the span active in its interrupt: its ids and name; none outside a span', async () => {
+    id++;
+    profile.register(id, () => -Infinity);
+    const tracer = api.trace.getTracer('test');
+    let expected;
+    const at = native.now();
+    await tracer.startActiveSpan('GET /report', async (span) => {
+      expected = span.spanContext();
+      await new Promise((resolve) => setImmediate(resolve)); // an async hop: the context is AsyncLocalStorage's
+      assert.strictEqual(globalThis[SAMPLE](id, at, true, true), 'ok');
+      span.end();
+    });
+    const got = profile.blockOf(id, at, (f) => f);
+    assert.deepStrictEqual(got.trace, { traceId: expected.traceId, spanId: expected.spanId, traceFlags: expected.traceFlags, name: 'GET /report' });
+    const outside = native.now();
+    assert.strictEqual(globalThis[SAMPLE](id, outside, true, true), 'ok');
+    assert.strictEqual(profile.blockOf(id, outside, (f) => f).trace, null);
+  });
+
+  it('the blocking profile ranks by span name as well, each with the site of most of its time', () => {
+    const p = new BlockingProfile();
+    const site = (name) => [frame(name, `${APP}/server.js`, 7)];
+    for (let i = 0; i < 40; i++) p.add({ durationMs: 300, cause: null, fingerprint: 'aaaa', stack: site('resizeThumbnail'), spanName: 'GET /report' });
+    p.add({ durationMs: 900, cause: null, fingerprint: 'bbbb', stack: site('renderPdf'), spanName: 'GET /report' });
+    for (let i = 0; i < 3; i++) p.add({ durationMs: 120, cause: null, fingerprint: 'cccc', stack: site('parseBody'), spanName: 'POST /upload' });
+    p.add({ durationMs: 150, cause: null, fingerprint: 'cccc', stack: site('parseBody') }); // no span known
+    const r = p.read();
+    assert.deepStrictEqual(r.spans.map((g) => [g.name, g.count, g.totalMs, g.maxMs, g.p50Ms, g.fingerprint]), [
+      ['GET /report', 41, 40 * 300 + 900, 900, 300, 'aaaa'],
+      ['POST /upload', 3, 360, 120, 120, 'cccc'],
+    ]);
+    assert.strictEqual(r.spans[0].stack[0].functionName, 'resizeThumbnail');
+    assert.strictEqual(r.blocks, 45, 'every block is in the profile by site, a span known or not');
+    const text = format(r);
+    assert.match(text, /^lagwatch: blocking profile by span:$/m);
+    assert.match(text, /^ {2}GET \/report: 41 block\(s\), 12900 ms, max 900 ms, p50 300 ms, at resizeThumbnail \(\/srv\/app\/server\.js:7\) \[aaaa\]$/m);
+  });
+});

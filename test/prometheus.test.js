@@ -117,6 +117,64 @@ async function until(what, fn, timeoutMs, everyMs = 250, describe = () => '') {
   }
 }
 
+// Prometheus (127.0.0.1, a free port, its config and data under `ctx.tmp`, scrape and evaluation
+// every 1 s, native histograms on) scraping `ctx.metricsPort`'s /metrics, until it has scraped it
+// once. It is `ctx.prom` (on `ctx.promPort`) from its spawn on, for after() to stop whatever
+// happens; a port taken between freePort() and its bind: another.
+async function startPrometheus(ctx, describeAll) {
+  const prometheus = findPrometheus();
+  assert.ok(prometheus, 'the `prometheus` binary is not installed (not on PATH, not /usr/bin/prometheus): ' +
+    'this test needs a real Prometheus (Debian/Ubuntu: apt-get install prometheus)');
+  const config = path.join(ctx.tmp, 'prometheus.yml');
+  fs.writeFileSync(config, [
+    'global:',
+    '  scrape_interval: 1s',
+    '  scrape_timeout: 1s',
+    '  evaluation_interval: 1s',
+    'scrape_configs:',
+    '  - job_name: lagwatch',
+    '    static_configs:',
+    `      - targets: ['127.0.0.1:${ctx.metricsPort}']`,
+    '',
+  ].join('\n'));
+  for (let attempt = 1; ; attempt++) {
+    ctx.promPort = await freePort();
+    ctx.prom = start(prometheus, [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${path.join(ctx.tmp, `data${attempt}`)}`,
+      `--web.listen-address=127.0.0.1:${ctx.promPort}`,
+      '--enable-feature=native-histograms',
+      '--log.level=warn',
+    ], { ...process.env });
+    const ready = await until('Prometheus /-/ready', async () => {
+      if (ctx.prom.exit) return 'exited';
+      return (await get(ctx.promPort, '/-/ready', 2000)).status === 200 ? 'ready' : null;
+    }, 30000, 200, describeAll);
+    if (ready === 'ready') break;
+    if (attempt >= 3 || !/address already in use/i.test(ctx.prom.out)) {
+      assert.fail(`Prometheus did not start: ${describeAll()}`);
+    }
+  }
+  // The target is up: Prometheus has scraped the app at least once.
+  await until('the target up in /api/v1/targets', async () => {
+    const body = JSON.parse((await get(ctx.promPort, '/api/v1/targets')).body);
+    const t = body.data.activeTargets.find((a) => a.scrapeUrl === `http://127.0.0.1:${ctx.metricsPort}/metrics`);
+    return t && t.health === 'up';
+  }, 30000, 250, describeAll);
+}
+
+// An instant query of Prometheus at `promPort`: its result as [{ metric, value (a number), raw
+// (Prometheus's string) }].
+async function queryAt(promPort, q, resultType = 'vector') {
+  const res = await get(promPort, `/api/v1/query?query=${encodeURIComponent(q)}`);
+  assert.strictEqual(res.status, 200, `query ${q}: ${res.body}`);
+  const body = JSON.parse(res.body);
+  assert.strictEqual(body.status, 'success', `query ${q}: ${res.body}`);
+  assert.strictEqual(body.data.resultType, resultType, `query ${q}: ${res.body}`);
+  if (resultType !== 'vector') return body.data.result;
+  return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]), raw: r.value[1] }));
+}
+
 describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', function () {
   this.timeout(180000);
 
@@ -125,21 +183,9 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
     `--- app (${JSON.stringify(ctx.app && ctx.app.exit)}) ---\n${ctx.app ? ctx.app.out.slice(-3000) : ''}` +
     `\n--- prometheus (${JSON.stringify(ctx.prom && ctx.prom.exit)}) ---\n${ctx.prom ? ctx.prom.out.slice(-3000) : ''}`;
 
-  // An instant query: its result as [{ metric, value (a number), raw (Prometheus's string) }].
-  async function query(q, resultType = 'vector') {
-    const res = await get(ctx.promPort, `/api/v1/query?query=${encodeURIComponent(q)}`);
-    assert.strictEqual(res.status, 200, `query ${q}: ${res.body}`);
-    const body = JSON.parse(res.body);
-    assert.strictEqual(body.status, 'success', `query ${q}: ${res.body}`);
-    assert.strictEqual(body.data.resultType, resultType, `query ${q}: ${res.body}`);
-    if (resultType !== 'vector') return body.data.result;
-    return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]), raw: r.value[1] }));
-  }
+  const query = (q, resultType) => queryAt(ctx.promPort, q, resultType);
 
   before(async function () {
-    const prometheus = findPrometheus();
-    assert.ok(prometheus, 'the `prometheus` binary is not installed (not on PATH, not /usr/bin/prometheus): ' +
-      'this test needs a real Prometheus (Debian/Ubuntu: apt-get install prometheus)');
     ctx.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-prometheus-'));
 
     // The app, under register, on free ports.
@@ -155,44 +201,7 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
     ctx.appPort = Number(listening[0][1]);
     ctx.metricsPort = Number(listening[1][1]);
 
-    // Prometheus, on a free port (a port taken between freePort() and its bind: try another).
-    const config = path.join(ctx.tmp, 'prometheus.yml');
-    fs.writeFileSync(config, [
-      'global:',
-      '  scrape_interval: 1s',
-      '  scrape_timeout: 1s',
-      '  evaluation_interval: 1s',
-      'scrape_configs:',
-      '  - job_name: lagwatch',
-      '    static_configs:',
-      `      - targets: ['127.0.0.1:${ctx.metricsPort}']`,
-      '',
-    ].join('\n'));
-    for (let attempt = 1; ; attempt++) {
-      ctx.promPort = await freePort();
-      ctx.prom = start(prometheus, [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${path.join(ctx.tmp, `data${attempt}`)}`,
-        `--web.listen-address=127.0.0.1:${ctx.promPort}`,
-        '--enable-feature=native-histograms',
-        '--log.level=warn',
-      ], { ...process.env });
-      const ready = await until('Prometheus /-/ready', async () => {
-        if (ctx.prom.exit) return 'exited';
-        return (await get(ctx.promPort, '/-/ready', 2000)).status === 200 ? 'ready' : null;
-      }, 30000, 200, describeAll);
-      if (ready === 'ready') break;
-      if (attempt >= 3 || !/address already in use/i.test(ctx.prom.out)) {
-        assert.fail(`Prometheus did not start: ${describeAll()}`);
-      }
-    }
-
-    // The target is up: Prometheus has scraped the app at least once.
-    await until('the target up in /api/v1/targets', async () => {
-      const body = JSON.parse((await get(ctx.promPort, '/api/v1/targets')).body);
-      const t = body.data.activeTargets.find((a) => a.scrapeUrl === `http://127.0.0.1:${ctx.metricsPort}/metrics`);
-      return t && t.health === 'up';
-    }, 30000, 250, describeAll);
+    await startPrometheus(ctx, describeAll);
     const up = await query('up{job="lagwatch"}');
     assert.strictEqual(up.length, 1, JSON.stringify(up));
     assert.strictEqual(up[0].value, 1, JSON.stringify(up));
@@ -398,5 +407,107 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
         }
       });
     }
+  });
+});
+
+// lagwatch/prom-client (SPEC §14): the app serves its own /metrics with prom-client, its default
+// metrics and lagwatch's in prom-client's global registry (test/fixtures/prom-client-app.js, no
+// register, no second port). Prometheus scrapes that route in the text format (prom-client writes
+// no other): counters under their own names (lag_stalls, no _total), so that the first two of the
+// seed's queries run as written; histograms as classic buckets, where the third reads
+// `sum by (kind, le) (rate(…_bucket[1h]))`. The same 6 s block and 3 s hidden as above.
+describe('Prometheus scrapes the app\'s own prom-client /metrics: lagwatch/prom-client beside collectDefaultMetrics()', function () {
+  this.timeout(180000);
+
+  const ctx = { tmp: null, app: null, prom: null, appPort: 0, metricsPort: 0, promPort: 0, appMetrics: '' };
+  const describeAll = () =>
+    `--- app (${JSON.stringify(ctx.app && ctx.app.exit)}) ---\n${ctx.app ? ctx.app.out.slice(-3000) : ''}` +
+    `\n--- prometheus (${JSON.stringify(ctx.prom && ctx.prom.exit)}) ---\n${ctx.prom ? ctx.prom.out.slice(-3000) : ''}`;
+  const query = (q, resultType) => queryAt(ctx.promPort, q, resultType);
+  const hangMs = () => Number(/^lag_stall_duration_histogram_sum\{kind="hang"\} (\S+)$/m.exec(ctx.appMetrics)[1]);
+
+  before(async function () {
+    ctx.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-prom-client-'));
+    const env = { ...process.env };
+    for (const k of Object.keys(env)) if (k.startsWith('LAGWATCH_') || k.startsWith('OTEL_') || k === 'NODE_OPTIONS') delete env[k];
+    ctx.app = start(process.execPath, [path.join(__dirname, 'fixtures', 'prom-client-app.js')], env);
+    const listening = await until('the app\'s "listening on" line', () => {
+      if (ctx.app.exit) return Promise.reject(new Error('the app exited'));
+      return ctx.app.out.match(/^listening on http:\/\/127\.0\.0\.1:(\d+)$/m);
+    }, 15000, 50, describeAll);
+    ctx.appPort = Number(listening[1]);
+    ctx.metricsPort = ctx.appPort; // the app's own route
+    await startPrometheus(ctx, describeAll);
+
+    const blocked = await get(ctx.appPort, '/block?ms=6000', 30000);
+    assert.strictEqual(blocked.status, 200, blocked.body);
+    const hidden = await get(ctx.appPort, '/hide?ms=3000');
+    assert.strictEqual(hidden.status, 200, hidden.body);
+    await until('lag_stalls{kind="hang"} 1 on the app\'s /metrics', async () => {
+      ctx.appMetrics = (await get(ctx.appPort, '/metrics')).body;
+      return /^lag_stalls\{kind="hang"\} 1$/m.test(ctx.appMetrics);
+    }, 20000, 250, describeAll);
+    await until('3 scrapes of lag_stalls{kind="hang"} at 1', async () =>
+      (await query('count_over_time((lag_stalls{kind="hang"} == 1)[1m:1s])')).some((r) => r.value >= 3),
+    20000, 250, describeAll);
+    ctx.appMetrics = (await get(ctx.appPort, '/metrics')).body;
+  });
+
+  after(async function () {
+    this.timeout(30000);
+    await Promise.all([stop(ctx.prom), stop(ctx.app)]);
+    if (ctx.tmp) fs.rmSync(ctx.tmp, { recursive: true, force: true });
+  });
+
+  it('one /metrics: prom-client\'s default metrics and lagwatch\'s, no otel_scope_* label, no _total on lagwatch\'s counters', function () {
+    const text = ctx.appMetrics;
+    assert.match(text, /^# TYPE process_cpu_user_seconds_total counter$/m, 'prom-client\'s default metrics');
+    assert.match(text, /^# TYPE nodejs_eventloop_lag_seconds gauge$/m, 'prom-client\'s default metrics');
+    assert.match(text, /^# TYPE lag_stalls counter$/m);
+    assert.match(text, /^# TYPE lag_samples_discarded counter$/m);
+    assert.match(text, /^# TYPE lag_stall_duration_histogram histogram$/m);
+    assert.ok(!/otel_scope_|target_info/.test(text), 'no OpenTelemetry labels');
+    const ms = hangMs();
+    assert.ok(ms >= 5800 && ms <= 6600, `one hang of ${ms} ms`);
+  });
+
+  it('seed query 1, verbatim: sum by (reason) (rate(lag_samples_discarded[5m])) has reason="hidden" > 0, stored as the app counted', async function () {
+    const r = await query('sum by (reason) (rate(lag_samples_discarded[5m]))');
+    const hidden = r.find((x) => x.metric.reason === 'hidden');
+    assert.ok(hidden && hidden.value > 0, JSON.stringify(r));
+    const inApp = [...ctx.appMetrics.matchAll(/^lag_samples_discarded\{reason="hidden",[^}]*\} (\S+)$/gm)]
+      .reduce((a, m) => a + Number(m[1]), 0);
+    assert.ok(inApp > 0, 'the app counted hidden discards');
+    const stored = await query('sum(lag_samples_discarded{reason="hidden"})');
+    assert.strictEqual(stored[0].value, inApp);
+  });
+
+  it('seed query 2, verbatim: sum by (kind) (increase(lag_stalls[1h])) has kind="hang" > 0, the other kinds 0', async function () {
+    const r = await query('sum by (kind) (increase(lag_stalls[1h]))');
+    const byKind = Object.fromEntries(r.map((x) => [x.metric.kind, x.value]));
+    assert.ok(byKind.hang > 0, JSON.stringify(r));
+    assert.strictEqual(byKind.suspend, 0, JSON.stringify(r));
+    assert.strictEqual(byKind.pause, 0, JSON.stringify(r));
+  });
+
+  it('seed query 3 on classic buckets: histogram_quantile(0.95, sum by (kind, le) (rate(lag_stall_duration_histogram_bucket[1h]))) ' +
+    'for kind="hang" lies in the bucket of the episode\'s duration', async function () {
+    const r = await query('histogram_quantile(0.95, sum by (kind, le) (rate(lag_stall_duration_histogram_bucket[1h])))');
+    const hang = r.filter((x) => x.metric.kind === 'hang');
+    assert.strictEqual(hang.length, 1, JSON.stringify(r));
+    const ms = hangMs();
+    const upper = STALL_BUCKETS.find((b) => b >= ms);
+    const lower = STALL_BUCKETS[STALL_BUCKETS.indexOf(upper) - 1];
+    assert.ok(hang[0].value > lower && hang[0].value <= upper, `p95 ${hang[0].raw} in (${lower}, ${upper}] (the hang: ${ms} ms)`);
+  });
+
+  it('the semantic-convention Node.js metrics are there, from recorded samples', async function () {
+    for (const k of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']) {
+      const r = await query(`nodejs_eventloop_delay_${k}`);
+      assert.strictEqual(r.length, 1, `nodejs_eventloop_delay_${k}: ${JSON.stringify(r)}`);
+      assert.ok(r[0].value >= 0 && r[0].value < 5, `${k} ${r[0].raw} s: the 6 s hang is not an everyday delay`);
+    }
+    const t = await query('sum by (nodejs_eventloop_state) (nodejs_eventloop_time)');
+    assert.deepStrictEqual(t.map((x) => x.metric.nodejs_eventloop_state).sort(), ['active', 'idle']);
   });
 });

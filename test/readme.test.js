@@ -613,6 +613,30 @@ describe('docs: README.md and docs/*.md', function () {
   }
 });
 
+// Error codes (`ERR_…`) the docs promise: each must be printed by a block that runs (its stated
+// output names it), so that a documented code the code does not set fails here.
+function errorCodes(text) {
+  return new Set([...text.matchAll(/\bERR_[A-Z0-9_]+\b/g)].map((m) => m[0]));
+}
+
+describe('docs: every documented error code is one a block that runs prints', function () {
+  it('each ERR_… code named in README.md or docs/*.md appears in the stated output of a runnable block', function () {
+    const named = new Map();
+    const shown = new Set();
+    for (const file of DOCS.filter((f) => f !== SPEC)) {
+      const text = read(file);
+      for (const code of errorCodes(text)) if (!named.has(code)) named.set(code, file);
+      for (const block of docBlocks(text, file).runnable) {
+        if (block.expected.text !== undefined) for (const code of errorCodes(block.expected.text)) shown.add(code);
+      }
+    }
+    assert.ok(named.size > 0, 'the docs name no error code');
+    const missing = [...named].filter(([code]) => !shown.has(code)).map(([code, file]) => `${code} (${file})`);
+    assert.deepStrictEqual(missing, [], 'documented error codes that no runnable block shows: add them to the example ' +
+      'under "Errors and bad input" in docs/api.md');
+  });
+});
+
 describe('README.md: short, and its neighbours linked', function () {
   it(`has at most ${README_MAX_LINES} lines`, function () {
     const text = read('README.md');

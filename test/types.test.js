@@ -1,11 +1,14 @@
-'use strict';
 // lagwatch's types as a TypeScript user gets them: `npm pack`'s tarball is unpacked into a
 // temporary node_modules/lagwatch beside @opentelemetry/api and @types/node (no `paths`, nothing
 // from this checkout's lib/), and the consumer projects of test/types/consumers/ (node10 and
-// node16 CommonJS, nodenext ESM, bundler) are compiled there with `tsc --strict`; two of them are
-// also emitted and run. @arethetypeswrong/cli checks the same tarball under node10, node16 (from
-// CommonJS and from ESM) and bundler resolution. The declarations must name every export of
-// lib/index.js.
+// node16 CommonJS, nodenext CommonJS and ESM, bundler, and one that loads Node's types) are
+// compiled there with `tsc --strict` of TypeScript 5 and of TypeScript 7 (devDependencies
+// `typescript` and `typescript-7`); three of them are also emitted and run. Only node-types sets
+// "types": the others compile as a project with no "types" setting does, where TypeScript 7
+// includes no @types package, so the declarations must stand alone. TypeScript 7 removed node10
+// resolution and `esModuleInterop: false`: the two consumers that use them run under 5 only.
+// @arethetypeswrong/cli checks the same tarball under node10, node16 (from CommonJS and from ESM)
+// and bundler resolution. The declarations must name every export of lib/index.js.
 const assert = require('assert');
 const { spawnSync } = require('child_process');
 const fs = require('fs');
@@ -14,7 +17,14 @@ const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..');
 const CONSUMERS = path.join(__dirname, 'types', 'consumers');
-const TSC = require.resolve('typescript/bin/tsc');
+// Each TypeScript the consumers compile with, by major version.
+// (TypeScript 7's "exports" does not list bin/tsc: found from its package.json.)
+const tscOf = (name) => path.join(path.dirname(require.resolve(`${name}/package.json`)), 'bin', 'tsc');
+const TSC = { 5: tscOf('typescript'), 7: tscOf('typescript-7') };
+// The consumers, each with the TypeScript versions whose options it uses.
+const CONSUMERS_BY_VERSION = {
+  'node10-cjs': [5], 'node16-cjs': [5], 'nodenext-cjs': [5, 7], 'nodenext-esm': [5, 7], bundler: [5, 7], 'node-types': [5, 7],
+};
 const ATTW = path.join(path.dirname(require.resolve('@arethetypeswrong/cli/package.json')), 'dist', 'index.js');
 // The directory of a package installed in this checkout's node_modules (a devDependency).
 function pkgDir(name) {
@@ -51,9 +61,9 @@ describe('types: the packed tarball under tsc --strict and attw', function () {
     fs.mkdirSync(installed, { recursive: true });
     const tar = run('tar', ['xzf', tarball, '-C', installed, '--strip-components=1']);
     assert.strictEqual(tar.status, 0, `tar: ${tar.stderr}`);
-    // What a consumer has installed beside it: the peer dependency, Node's types, and (to run)
-    // lagwatch's dependency.
-    for (const name of ['@opentelemetry/api', '@types/node', 'node-gyp-build']) {
+    // What a consumer has installed beside it: the peer dependency, Node's types, prom-client (an
+    // optional peer, for lagwatch/prom-client) and (to run) lagwatch's dependency.
+    for (const name of ['@opentelemetry/api', '@types/node', 'node-gyp-build', 'prom-client']) {
       link(pkgDir(name), path.join(tmp, 'node_modules', ...name.split('/')));
     }
     for (const name of fs.readdirSync(CONSUMERS)) {
@@ -82,41 +92,66 @@ describe('types: the packed tarball under tsc --strict and attw', function () {
     for (const mode of ['node10', 'node16 (from CJS)', 'node16 (from ESM)', 'bundler']) {
       assert.ok(output(r).includes(mode), `attw checked ${mode}:\n${output(r)}`);
     }
-    for (const entry of ['"lagwatch"', '"lagwatch/register"']) {
+    for (const entry of ['"lagwatch"', '"lagwatch/register"', '"lagwatch/prom-client"']) {
       assert.ok(output(r).includes(entry), `attw checked ${entry}:\n${output(r)}`);
     }
   });
 
-  for (const consumer of ['node10-cjs', 'node16-cjs', 'nodenext-esm', 'bundler']) {
-    it(`tsc --strict: ${consumer} (lagwatch and lagwatch/register from the installed tarball)`, () => {
-      const dir = path.join(tmp, consumer);
-      const r = run(process.execPath, [TSC, '-p', dir, '--listFiles'], { cwd: dir });
-      const files = r.stdout.split('\n').map((l) => l.trim());
-      assert.strictEqual(r.status, 0, `tsc -p ${consumer}:\n${r.stdout.split('\n').filter((l) => !l.startsWith('/')).join('\n')}${r.stderr}`);
-      const fromInstall = (f) => files.includes(path.join(fs.realpathSync(installed), 'lib', f));
-      assert.ok(fromInstall('index.d.ts'), `lagwatch's types came from the installed copy:\n${files.join('\n')}`);
-      assert.ok(fromInstall('register.d.ts'), `lagwatch/register's types came from the installed copy:\n${files.join('\n')}`);
-      assert.ok(!files.some((f) => f.startsWith(path.join(ROOT, 'lib'))), 'nothing from the checkout\'s lib/');
-    });
+  it('every consumer of test/types/consumers/ is compiled', () => {
+    const dirs = fs.readdirSync(CONSUMERS).filter((name) => fs.statSync(path.join(CONSUMERS, name)).isDirectory());
+    assert.deepStrictEqual(dirs.sort(), Object.keys(CONSUMERS_BY_VERSION).sort());
+  });
+
+  it('TypeScript 5 and 7 are the pinned versions', () => {
+    const pkg = require('../package.json');
+    for (const [major, name] of [[5, 'typescript'], [7, 'typescript-7']]) {
+      const r = run(process.execPath, [TSC[major], '--version']);
+      assert.match(r.stdout, new RegExp(`^Version ${major}\\.`), `${name}: ${output(r)}`);
+      assert.match(pkg.devDependencies[name], /^(npm:typescript@)?\d+\.\d+\.\d+$/, `${name} is pinned exactly`);
+    }
+  });
+
+  for (const [consumer, versions] of Object.entries(CONSUMERS_BY_VERSION)) {
+    for (const major of versions) {
+      it(`TypeScript ${major}, tsc --strict: ${consumer} (lagwatch, lagwatch/register and lagwatch/prom-client from the installed tarball)`, () => {
+        const dir = path.join(tmp, consumer);
+        const r = run(process.execPath, [TSC[major], '-p', dir, '--listFiles'], { cwd: dir });
+        const files = r.stdout.split('\n').map((l) => l.trim());
+        assert.strictEqual(r.status, 0, `tsc ${major} -p ${consumer}:\n${r.stdout.split('\n').filter((l) => !l.startsWith('/')).join('\n')}${r.stderr}`);
+        const fromInstall = (f) => files.includes(path.join(fs.realpathSync(installed), 'lib', f));
+        assert.ok(fromInstall('index.d.ts'), `lagwatch's types came from the installed copy:\n${files.join('\n')}`);
+        if (consumer !== 'node-types') {
+          assert.ok(fromInstall('register.d.ts'), `lagwatch/register's types came from the installed copy:\n${files.join('\n')}`);
+          assert.ok(fromInstall('prom-client.d.ts'), `lagwatch/prom-client's types came from the installed copy:\n${files.join('\n')}`);
+        }
+        assert.ok(!files.some((f) => f.startsWith(path.join(ROOT, 'lib'))), 'nothing from the checkout\'s lib/');
+        // No "types" setting: Node's types are not part of the program, and lagwatch's did not need them.
+        const nodeTypes = files.some((f) => f.includes(`${path.sep}@types${path.sep}node${path.sep}`));
+        assert.strictEqual(nodeTypes, consumer === 'node-types' || major === 5,
+          `@types/node ${nodeTypes ? 'was' : 'was not'} loaded:\n${files.join('\n')}`);
+      });
+    }
   }
 
   // The types' runtime claims: a default import compiled without esModuleInterop reads `.default`;
   // ESM gets module.exports; current() is the set register started.
-  for (const [consumer, main] of [['node16-cjs', 'index.js'], ['nodenext-esm', 'index.mjs']]) {
-    it(`${consumer}, emitted and run: the imports hold what the types say`, () => {
-      const dir = path.join(tmp, consumer);
-      const out = path.join(dir, 'out');
-      const c = run(process.execPath, [TSC, '-p', dir, '--noEmit', 'false', '--outDir', out], { cwd: dir });
-      assert.strictEqual(c.status, 0, `tsc: ${output(c)}`);
-      const env = { ...process.env };
-      for (const k of Object.keys(env)) if ((k.startsWith('LAGWATCH_') && k !== 'LAGWATCH_ADDON') || k.startsWith('OTEL_')) delete env[k];
-      delete env.NODE_OPTIONS;
-      // The addon this checkout loads (npm pack carries prebuilds/ only once they are made).
-      if (!env.LAGWATCH_ADDON) env.LAGWATCH_ADDON = require('node-gyp-build').resolve(ROOT);
-      const r = run(process.execPath, [path.join(out, main)], { cwd: dir, env, timeout: 60000 });
-      assert.strictEqual(r.status, 0, `node ${consumer}/out/${main}:\n${output(r)}`);
-      assert.strictEqual(r.stdout.trim(), 'ok');
-    });
+  for (const [consumer, main, versions] of [['node16-cjs', 'index.js', [5]], ['nodenext-cjs', 'index.js', [5, 7]], ['nodenext-esm', 'index.mjs', [5, 7]]]) {
+    for (const major of versions) {
+      it(`TypeScript ${major}, ${consumer}, emitted and run: the imports hold what the types say`, () => {
+        const dir = path.join(tmp, consumer);
+        const out = path.join(dir, `out-${major}`);
+        const c = run(process.execPath, [TSC[major], '-p', dir, '--noEmit', 'false', '--outDir', out], { cwd: dir });
+        assert.strictEqual(c.status, 0, `tsc: ${output(c)}`);
+        const env = { ...process.env };
+        for (const k of Object.keys(env)) if ((k.startsWith('LAGWATCH_') && k !== 'LAGWATCH_ADDON') || k.startsWith('OTEL_')) delete env[k];
+        delete env.NODE_OPTIONS;
+        // The addon this checkout loads (npm pack carries prebuilds/ only once they are made).
+        if (!env.LAGWATCH_ADDON) env.LAGWATCH_ADDON = require('node-gyp-build').resolve(ROOT);
+        const r = run(process.execPath, [path.join(out, main)], { cwd: dir, env, timeout: 60000 });
+        assert.strictEqual(r.status, 0, `node ${consumer}/out-${major}/${main}:\n${output(r)}`);
+        assert.strictEqual(r.stdout.trim(), 'ok');
+      });
+    }
   }
 
   it('the declarations name every export of lib/index.js as a value, and `default`', () => {

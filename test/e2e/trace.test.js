@@ -45,6 +45,43 @@ describe('e2e: the request a hang blocked (OpenTelemetry context, real processes
     assert.strictEqual(r.records[0].spanContext.spanId, r.handled.spanId);
   });
 
+  it('blocks with blocks.stacks: each carries its request\'s span and name, its lag.block record that context; the profile ranks by span', async () => {
+    const f = spawnFixture('trace.js', ['blocks']);
+    const { port } = await f.waitFor('ready', 20000);
+    for (let i = 0; i < 4; i++) await get(port, '/report');
+    for (let i = 0; i < 2; i++) await get(port, '/upload');
+    f.send('done');
+    const r = await f.result(30000);
+    const why = f.describe();
+    assert.strictEqual(r.requests.length, 6, why);
+    // Each block is one request's: the span active while it ran, read with its stack.
+    const watched = r.blocks.filter((b) => Array.isArray(b.stack));
+    assert.ok(watched.length >= 5, `most blocks have a stack: ${JSON.stringify(r.blocks.map((b) => [b.durationMs, b.stackMissing]))}`);
+    for (const b of watched) {
+      const req = r.requests.find((q) => q.spanId === b.spanId);
+      assert.ok(req, `a block's span is a request's: ${JSON.stringify(b)}`);
+      assert.strictEqual(b.traceId, req.traceId);
+      assert.strictEqual(b.spanName, req.name);
+      const fn = req.name === 'GET /report' ? 'resizeThumbnail' : 'parseBody';
+      assert.ok(b.stack.some((fr) => fr.functionName === fn), `${req.name} blocked in ${fn}: ${JSON.stringify(b.stack.slice(0, 3))}`);
+    }
+    assert.strictEqual(new Set(watched.map((b) => b.spanId)).size, watched.length, 'one block per request');
+    // Its log record in that context.
+    for (const b of watched) {
+      const rec = r.records.find((x) => x.spanContext && x.spanContext.spanId === b.spanId);
+      assert.ok(rec, `a lag.block record in the block's span: ${JSON.stringify(r.records)}`);
+      assert.strictEqual(rec.spanContext.traceId, b.traceId);
+      assert.strictEqual(rec.attributes.span_name, b.spanName);
+      assert.strictEqual(rec.attributes.duration_ms, b.durationMs);
+    }
+    // The profile by span: /report first (4 × 300 ms), at resizeThumbnail.
+    const spans = r.profile.spans;
+    assert.strictEqual(spans[0].name, 'GET /report', JSON.stringify(spans));
+    assert.ok(spans[0].count >= 3 && spans[0].count <= 4, JSON.stringify(spans));
+    assert.ok(spans[0].stack.some((fr) => fr.functionName === 'resizeThumbnail'), JSON.stringify(spans[0]));
+    assert.ok(spans.every((g) => ['GET /report', 'GET /upload'].includes(g.name)), JSON.stringify(spans));
+  });
+
   it('without stacks: the hang is reported, with no span claimed', async () => {
     const { r, why } = await hangInRequest(false);
     assert.strictEqual(r.events.stall.length, 1, why);

@@ -5,6 +5,7 @@ import { setupAllMonitors, createSimulation, current, MonitorSet, Simulation, St
 import * as namespace from 'lagwatch';
 // Its module.exports is the set itself (or null), so `import = require`, not a default import.
 import registered = require('lagwatch/register');
+import { collectLagwatchMetrics } from 'lagwatch/prom-client';
 
 const sim: Simulation = createSimulation({ platform: 'linux' });
 const m: MonitorSet = setupAllMonitors({ clock: sim, exitHook: false, monitors: { worker: false } });
@@ -18,4 +19,6 @@ current().stop();
 registered.stop();
 const same: typeof namespace = lagwatch.default;
 
-export { again, running, set, same };
+const remove: () => void = collectLagwatchMetrics({ set: m });
+
+export { again, running, set, same, remove };

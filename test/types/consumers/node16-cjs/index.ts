@@ -4,6 +4,7 @@ import lagwatch from 'lagwatch';
 import { setupAllMonitors, createSimulation, current, createConditions } from 'lagwatch';
 import type { MonitorSet, Simulation, Stall, Conditions } from 'lagwatch';
 import registered = require('lagwatch/register');
+import { collectLagwatchMetrics } from 'lagwatch/prom-client';
 import { metrics } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 
@@ -27,6 +28,8 @@ check(hangs === 1, 'a simulated 6 s block is one hang');
 
 // Compiled to `lagwatch_1.default`: the module's .default is the module itself.
 check(lagwatch.setupAllMonitors === setupAllMonitors, 'the default import is the module');
+
+check(typeof collectLagwatchMetrics === 'function', 'lagwatch/prom-client exports collectLagwatchMetrics');
 
 const set: MonitorSet | null = registered;
 const running: MonitorSet | undefined = current();

@@ -4,6 +4,8 @@
 // compile is in not.mts.
 import lagwatch, { setupAllMonitors, createSimulation, current, type MonitorSet, type Simulation } from 'lagwatch';
 import registered from 'lagwatch/register';
+import { collectLagwatchMetrics } from 'lagwatch/prom-client';
+import { Registry } from 'prom-client';
 
 function check(ok: boolean, what: string): void {
   if (!ok) throw new Error(`not so: ${what}`);
@@ -20,5 +22,9 @@ check(lagwatch.setupAllMonitors === setupAllMonitors, 'the default import is the
 
 const set: MonitorSet | null = registered;
 check(set !== null && current() === set, 'current() is the set lagwatch/register started');
+const registry = new Registry();
+const remove = collectLagwatchMetrics({ register: registry, set: set ?? undefined });
+check((await registry.metrics()).includes('# TYPE lag_stalls counter'), 'lagwatch/prom-client fills the registry');
+remove();
 set?.stop();
 console.log('ok');

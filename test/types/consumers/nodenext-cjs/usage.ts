@@ -35,6 +35,8 @@ const withBlocks = lagwatch.setupAllMonitors({ clock: lagwatch.createSimulation(
 m.conditions.on('block', (b: lagwatch.Block) => (b.cause === null ? 'unknown' : b.cause.dominant) + (b.stackMissing ?? '') + (b.fingerprint ?? '') + String(b.stackDelayMs));
 const site: lagwatch.BlockingSite | undefined = withBlocks.blockingProfile().sites[0];
 const blockedMs: number = withBlocks.blockingProfile().totalMs + (site === undefined ? 0 : site.p50Ms);
+const route: lagwatch.BlockingSpan | undefined = withBlocks.blockingProfile().spans[0];
+m.conditions.on('block', (b: lagwatch.Block) => (b.spanName ?? '') + (b.traceId ?? '') + (route === undefined ? '' : route.name));
 withBlocks.stop();
 m.conditions.on('samples', (b) => (b.driftLag ? b.driftLag.length : 0));
 const remove: () => void = lagwatch.pauseWhileHidden(m.monitors.clockDrift, m.conditions);

@@ -372,7 +372,8 @@ export interface SetupOptions extends ConditionsOptions {
   /** How often recorded samples reach JS; default 1000. */
   flushIntervalMs?: number;
   /** Real clock: stop() on process.on('exit'), so a hang right before exit is still reported;
-   * default true. */
+   * on the main thread also at SIGINT, SIGTERM and SIGHUP, re-raised after the report when the
+   * app has no listener of its own for it (docs/api.md); default true. */
   exitHook?: boolean;
   /** Real clock: a stack thread (worker_threads + inspector) takes the main thread's JavaScript
    * stack when a hang is flagged; no JS runs for it while the loop is healthy. Default false. */

@@ -15,6 +15,8 @@ const DEFAULTS = native.monDefaults();
 // The monitors and their options, as the C core names them ('driftLag.intervalMs', ...,
 // 'clockDrift.sleepClock': the core knows each option's kind and range).
 const NAMES = native.monNames();
+// The signals that end a process by default, at which a set reports what it holds (SPEC §14).
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // The `blocks` option's keys ('blocks.thresholdMs', ...) are the set's, not a monitor's.
 const OPTION_KEYS = Object.fromEntries(NAMES.map((n) => [n, []]));
 OPTION_KEYS.blocks = [];
@@ -285,11 +287,18 @@ class MonitorSet {
     this._debugId = o.clock === undefined ? native.monSetId(this._h) : 0;
     this._debugWatcher = null;
     this._watchDebugger();
-    // A process that exits right after a hang still reports it, synchronously (opt-out).
+    // A process that exits right after a hang still reports it, synchronously (opt-out); so does
+    // one ended by SIGINT, SIGTERM or SIGHUP (SPEC §14, below).
     this._onExit = null;
+    this._onSignal = null;
+    this._atEnd = [];
     if (o.clock === undefined && o.exitHook !== false) {
       this._onExit = () => this.stop();
       process.on('exit', this._onExit);
+      if (require('worker_threads').isMainThread) {
+        this._onSignal = (signal) => this._signalled(signal);
+        for (const signal of SIGNALS) process.on(signal, this._onSignal);
+      }
     }
     // Electron's main process (process.type 'browser') keeps the worker thread's monitors while
     // hidden; pages (renderers) pause them as the seed says (src/core: lw_mon_paused_while_hidden).
@@ -307,6 +316,38 @@ class MonitorSet {
     this._stateDirDefault = o.stateDir === undefined;
     if (o.clock === undefined && o.stateDir !== false) {
       this._useStateDir(o.stateDir === undefined ? fatal.defaultStateDir() : path.resolve(o.stateDir));
+    }
+  }
+
+  // SPEC §14: at SIGINT, SIGTERM or SIGHUP the set reports what it holds, then the signal does
+  // what it would have done without lagwatch. Its listeners are removed first, so that a signal
+  // that comes while it reports (a second Ctrl-C) finds the default action and ends the process at
+  // once. A process with no listener of its own is then ended by the same signal, re-raised, so
+  // that its parent sees the signal and not an exit code; one with its own listeners keeps them
+  // and goes on, its monitors running (a SIGHUP may mean "reload"): lagwatch only reports what it
+  // can without stopping (the end hooks, register's blocking profile), and reports the rest when
+  // the process exits.
+  _signalled(signal) {
+    this._removeSignals();
+    if (process.listenerCount(signal) > 0) {
+      this._runAtEnd(false);
+      return;
+    }
+    this.stop();
+    process.kill(process.pid, signal);
+  }
+
+  _removeSignals() {
+    if (this._onSignal === null) return;
+    for (const signal of SIGNALS) process.removeListener(signal, this._onSignal);
+    this._onSignal = null;
+  }
+
+  // The end hooks (register's blocking profile): at the set's end, or at a signal the app handles
+  // itself (`final` false: the set goes on).
+  _runAtEnd(final) {
+    for (const hook of this._atEnd) {
+      this.conditions._guard('end', () => hook(final));
     }
   }
 
@@ -464,6 +505,7 @@ class MonitorSet {
       this._gcObserver.disconnect();
     }
     if (this._onExit !== null) process.removeListener('exit', this._onExit);
+    this._removeSignals();
     native.monFinish(this._h);
     // Producers keep the final values; the core's copy goes.
     if (this._producers.length > 0) {
@@ -472,6 +514,7 @@ class MonitorSet {
       native.monKeepAggregates(this._h, false);
     }
     if (current === this) current = null;
+    this._runAtEnd(true);
   }
 }
 

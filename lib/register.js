@@ -230,10 +230,14 @@ function describeStack(stack) {
   return app.length ? `\n${formatStack(app, 3)}` : '';
 }
 
-// At exit, after the set's own exit hook has judged every block it held: the blocking profile
-// (lib/blocking.js) as JSON to LAGWATCH_PROFILE_FILE, or its top call sites to stderr.
-function writeProfile(m, env) {
+// At the set's end (exit, or a signal that ends the process), after it has judged every block it
+// held: the blocking profile (lib/blocking.js) as JSON to LAGWATCH_PROFILE_FILE, or its top call
+// sites to stderr. Also at a signal the app handles itself, the profile so far; then at exit again
+// (the file rewritten; on stderr only if blocks came since).
+function writeProfile(m, env, written) {
   const profile = m.blockingProfile();
+  if (profile.blocks === written.blocks && (env.LAGWATCH_PROFILE_FILE || '') === '') return;
+  written.blocks = profile.blocks;
   const file = env.LAGWATCH_PROFILE_FILE;
   if (file !== undefined && file !== '') {
     try {
@@ -284,7 +288,8 @@ function register(env = process.env) {
   }
   try {
     const m = setup(exported, env, blocks);
-    if (m._blocksOn) process.on('exit', () => writeProfile(m, env));
+    const written = { blocks: 0 };
+    if (m._blocksOn) m._atEnd.push(() => writeProfile(m, env, written));
     m.conditions.on('block', (b) => say(`block of ${Math.round(b.durationMs)} ms${b.hang ? ' (a hang: its stall follows)' : ''}` +
       `${b.unreported > 0 ? ` (${b.unreported} more since the last report, over the budget)` : ''}`));
     m.conditions.on('stall', (s) => say(`${s.fatal ? 'fatal (the process died hung, pid ' + s.pid + ') ' : ''}${s.kind} stall of ${Math.round(s.durationMs)} ms ` +

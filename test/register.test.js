@@ -17,6 +17,9 @@ const APP = path.join(FIXTURES, 'register-app.js');
 const APP_LOOP_LINE = require('fs').readFileSync(APP, 'utf8').split('\n')
   .findIndex((l) => l.includes('while (performance.now() < end);')) + 1;
 const PLAIN = path.join(FIXTURES, 'register-plain.js');
+const SIGNAL_APP = path.join(FIXTURES, 'register-signal.js');
+// The blocking profile's lines on stderr (lib/blocking.js's format).
+const PROFILE_LINE = /^lagwatch: blocking profile|^ {2}\d+\. /;
 const REQUIRE = path.join(FIXTURES, 'register-require.js');
 
 // With the cause the worker measured (SPEC §12): ", cause: busy (cpu 5802 ms, gc 8 ms of 5802 ms)".
@@ -84,6 +87,23 @@ function run(script, { env = {}, nodeArgs = ['-r', 'lagwatch/register'], killAft
       clearTimeout(timer);
       p.waiters.delete(check);
       if (err) reject(err); else resolve(value);
+    };
+    p.waiters.add(check);
+    check();
+  });
+  // Until stdout holds `text`, waiting up to `timeoutMs`.
+  p.waitStdout = (text, timeoutMs) => new Promise((resolve, reject) => {
+    const check = () => {
+      if (p.stdout.includes(text)) return done(null);
+      if (p.exit) return done(new Error(`no ${JSON.stringify(text)} on stdout before the child exited: ${p.describe()}`));
+      return undefined;
+    };
+    const timer = setTimeout(() => done(new Error(`no ${JSON.stringify(text)} on stdout within ${timeoutMs} ms: ${p.describe()}`)),
+      timeoutMs);
+    const done = (err) => {
+      clearTimeout(timer);
+      p.waiters.delete(check);
+      if (err) reject(err); else resolve();
     };
     p.waiters.add(check);
     check();
@@ -545,3 +565,83 @@ describe('lagwatch/register follows OpenTelemetry\'s environment variables', fun
   });
 });
 
+describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports what it holds, then the signal does what it would have done', function () {
+  this.timeout(60000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    it(`${signal}, no handler of the app's own: the blocking profile on stderr, then the process ends by ${signal}`, async function () {
+      const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100' } });
+      await p.waitStdout('register-signal: ready', 20000);
+      await p.waitStderr(/^lagwatch: block of \d+ ms/, 10000);
+      p.child.kill(signal);
+      const exit = await p.waitExit(20000);
+      // The parent sees the signal, not an exit code.
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal }, p.describe());
+      const profile = p.stderrLines().filter((l) => PROFILE_LINE.test(l));
+      assert.match(profile[0] || '', /^lagwatch: blocking profile: \d+ block\(s\), \d+ ms blocked in all$/, p.describe());
+      assert.ok(profile.some((l) => /blockOnce \(.*register-signal\.js:\d+\)/.test(l)), p.describe());
+      assert.strictEqual(profile.filter((l) => /^lagwatch: blocking profile/.test(l)).length, 1, p.describe());
+    });
+  }
+
+  it('SIGTERM: LAGWATCH_PROFILE_FILE is written, and a hang stall still held at the signal is reported', async function () {
+    const file = path.join(require('os').tmpdir(), `lagwatch-signal-${process.pid}.json`);
+    try {
+      const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: file, REGISTER_SIGNAL_BLOCK_MS: '6000' } });
+      await p.waitStdout('register-signal: ready', 30000);
+      // The hang's stall line comes seconds after it ends (its episode is held): not yet.
+      assert.deepStrictEqual(p.stderrLines().filter((l) => l.includes('stall of')), [], p.describe());
+      p.child.kill('SIGTERM');
+      const exit = await p.waitExit(20000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGTERM' }, p.describe());
+      const stalls = p.stderrLines().filter((l) => /^lagwatch: hang stall of \d+ ms/.test(l));
+      assert.strictEqual(stalls.length, 1, p.describe());
+      const got = JSON.parse(require('fs').readFileSync(file, 'utf8'));
+      assert.ok(got.sites.some((s) => s.maxMs >= 6000 && s.stack !== null && s.stack.some((f) => f.functionName === 'blockOnce')),
+        JSON.stringify(got));
+    } finally {
+      require('fs').rmSync(file, { force: true });
+    }
+  });
+
+  it('an app with its own SIGTERM handler keeps it: lagwatch prints the profile at the signal, once, and the app ends as it chose', async function () {
+    const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100', REGISTER_SIGNAL_OWN: 'SIGTERM' } });
+    await p.waitStdout('register-signal: ready', 20000);
+    await p.waitStderr(/^lagwatch: block of \d+ ms/, 10000);
+    p.child.kill('SIGTERM');
+    // At the signal, not 3 s later at the app's own exit.
+    await p.waitStdout('register-signal: SIGTERM', 10000);
+    await p.waitStderr(/^lagwatch: blocking profile/, 2000);
+    assert.strictEqual(p.exit, null, p.describe());
+    const exit = await p.waitExit(20000);
+    assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 3, signal: null }, p.describe());
+    assert.ok(p.stdout.includes('register-signal: SIGTERM\n'), p.describe());
+    assert.strictEqual(p.stderrLines().filter((l) => /^lagwatch: blocking profile/.test(l)).length, 1, p.describe());
+  });
+
+  it('a second SIGINT while lagwatch reports ends the process at once', async function () {
+    // A FIFO nobody reads as LAGWATCH_PROFILE_FILE: writing the profile waits for ever, as a
+    // report on a stuck disk would.
+    const fifo = path.join(require('os').tmpdir(), `lagwatch-fifo-${process.pid}`);
+    require('fs').rmSync(fifo, { force: true });
+    assert.strictEqual(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    try {
+      const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: fifo } });
+      await p.waitStdout('register-signal: ready', 20000);
+      p.child.kill('SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.strictEqual(p.exit, null, `the first SIGINT lets lagwatch report (here, for ever): ${p.describe()}`);
+      p.child.kill('SIGINT');
+      const exit = await p.waitExit(5000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGINT' }, p.describe());
+    } finally {
+      require('fs').rmSync(fifo, { force: true });
+    }
+  });
+});

@@ -176,6 +176,13 @@ function attachElectron(conditions, options) {
     if (typeof userData === 'string' && userData !== '') set._useStateDir(require('path').join(userData, 'lagwatch'));
   }
   if (o.app !== undefined) {
+    // SPEC §14: the app is quitting. A monitor set reports what it holds now, as at a signal
+    // (every held episode and block, then its end hooks), before Electron tears the process down;
+    // a bare conditions hands over its recorded samples.
+    listeners.on(o.app, 'will-quit', () => {
+      if (set) set.stop();
+      else conditions.flush();
+    });
     listeners.on(o.app, 'browser-window-created', (event, win) => {
       track(win);
       recompute();

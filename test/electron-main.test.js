@@ -217,6 +217,23 @@ describe('Electron adapter (SPEC §9)', () => {
       assert.deepStrictEqual(stalls, [{ t: 14000, kind: 'hang', durationMs: 6000 }]);
     });
 
+    it('app \'will-quit\' (SPEC §14): a set reports the hang it still holds and stops, before Electron tears the process down', () => {
+      const sim = lagwatch.createSimulation({ platform: 'linux' });
+      const m = lagwatch.setupAllMonitors({ clock: sim });
+      const { powerMonitor, app, BrowserWindow } = createFakeElectron();
+      lagwatch.attachElectron(m.conditions, { powerMonitor, app });
+      new BrowserWindow(); // shown: the app is visible, its hang counts
+      const stalls = [];
+      m.conditions.on('stall', (s) => stalls.push({ t: sim.now(), kind: s.kind }));
+      advanceTo(sim, 10000);
+      sim.block(6000);
+      advanceTo(sim, 16100); // the hang has ended; its episode is still held
+      assert.deepStrictEqual(stalls, []);
+      app.emit('will-quit', { preventDefault() {} });
+      assert.deepStrictEqual(stalls, [{ t: 16100, kind: 'hang' }]);
+      assert.ok(Object.values(m.monitors).every((mon) => !mon.running), 'the set stopped');
+    });
+
     it('with setupAllMonitors, shutdown hands the recorded samples to JS synchronously', () => {
       const sim = lagwatch.createSimulation({ platform: 'linux' });
       const m = lagwatch.setupAllMonitors({ clock: sim });

@@ -7,10 +7,12 @@ const native = require('./native');
 const { simHandle } = require('./simulation');
 const { Metrics } = require('./metrics');
 const { defaultLogger } = require('./otel');
-const { typeError, checkOptions, checkFunction, makeLog, otelLogger, describe } = require('./util');
+const { typeError, checkOptions, checkKeys, checkFunction, makeLog, otelLogger, describe } = require('./util');
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 
+// The options of createConditions(), which setupAllMonitors() takes too.
+const CONDITIONS_KEYS = ['clock', 'logger', 'meter', 'stallThresholdMs', 'holdMs', 'episodeDelayMs', 'retentionMs'];
 const VERDICTS = ['recorded', 'discarded', 'held', 'disposed'];
 
 class Tracker {
@@ -89,7 +91,7 @@ class Conditions extends EventEmitter {
   // `producers` (setupAllMonitors): MetricProducers export the histograms of recorded samples.
   constructor(options, producers = false) {
     super();
-    const o = checkOptions(options);
+    const o = checkKeys(checkOptions(options), CONDITIONS_KEYS);
     let sim = null;
     if (o.clock !== undefined) {
       sim = simHandle(o.clock);
@@ -123,6 +125,7 @@ class Conditions extends EventEmitter {
     if (options === null || typeof options !== 'object') {
       throw typeError('The "options" argument must be an object with a name');
     }
+    checkKeys(options, ['name', 'stallThresholdMs']);
     const id = native.validatorCreate(this._h, options.name, options.stallThresholdMs);
     return new Validator(this, id, options.name);
   }
@@ -328,4 +331,4 @@ function createConditions(options) {
   return new Conditions(options);
 }
 
-module.exports = { Conditions, Validator, Tracker, createConditions };
+module.exports = { Conditions, Validator, Tracker, createConditions, CONDITIONS_KEYS };

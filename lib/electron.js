@@ -6,7 +6,7 @@ const native = require('./native');
 // A window's flags for the core's rule (windowsState), as the core numbers them.
 const WIN = native.windowFlags();
 const { Conditions } = require('./conditions');
-const { typeError, checkOptions } = require('./util');
+const { typeError, checkOptions, checkKeys } = require('./util');
 
 const WINDOW_EVENTS = ['show', 'hide', 'minimize', 'restore', 'focus', 'blur'];
 
@@ -63,7 +63,7 @@ function windowFlags(win) {
 
 function attachElectron(conditions, options) {
   checkConditions(conditions);
-  const o = checkOptions(options);
+  const o = checkKeys(checkOptions(options), ['powerMonitor', 'app', 'windows', 'lockScreen']);
   checkEmitter(o.powerMonitor, 'options.powerMonitor');
   if (o.app !== undefined) checkEmitter(o.app, 'options.app');
   if (o.windows !== undefined && !Array.isArray(o.windows) && typeof o.windows !== 'function') {

@@ -7,14 +7,16 @@ const { PerformanceObserver } = require('perf_hooks');
 const { BlockingProfile } = require('./blocking');
 const native = require('./native');
 const fatal = require('./fatal');
-const { Conditions, createConditions } = require('./conditions');
-const { typeError, checkOptions, checkFunction } = require('./util');
+const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
+const { typeError, checkOptions, checkKeys, checkFunction } = require('./util');
 
 // The options' defaults, from the core's config (where alone they are written).
 const DEFAULTS = native.monDefaults();
 // The monitors and their options, as the C core names them ('driftLag.intervalMs', ...,
 // 'clockDrift.sleepClock': the core knows each option's kind and range).
 const NAMES = native.monNames();
+// The options of setupAllMonitors().
+const SETUP_KEYS = [...CONDITIONS_KEYS, 'monitors', 'flushIntervalMs', 'metricProducers', 'stacks', 'stateDir', 'blocks', 'exitHook'];
 // The signals that end a process by default, at which a set reports what it holds (SPEC §14).
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // The `blocks` option's keys ('blocks.thresholdMs', ...) are the set's, not a monitor's.
@@ -115,26 +117,16 @@ function pauseWhileHidden(monitor, conditions) {
 
 // { driftLag: { intervalMs: 10 }, worker: false } -> which run, and the flat native options.
 function monitorOptions(monitors) {
-  const m = checkOptions(monitors, 'options.monitors');
+  const m = checkKeys(checkOptions(monitors, 'options.monitors'), NAMES, 'options.monitors');
   const enabled = new Set(NAMES);
   const flat = {};
   for (const name of Object.keys(m)) {
-    if (!NAMES.includes(name)) {
-      const err = new RangeError(`The "options.monitors" argument has an unknown monitor: ${name}`);
-      err.code = 'ERR_OUT_OF_RANGE';
-      throw err;
-    }
     const v = m[name];
     if (v === false) {
       enabled.delete(name);
     } else if (v !== true && v !== undefined) {
-      const opts = checkOptions(v, `options.monitors.${name}`);
+      const opts = checkKeys(checkOptions(v, `options.monitors.${name}`), OPTION_KEYS[name], `options.monitors.${name}`);
       for (const key of Object.keys(opts)) {
-        if (!OPTION_KEYS[name].includes(key)) {
-          const err = new RangeError(`The "options.monitors.${name}" argument has an unknown option: ${key}`);
-          err.code = 'ERR_OUT_OF_RANGE';
-          throw err;
-        }
         flat[`${name}.${key}`] = opts[key];
       }
     }
@@ -150,13 +142,8 @@ function blockOptions(blocks, enabled, flat, stacks) {
   // samples), follows the set's `stacks` unless given; it needs the set's stack thread.
   flat['blocks.stacks'] = stacks;
   if (blocks !== true) {
-    const b = checkOptions(blocks, 'options.blocks');
+    const b = checkKeys(checkOptions(blocks, 'options.blocks'), OPTION_KEYS.blocks, 'options.blocks');
     for (const key of Object.keys(b)) {
-      if (!OPTION_KEYS.blocks.includes(key)) {
-        const err = new RangeError(`The "options.blocks" argument has an unknown option: ${key}`);
-        err.code = 'ERR_OUT_OF_RANGE';
-        throw err;
-      }
       if (b[key] !== undefined) flat[`blocks.${key}`] = b[key];
     }
   }
@@ -175,7 +162,7 @@ function blockOptions(blocks, enabled, flat, stacks) {
 
 class MonitorSet {
   constructor(options) {
-    const o = checkOptions(options);
+    const o = checkKeys(checkOptions(options), SETUP_KEYS);
     if (o.exitHook !== undefined && typeof o.exitHook !== 'boolean') {
       throw typeError('The "options.exitHook" argument must be of type boolean');
     }

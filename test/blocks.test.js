@@ -227,7 +227,7 @@ describe('blocks (issue 27, simulation)', () => {
       [{ thresholdMs: '100' }, TypeError, /blocks\.thresholdMs/],
       [{ maxReportsPerMinute: 1.5 }, RangeError, /blocks\.maxReportsPerMinute/],
       [{ maxReportsPerMinute: -1 }, RangeError, /blocks\.maxReportsPerMinute/],
-      [{ stack: true }, RangeError, /unknown option: stack/],
+      [{ stack: true }, RangeError, /unknown option "stack"; did you mean "stacks"\?/],
       [{ stacks: 1 }, TypeError, /blocks\.stacks/],
       [{ stacks: true }, RangeError, /blocks\.stacks.*options\.stacks/], // the set has no stacks
     ];

@@ -509,6 +509,16 @@ class MonitorSet {
 // worker thread. Sets on simulated clocks touch no loop, so tests may make as many as they like.
 function setupAllMonitors(options) {
   const real = options === undefined || options === null || options.clock === undefined;
+  if (real && current !== null && current._byRegister) {
+    // SPEC §14: options given to a set that register started are never dropped in silence.
+    const vars = require('./env').variablesFor(options);
+    const err = new Error('lagwatch: the monitors of this thread were started by lagwatch/register, ' +
+      'which takes its settings from the environment; these options are not applied. ' +
+      `${vars.length > 0 ? `Set ${vars.join(', ')} instead` : 'Set its LAGWATCH_* variables instead (docs/api.md)'}, ` +
+      'or start without lagwatch/register; lagwatch.current() returns the running set');
+    err.code = 'ERR_LAGWATCH_ALREADY_SET_UP';
+    throw err;
+  }
   if (real && current !== null) {
     const err = new Error('lagwatch: setupAllMonitors() runs once per thread; lagwatch.current() ' +
       'returns the running set (stop() it to set up another)');

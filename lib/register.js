@@ -12,8 +12,9 @@
 //                                    OTEL_METRIC_EXPORT_INTERVAL/_TIMEOUT by the periodic reader.
 //   OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES  the resource (target_info in Prometheus).
 //   OTEL_SDK_DISABLED=true           no metrics exported (the monitors and stderr lines go on).
-// The SDK and exporters are optional peer dependencies: when one is missing, one line says what to
-// install and the monitors run without those metrics. A bad setting prints one clear line and the
+// Its own LAGWATCH_* variables are the table of lib/env.js. The SDK and exporters are optional peer
+// dependencies: when one is missing, one line says what to install and the monitors run without
+// those metrics. A bad setting prints one clear line and the
 // app still runs. Nothing register starts keeps the app alive. require('lagwatch/register')
 // returns the monitor set (or null if it could not start); the app reaches it with
 // lagwatch.current().
@@ -21,6 +22,7 @@ const http = require('http');
 const lagwatch = require('./index');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
+const { stacksFrom, unknownFrom } = require('./env');
 
 const say = (line) => process.stderr.write(`lagwatch: ${line}\n`);
 
@@ -145,7 +147,7 @@ function readersFor(env, exporters, port) {
   };
   for (const name of exporters) {
     if (name === 'prometheus') {
-      if (typeof port !== 'number') continue; // a bad port: already reported
+      if (port === undefined) continue; // a bad port: already reported
       const mods = load('OTEL_METRICS_EXPORTER=prometheus', [...SDK, '@opentelemetry/exporter-prometheus']);
       if (mods === null) continue;
       const { PrometheusEndpoint } = require('./prometheus');
@@ -158,7 +160,8 @@ function readersFor(env, exporters, port) {
       const endpoint = new PrometheusEndpoint(protobuf, () => say('a scraper asked for native histograms ' +
         '(protobuf), which need protobufjs: npm install protobufjs (the text format is served)'));
       const host = first(env, ['OTEL_EXPORTER_PROMETHEUS_HOST', 'LAGWATCH_PROMETHEUS_HOST']);
-      serve(endpoint, port, host === null ? '127.0.0.1' : host[1]);
+      // OTEL_METRICS_EXPORTER=prometheus alone: the SDK's default port.
+      serve(endpoint, port === null ? 9464 : port, host === null ? '127.0.0.1' : host[1]);
       readers.push(...endpoint.readers());
       producers.push(...endpoint.producers());
     } else if (name === 'otlp') {
@@ -255,7 +258,7 @@ function setup(exported, env, blocks) {
     meter: exported && exported.meter,
     metricProducers: exported && exported.producers,
     // The stack thread costs nothing while the loop is healthy; LAGWATCH_STACKS=0 turns it off.
-    stacks: env.LAGWATCH_STACKS !== '0',
+    stacks: stacksFrom(env, say),
     // Fatal hangs (lib/fatal.js): LAGWATCH_STATE_DIR, or the default per app; '0' turns it off.
     stateDir: env.LAGWATCH_STATE_DIR === '0' ? false : env.LAGWATCH_STATE_DIR || undefined,
     logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
@@ -275,6 +278,7 @@ function register(env = process.env) {
   // lagwatch's own stack thread is no app thread to monitor.
   const { workerData } = require('worker_threads');
   if (workerData && workerData.lagwatchStackThread === true) return null;
+  unknownFrom(env, say);
   let exported;
   try {
     exported = meterFrom(env);
@@ -288,6 +292,7 @@ function register(env = process.env) {
   }
   try {
     const m = setup(exported, env, blocks);
+    m._byRegister = true;
     const written = { blocks: 0 };
     if (m._blocksOn) m._atEnd.push(() => writeProfile(m, env, written));
     m.conditions.on('block', (b) => say(`block of ${Math.round(b.durationMs)} ms${b.hang ? ' (a hang: its stall follows)' : ''}` +

@@ -116,4 +116,4 @@ function hash64(text) {
   return h.toString(16).padStart(16, '0');
 }
 
-module.exports = { typeError, checkOptions, checkKeys, checkFunction, makeLog, otelLogger, describe, hash64 };
+module.exports = { typeError, checkOptions, checkKeys, nearest, checkFunction, makeLog, otelLogger, describe, hash64 };

@@ -645,3 +645,54 @@ describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports w
     }
   });
 });
+
+describe('lagwatch/register loses no setting in silence (SPEC §14)', function () {
+  this.timeout(60000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  it('docs/api.md lists every LAGWATCH_ variable of lib/env.js\'s table, as the table says it, and no other', function () {
+    const { ENV } = require('../lib/env');
+    const text = require('fs').readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
+    const section = text.slice(text.indexOf('## The environment of `lagwatch/register`'));
+    const rows = [...section.matchAll(/^\| `(LAGWATCH_\w+)` \| (.*) \|$/gm)].map((m) => ({ name: m[1], doc: m[2] }));
+    assert.deepStrictEqual(rows, ENV.map((v) => ({ name: v.name, doc: v.doc })));
+    // And every LAGWATCH_ variable that lib/ reads is in the table.
+    const read = new Set();
+    for (const f of require('fs').readdirSync(path.join(ROOT, 'lib')).filter((n) => n.endsWith('.js') && n !== 'env.js')) {
+      const src = require('fs').readFileSync(path.join(ROOT, 'lib', f), 'utf8');
+      for (const m of src.matchAll(/env\.(LAGWATCH_\w+)|env\[['"](LAGWATCH_\w+)/g)) read.add(m[1] || m[2]);
+      for (const m of src.matchAll(/'(LAGWATCH_[A-Z_]+)'/g)) read.add(m[1]);
+    }
+    assert.deepStrictEqual([...read].filter((n) => !ENV.some((v) => v.name === n)), []);
+  });
+
+  it('a bad LAGWATCH_STACKS and an unknown LAGWATCH_ variable are said on stderr; the defaults are kept and the app runs', async function () {
+    const p = run(APP, { env: { LAGWATCH_STACKS: 'maybe', LAGWATCH_BLOK_MS: '100', ...QUICK } });
+    assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+    assert.deepStrictEqual(p.stderrLines().sort(), [
+      'lagwatch: LAGWATCH_BLOK_MS is not a lagwatch setting (did you mean LAGWATCH_BLOCK_MS?): ignored',
+      'lagwatch: LAGWATCH_STACKS must be 0 or 1, not "maybe": 1 is used (stacks on)',
+    ], p.describe());
+  });
+
+  it('OTEL_METRICS_EXPORTER=prometheus with no port serves the SDK\'s default port, 9464', async function () {
+    const p = run(APP, { env: { OTEL_METRICS_EXPORTER: 'prometheus', ...QUICK } });
+    // Another process of the machine may hold 9464: then the line says so, naming it.
+    await p.waitStderr(/^lagwatch: (metrics at http:\/\/127\.0\.0\.1:9464\/metrics|cannot serve metrics on 127\.0\.0\.1:9464: .*EADDRINUSE)/, 20000);
+  });
+
+  it('setupAllMonitors() under register throws, naming the LAGWATCH_ variable of each option it was given', async function () {
+    const code = "try { require('lagwatch').setupAllMonitors({ blocks: { thresholdMs: 100 } }); } " +
+      'catch (err) { console.log(JSON.stringify({ code: err.code, message: err.message })); }';
+    const p = run(code, { nodeArgs: ['-r', 'lagwatch/register', '-e'] });
+    assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+    const got = JSON.parse(p.stdout);
+    assert.strictEqual(got.code, 'ERR_LAGWATCH_ALREADY_SET_UP');
+    assert.match(got.message, /started by lagwatch\/register.*not applied\. Set LAGWATCH_BLOCK_MS instead/);
+  });
+});

@@ -233,6 +233,30 @@ function describeStack(stack) {
   return app.length ? `\n${formatStack(app, 3)}` : '';
 }
 
+// "block of 301 ms at renderReport (/srv/server.js:6) < …": where it ran, with stacks (its
+// innermost frames outside Node's own, as the profile names its sites), and the blocks over the
+// budget since the last line.
+function describeBlock(b) {
+  const { where } = require('./blocking');
+  let at = '';
+  if (Array.isArray(b.stack)) at = ` at ${where(b.stack)}`;
+  else if (typeof b.stackMissing === 'string') at = ` (no stack: ${b.stackMissing})`;
+  return `block of ${Math.round(b.durationMs)} ms${at}${b.hang ? ' (a hang: its stall follows)' : ''}` +
+    `${b.unreported > 0 ? ` (${b.unreported} more since the last report, over the budget)` : ''}`;
+}
+
+// One stall's line. A fatal hang (a process that died hung, reported by this one from its record)
+// says when it began on the wall clock, which process, and who saw it: the worker thread that
+// wrote its record (no JS monitor of the dead process lived to judge it).
+function describeStall(s, conditions) {
+  const ms = Math.round(s.durationMs);
+  const tail = `${describeCause(s.cause)}${describeStack(s.stack)}`;
+  if (!s.fatal) return `${s.kind} stall of ${ms} ms (${s.monitors.join(', ')})${tail}`;
+  const began = new Date(Date.now() - conditions.now() + s.start).toISOString();
+  const seen = s.monitors.length > 0 ? s.monitors.join(', ') : 'the worker thread';
+  return `fatal ${s.kind} stall of ${ms} ms at ${began} (the process died hung, pid ${s.pid}; seen by ${seen})${tail}`;
+}
+
 // At the set's end (exit, or a signal that ends the process), after it has judged every block it
 // held: the blocking profile (lib/blocking.js) as JSON to LAGWATCH_PROFILE_FILE, or its top call
 // sites to stderr. Also at a signal the app handles itself, the profile so far; then at exit again
@@ -295,10 +319,8 @@ function register(env = process.env) {
     m._byRegister = true;
     const written = { blocks: 0 };
     if (m._blocksOn) m._atEnd.push(() => writeProfile(m, env, written));
-    m.conditions.on('block', (b) => say(`block of ${Math.round(b.durationMs)} ms${b.hang ? ' (a hang: its stall follows)' : ''}` +
-      `${b.unreported > 0 ? ` (${b.unreported} more since the last report, over the budget)` : ''}`));
-    m.conditions.on('stall', (s) => say(`${s.fatal ? 'fatal (the process died hung, pid ' + s.pid + ') ' : ''}${s.kind} stall of ${Math.round(s.durationMs)} ms ` +
-      `(${s.monitors.join(', ')})${describeCause(s.cause)}${describeStack(s.stack)}`));
+    m.conditions.on('block', (b) => say(describeBlock(b)));
+    m.conditions.on('stall', (s) => say(describeStall(s, m.conditions)));
     return m;
   } catch (err) {
     say(`cannot start the monitors: ${err.message} (the app runs without them)`);

@@ -194,8 +194,11 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     // The app's block, and under load (ASan beside the other suites) perhaps its start-up too: each
     // block is one line, and the profile counts them all.
     const lines = p.stderrLines().filter((l) => /^lagwatch: block of/.test(l));
-    const ms = lines.map((l) => Number(/^lagwatch: block of (\d+) ms$/.exec(l)[1]));
+    const ms = lines.map((l) => Number(/^lagwatch: block of (\d+) ms( at .+| \(no stack: \w+\))$/.exec(l)[1]));
     assert.strictEqual(ms.filter((x) => x >= 400 && x < 450).length, 1, p.describe());
+    // The app's block names where it ran (stacks are on under register): its function and file.
+    const own = lines[ms.findIndex((x) => x >= 400 && x < 450)];
+    assert.match(own, /^lagwatch: block of \d+ ms at \(anonymous\) \(.*register-app\.js:14\)/, p.describe());
     assert.strictEqual(p.stdout, 'register-app: start\nregister-app: blocked 400 ms\nregister-app: done\n');
     // At exit, the blocking profile: the app's call site, its stack (taken while it ran) in the app.
     const profile = p.stderrLines().filter((l) => /^lagwatch: blocking profile|^ {2}\d+\. /.test(l));
@@ -694,5 +697,45 @@ describe('lagwatch/register loses no setting in silence (SPEC §14)', function (
     const got = JSON.parse(p.stdout);
     assert.strictEqual(got.code, 'ERR_LAGWATCH_ALREADY_SET_UP');
     assert.match(got.message, /started by lagwatch\/register.*not applied\. Set LAGWATCH_BLOCK_MS instead/);
+  });
+});
+
+describe('lagwatch/register\'s lines say what to fix (SPEC §14)', function () {
+  this.timeout(90000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  it('a process that died hung: the next one\'s line says when it began (wall clock), its pid and who saw it, no empty parentheses', async function () {
+    const fs = require('fs');
+    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'lagwatch-fatal-line-'));
+    try {
+      const before = Date.now();
+      const dead = run(SIGNAL_APP, { env: { LAGWATCH_STATE_DIR: dir, REGISTER_SIGNAL_BLOCK_MS: '30000' } });
+      // Its hang record is written once the worker flags the hang.
+      const until = performance.now() + 25000;
+      while (!fs.readdirSync(dir).some((n) => n.startsWith('hang-')) && performance.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(fs.readdirSync(dir).some((n) => n.startsWith('hang-')), `a hang record in ${dir}: ${dead.describe()}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      dead.child.kill('SIGKILL');
+      await dead.waitExit(10000);
+      const next = run(APP, { env: { LAGWATCH_STATE_DIR: dir, ...QUICK } });
+      assert.strictEqual((await next.waitExit(30000)).code, 0, next.describe());
+      const line = next.stderrLines().find((l) => l.startsWith('lagwatch: fatal'));
+      const m = /^lagwatch: fatal hang stall of (\d+) ms at (\S+) \(the process died hung, pid (\d+); seen by ([^)]+)\), cause: /.exec(line || '');
+      assert.ok(m, next.describe());
+      assert.strictEqual(Number(m[3]), dead.child.pid);
+      const began = Date.parse(m[2]);
+      // It began after the dead process started and 200 ms or so after that (its fixture's timer).
+      assert.ok(began >= before - 1000 && began <= before + 15000, `${m[2]} vs the start at ${new Date(before).toISOString()}`);
+      assert.ok(!line.includes('()'), line);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

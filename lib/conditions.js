@@ -13,6 +13,14 @@ const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 
 // The options of createConditions(), which setupAllMonitors() takes too.
 const CONDITIONS_KEYS = ['clock', 'logger', 'meter', 'stallThresholdMs', 'holdMs', 'episodeDelayMs', 'retentionMs'];
+// SPEC §14: the thread every event and log record is about: { id: 0, name: 'main' }, or a
+// worker's threadId and name (its `name` option, where the runtime exposes it; else null).
+function threadOf() {
+  const wt = require('worker_threads');
+  if (wt.isMainThread) return Object.freeze({ id: 0, name: 'main' });
+  return Object.freeze({ id: wt.threadId, name: typeof wt.threadName === 'string' && wt.threadName !== '' ? wt.threadName : null });
+}
+const THREAD = threadOf();
 const VERDICTS = ['recorded', 'discarded', 'held', 'disposed'];
 
 class Tracker {
@@ -266,6 +274,7 @@ class Conditions extends EventEmitter {
           end: ev.end,
           samples: ev.samples,
           monitors: ev.monitors,
+          thread: THREAD,
         };
         // SPEC §12: why the main thread hung (hang episodes only; null when nothing measured).
         if (ev.cause !== undefined) stall.cause = ev.cause;
@@ -299,7 +308,7 @@ class Conditions extends EventEmitter {
         this._emitSafely('jump', jump);
       } else if (ev.type === 'workerHang') {
         const hang = {
-          start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs, cause: ev.cause,
+          start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs, cause: ev.cause, thread: THREAD,
         };
         this._attachStack(hang, ev.detectedAt);
         this._guard('metrics', () => this._metrics.onWorkerHang(hang));
@@ -309,6 +318,7 @@ class Conditions extends EventEmitter {
         // `unreported`: the blocks over the budget since the last report).
         const block = {
           start: ev.start, end: ev.end, durationMs: ev.durationMs, hang: ev.hang, unreported: ev.unreported, cause: ev.cause,
+          thread: THREAD,
         };
         const set = this._set;
         if (set !== undefined && set !== null) {

@@ -17,6 +17,11 @@ const ENV = [
     doc: '`1` (default): the stack thread takes a hang\'s and a block\'s stack; `0`: no stack thread',
   },
   {
+    name: 'LAGWATCH_WORKERS',
+    option: null,
+    doc: '`0` (default): the main thread only (a worker\'s busy loop is its work); `1`: every worker thread too, each line naming it (`lagwatch: worker 3 (resizer): …`)',
+  },
+  {
     name: 'LAGWATCH_STATE_DIR',
     option: 'stateDir',
     doc: 'where running hangs are recorded, for the fatal-hang report of the next run (default: one per user and app, docs/diagnosis.md; `0`: none)',
@@ -60,13 +65,19 @@ function variablesFor(options) {
   return ENV.filter((v) => v.option !== null && keys.includes(v.option)).map((v) => v.name);
 }
 
-// LAGWATCH_STACKS: true unless '0'; a value other than '0' or '1' is said and the default (on) kept.
-function stacksFrom(env, say) {
-  const raw = env.LAGWATCH_STACKS;
-  if (raw === undefined || raw === '' || raw.trim() === '1') return true;
+// A switch of the table: '0' or '1'; another value is said and `fallback` kept.
+function switchFrom(env, name, fallback, say, what) {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (raw.trim() === '1') return true;
   if (raw.trim() === '0') return false;
-  say(`LAGWATCH_STACKS must be 0 or 1, not ${JSON.stringify(raw)}: 1 is used (stacks on)`);
-  return true;
+  say(`${name} must be 0 or 1, not ${JSON.stringify(raw)}: ${fallback ? 1 : 0} is used (${what} ${fallback ? 'on' : 'off'})`);
+  return fallback;
 }
 
-module.exports = { ENV, stacksFrom, unknownFrom, variablesFor };
+// LAGWATCH_STACKS: on by default.
+const stacksFrom = (env, say) => switchFrom(env, 'LAGWATCH_STACKS', true, say, 'stacks');
+// LAGWATCH_WORKERS: off by default.
+const workersFrom = (env, say) => switchFrom(env, 'LAGWATCH_WORKERS', false, say, 'worker threads');
+
+module.exports = { ENV, stacksFrom, workersFrom, unknownFrom, variablesFor };

@@ -68,8 +68,17 @@ export interface HangCause {
   dominant: 'busy' | 'gc' | 'blocked' | 'starved' | 'throttled';
 }
 
+/** The thread an event is about: `{ id: 0, name: 'main' }`, or a worker's `threadId` and name
+ * (its `name` option where the runtime exposes it, else null). */
+export interface ThreadInfo {
+  id: number;
+  name: string | null;
+}
+
 export interface Stall {
   kind: StallKind;
+  /** The thread it is about. */
+  thread: ThreadInfo;
   /** The longest sample of the episode. */
   durationMs: number;
   start: number;
@@ -184,6 +193,8 @@ export interface BlockStats {
 /** A main-thread block: one loop iteration that kept the thread from its loop for the block
  * threshold or more, that no evidence explains (issue 27). */
 export interface Block {
+  /** The thread it is about. */
+  thread: ThreadInfo;
   start: number;
   end: number;
   durationMs: number;
@@ -287,6 +298,8 @@ export interface ClockJump {
 }
 
 export interface WorkerHang {
+  /** The thread it is about. */
+  thread: ThreadInfo;
   start: number;
   /** When the worker thread flagged it. */
   detectedAt: number;

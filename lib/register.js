@@ -22,9 +22,17 @@ const http = require('http');
 const lagwatch = require('./index');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
-const { stacksFrom, unknownFrom } = require('./env');
+const { stacksFrom, workersFrom, unknownFrom } = require('./env');
 
-const say = (line) => process.stderr.write(`lagwatch: ${line}\n`);
+// A worker thread's lines name it ("lagwatch: worker 3 (resizer): …"); a line without a thread
+// is the main thread's, as most are.
+const THREAD = (() => {
+  const wt = require('worker_threads');
+  if (wt.isMainThread) return '';
+  const name = typeof wt.threadName === 'string' && wt.threadName !== '' ? ` (${wt.threadName})` : '';
+  return `worker ${wt.threadId}${name}: `;
+})();
+const say = (line) => process.stderr.write(`lagwatch: ${THREAD}${line}\n`);
 
 const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
 // What every exporter needs: the SDK's MeterProvider and the resource of OTEL_SERVICE_NAME.
@@ -300,12 +308,17 @@ function setup(exported, env, blocks) {
 
 function register(env = process.env) {
   // lagwatch's own stack thread is no app thread to monitor.
-  const { workerData } = require('worker_threads');
+  const { workerData, isMainThread } = require('worker_threads');
   if (workerData && workerData.lagwatchStackThread === true) return null;
+  // The app's worker threads inherit `-r lagwatch/register`. A worker's busy loop is its work, not
+  // the app's hang: register monitors the main thread only, unless LAGWATCH_WORKERS=1.
+  if (!isMainThread && !workersFrom(env, say)) return null;
   unknownFrom(env, say);
   let exported;
   try {
-    exported = meterFrom(env);
+    // Metrics are the main thread's to export (one server, one push); a worker's set records to
+    // the global API's meter, as a library's would.
+    if (isMainThread) exported = meterFrom(env);
   } catch (err) {
     say(`cannot export metrics: ${err && err.message} (monitoring goes on)`);
   }

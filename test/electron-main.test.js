@@ -190,7 +190,7 @@ describe('Electron adapter (SPEC §9)', () => {
       const e = powerMonitor.fire('shutdown');
       assert.strictEqual(e.defaultPrevented, false, 'the shutdown is not delayed');
       assert.deepStrictEqual(stalls, [{
-        t: 13000, kind: 'hang', durationMs: 6000, start: 4000, end: 10000, samples: 1, monitors: ['main'], cause: null,
+        t: 13000, kind: 'hang', durationMs: 6000, start: 4000, end: 10000, samples: 1, monitors: ['main'], cause: null, thread: { id: 0, name: 'main' },
       }]);
       assert.deepStrictEqual(c.stats().stalls, { hang: 1, suspend: 0, pause: 0 });
       advanceTo(sim, 20000);

@@ -739,3 +739,38 @@ describe('lagwatch/register\'s lines say what to fix (SPEC §14)', function () {
     }
   });
 });
+
+describe('lagwatch/register and worker threads (SPEC §14)', function () {
+  this.timeout(90000);
+  const WORKER_APP = path.join(FIXTURES, 'register-worker.js');
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  it('by default only the main thread is monitored: a worker\'s 6 s of CPU work is no hang of the app', async function () {
+    const p = run(WORKER_APP);
+    assert.strictEqual((await p.waitExit(60000)).code, 0, p.describe());
+    assert.ok(p.stdout.includes('register-worker: done'), p.describe());
+    assert.deepStrictEqual(p.stderrLines(), [], p.describe());
+    assert.ok(!p.stdout.includes('stall thread'), p.describe());
+  });
+
+  it('LAGWATCH_WORKERS=1: the worker\'s hang is reported, its line and its event naming the worker', async function () {
+    const p = run(WORKER_APP, { env: { LAGWATCH_WORKERS: '1' } });
+    assert.strictEqual((await p.waitExit(60000)).code, 0, p.describe());
+    const lines = p.stderrLines().filter((l) => l.includes('stall of'));
+    assert.strictEqual(lines.length, 1, p.describe());
+    // Node 20 does not tell a worker its name; later versions do (worker_threads.threadName).
+    assert.match(lines[0], /^lagwatch: worker (\d+)( \(resizer\))?: hang stall of \d+ ms \(/, p.describe());
+    const events = p.stdout.split('\n').filter((l) => l.includes('stall thread'));
+    assert.strictEqual(events.length, 1, p.describe());
+    const m = /^register-worker: worker stall thread (.*)$/.exec(events[0]);
+    assert.ok(m, p.describe());
+    const thread = JSON.parse(m[1]);
+    assert.strictEqual(thread.id, Number(/worker (\d+)/.exec(lines[0])[1]));
+    assert.ok(thread.id > 0 && (thread.name === null || thread.name === 'resizer'), m[1]);
+  });
+});

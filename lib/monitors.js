@@ -282,7 +282,9 @@ class MonitorSet {
     if (o.clock === undefined && o.exitHook !== false) {
       this._onExit = () => this.stop();
       process.on('exit', this._onExit);
-      if (require('worker_threads').isMainThread) {
+      // Not in Electron: Chromium handles these signals itself (a graceful quit), which a Node
+      // listener would replace; its app 'will-quit' reports instead (attachElectron).
+      if (require('worker_threads').isMainThread && !process.versions.electron) {
         this._onSignal = (signal) => this._signalled(signal);
         for (const signal of SIGNALS) process.on(signal, this._onSignal);
       }

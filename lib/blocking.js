@@ -154,4 +154,4 @@ function format(profile, top = 10) {
   return lines.join('\n');
 }
 
-module.exports = { BlockingProfile, format, MAX_SITES, MAX_DURATIONS };
+module.exports = { BlockingProfile, format, where, MAX_SITES, MAX_DURATIONS };

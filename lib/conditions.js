@@ -7,10 +7,20 @@ const native = require('./native');
 const { simHandle } = require('./simulation');
 const { Metrics } = require('./metrics');
 const { defaultLogger } = require('./otel');
-const { typeError, checkOptions, checkFunction, makeLog, otelLogger, describe } = require('./util');
+const { typeError, checkOptions, checkKeys, checkFunction, makeLog, otelLogger, describe } = require('./util');
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 
+// The options of createConditions(), which setupAllMonitors() takes too.
+const CONDITIONS_KEYS = ['clock', 'logger', 'meter', 'stallThresholdMs', 'holdMs', 'episodeDelayMs', 'retentionMs'];
+// SPEC §14: the thread every event and log record is about: { id: 0, name: 'main' }, or a
+// worker's threadId and name (its `name` option, where the runtime exposes it; else null).
+function threadOf() {
+  const wt = require('worker_threads');
+  if (wt.isMainThread) return Object.freeze({ id: 0, name: 'main' });
+  return Object.freeze({ id: wt.threadId, name: typeof wt.threadName === 'string' && wt.threadName !== '' ? wt.threadName : null });
+}
+const THREAD = threadOf();
 const VERDICTS = ['recorded', 'discarded', 'held', 'disposed'];
 
 class Tracker {
@@ -89,7 +99,7 @@ class Conditions extends EventEmitter {
   // `producers` (setupAllMonitors): MetricProducers export the histograms of recorded samples.
   constructor(options, producers = false) {
     super();
-    const o = checkOptions(options);
+    const o = checkKeys(checkOptions(options), CONDITIONS_KEYS);
     let sim = null;
     if (o.clock !== undefined) {
       sim = simHandle(o.clock);
@@ -124,6 +134,7 @@ class Conditions extends EventEmitter {
     if (options === null || typeof options !== 'object') {
       throw typeError('The "options" argument must be an object with a name');
     }
+    checkKeys(options, ['name', 'stallThresholdMs']);
     const id = native.validatorCreate(this._h, options.name, options.stallThresholdMs);
     return new Validator(this, id, options.name);
   }
@@ -270,6 +281,7 @@ class Conditions extends EventEmitter {
           end: ev.end,
           samples: ev.samples,
           monitors: ev.monitors,
+          thread: THREAD,
         };
         // SPEC §12: why the main thread hung (hang episodes only; null when nothing measured).
         if (ev.cause !== undefined) stall.cause = ev.cause;
@@ -303,7 +315,7 @@ class Conditions extends EventEmitter {
         this._emitSafely('jump', jump);
       } else if (ev.type === 'workerHang') {
         const hang = {
-          start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs, cause: ev.cause,
+          start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs, cause: ev.cause, thread: THREAD,
         };
         this._attachStack(hang, ev.detectedAt);
         this._toMetrics('onWorkerHang', hang);
@@ -313,6 +325,7 @@ class Conditions extends EventEmitter {
         // `unreported`: the blocks over the budget since the last report).
         const block = {
           start: ev.start, end: ev.end, durationMs: ev.durationMs, hang: ev.hang, unreported: ev.unreported, cause: ev.cause,
+          thread: THREAD,
         };
         const set = this._set;
         if (set !== undefined && set !== null) {
@@ -335,4 +348,4 @@ function createConditions(options) {
   return new Conditions(options);
 }
 
-module.exports = { Conditions, Validator, Tracker, createConditions };
+module.exports = { Conditions, Validator, Tracker, createConditions, CONDITIONS_KEYS };

@@ -6,7 +6,7 @@ const native = require('./native');
 // A window's flags for the core's rule (windowsState), as the core numbers them.
 const WIN = native.windowFlags();
 const { Conditions } = require('./conditions');
-const { typeError, checkOptions } = require('./util');
+const { typeError, checkOptions, checkKeys } = require('./util');
 
 const WINDOW_EVENTS = ['show', 'hide', 'minimize', 'restore', 'focus', 'blur'];
 
@@ -63,7 +63,7 @@ function windowFlags(win) {
 
 function attachElectron(conditions, options) {
   checkConditions(conditions);
-  const o = checkOptions(options);
+  const o = checkKeys(checkOptions(options), ['powerMonitor', 'app', 'windows', 'lockScreen']);
   checkEmitter(o.powerMonitor, 'options.powerMonitor');
   if (o.app !== undefined) checkEmitter(o.app, 'options.app');
   if (o.windows !== undefined && !Array.isArray(o.windows) && typeof o.windows !== 'function') {
@@ -176,6 +176,13 @@ function attachElectron(conditions, options) {
     if (typeof userData === 'string' && userData !== '') set._useStateDir(require('path').join(userData, 'lagwatch'));
   }
   if (o.app !== undefined) {
+    // SPEC §14: the app is quitting. A monitor set reports what it holds now, as at a signal
+    // (every held episode and block, then its end hooks), before Electron tears the process down;
+    // a bare conditions hands over its recorded samples.
+    listeners.on(o.app, 'will-quit', () => {
+      if (set) set.stop();
+      else conditions.flush();
+    });
     listeners.on(o.app, 'browser-window-created', (event, win) => {
       track(win);
       recompute();

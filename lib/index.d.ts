@@ -69,8 +69,17 @@ export interface HangCause {
   dominant: 'busy' | 'gc' | 'blocked' | 'starved' | 'throttled';
 }
 
+/** The thread an event is about: `{ id: 0, name: 'main' }`, or a worker's `threadId` and name
+ * (its `name` option where the runtime exposes it, else null). */
+export interface ThreadInfo {
+  id: number;
+  name: string | null;
+}
+
 export interface Stall {
   kind: StallKind;
+  /** The thread it is about. */
+  thread: ThreadInfo;
   /** The longest sample of the episode. */
   durationMs: number;
   start: number;
@@ -185,6 +194,8 @@ export interface BlockStats {
 /** A main-thread block: one loop iteration that kept the thread from its loop for the block
  * threshold or more, that no evidence explains. */
 export interface Block {
+  /** The thread it is about. */
+  thread: ThreadInfo;
   start: number;
   end: number;
   durationMs: number;
@@ -316,6 +327,8 @@ export interface ClockJump {
 }
 
 export interface WorkerHang {
+  /** The thread it is about. */
+  thread: ThreadInfo;
   start: number;
   /** When the worker thread flagged it. */
   detectedAt: number;
@@ -418,7 +431,8 @@ export interface SetupOptions extends ConditionsOptions {
   /** How often recorded samples reach JS; default 1000. */
   flushIntervalMs?: number;
   /** Real clock: stop() on process.on('exit'), so a hang right before exit is still reported;
-   * default true. */
+   * on the main thread also at SIGINT, SIGTERM and SIGHUP, re-raised after the report when the
+   * app has no listener of its own for it (docs/api.md); default true. */
   exitHook?: boolean;
   /** Real clock: a stack thread (worker_threads + inspector) takes the main thread's JavaScript
    * stack when a hang is flagged; no JS runs for it while the loop is healthy. Default false. */

@@ -182,6 +182,11 @@ class Metrics {
         for (const [key, attr] of CAUSE_ATTRIBUTES) if (cause[key] !== null) attributes[attr] = cause[key];
       }
       if (stall.stack) attributes.stack = formatStack(stall.stack, 20);
+      // The thread it is about, by OpenTelemetry's own attribute names (SPEC §14).
+      if (stall.thread) {
+        attributes['thread.id'] = stall.thread.id;
+        if (stall.thread.name !== null) attributes['thread.name'] = stall.thread.name;
+      }
       // Where its time went (lib/profile.js): folded stacks with their sample counts, and the
       // fingerprint that groups the same hang across runs.
       if (typeof stall.fingerprint === 'string') attributes.fingerprint = stall.fingerprint;

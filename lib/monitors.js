@@ -7,14 +7,18 @@ const { PerformanceObserver } = require('perf_hooks');
 const { BlockingProfile } = require('./blocking');
 const native = require('./native');
 const fatal = require('./fatal');
-const { Conditions, createConditions } = require('./conditions');
-const { typeError, checkOptions, checkFunction } = require('./util');
+const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
+const { typeError, checkOptions, checkKeys, checkFunction } = require('./util');
 
 // The options' defaults, from the core's config (where alone they are written).
 const DEFAULTS = native.monDefaults();
 // The monitors and their options, as the C core names them ('driftLag.intervalMs', ...,
 // 'clockDrift.sleepClock': the core knows each option's kind and range).
 const NAMES = native.monNames();
+// The options of setupAllMonitors().
+const SETUP_KEYS = [...CONDITIONS_KEYS, 'monitors', 'flushIntervalMs', 'metricProducers', 'stacks', 'stateDir', 'blocks', 'exitHook'];
+// The signals that end a process by default, at which a set reports what it holds (SPEC §14).
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // The `blocks` option's keys ('blocks.thresholdMs', ...) are the set's, not a monitor's.
 const OPTION_KEYS = Object.fromEntries(NAMES.map((n) => [n, []]));
 OPTION_KEYS.blocks = [];
@@ -113,26 +117,16 @@ function pauseWhileHidden(monitor, conditions) {
 
 // { driftLag: { intervalMs: 10 }, worker: false } -> which run, and the flat native options.
 function monitorOptions(monitors) {
-  const m = checkOptions(monitors, 'options.monitors');
+  const m = checkKeys(checkOptions(monitors, 'options.monitors'), NAMES, 'options.monitors');
   const enabled = new Set(NAMES);
   const flat = {};
   for (const name of Object.keys(m)) {
-    if (!NAMES.includes(name)) {
-      const err = new RangeError(`The "options.monitors" argument has an unknown monitor: ${name}`);
-      err.code = 'ERR_OUT_OF_RANGE';
-      throw err;
-    }
     const v = m[name];
     if (v === false) {
       enabled.delete(name);
     } else if (v !== true && v !== undefined) {
-      const opts = checkOptions(v, `options.monitors.${name}`);
+      const opts = checkKeys(checkOptions(v, `options.monitors.${name}`), OPTION_KEYS[name], `options.monitors.${name}`);
       for (const key of Object.keys(opts)) {
-        if (!OPTION_KEYS[name].includes(key)) {
-          const err = new RangeError(`The "options.monitors.${name}" argument has an unknown option: ${key}`);
-          err.code = 'ERR_OUT_OF_RANGE';
-          throw err;
-        }
         flat[`${name}.${key}`] = opts[key];
       }
     }
@@ -148,13 +142,8 @@ function blockOptions(blocks, enabled, flat, stacks) {
   // samples), follows the set's `stacks` unless given; it needs the set's stack thread.
   flat['blocks.stacks'] = stacks;
   if (blocks !== true) {
-    const b = checkOptions(blocks, 'options.blocks');
+    const b = checkKeys(checkOptions(blocks, 'options.blocks'), OPTION_KEYS.blocks, 'options.blocks');
     for (const key of Object.keys(b)) {
-      if (!OPTION_KEYS.blocks.includes(key)) {
-        const err = new RangeError(`The "options.blocks" argument has an unknown option: ${key}`);
-        err.code = 'ERR_OUT_OF_RANGE';
-        throw err;
-      }
       if (b[key] !== undefined) flat[`blocks.${key}`] = b[key];
     }
   }
@@ -173,7 +162,7 @@ function blockOptions(blocks, enabled, flat, stacks) {
 
 class MonitorSet {
   constructor(options) {
-    const o = checkOptions(options);
+    const o = checkKeys(checkOptions(options), SETUP_KEYS);
     if (o.exitHook !== undefined && typeof o.exitHook !== 'boolean') {
       throw typeError('The "options.exitHook" argument must be of type boolean');
     }
@@ -282,11 +271,20 @@ class MonitorSet {
     this._debugId = o.clock === undefined ? native.monSetId(this._h) : 0;
     this._debugWatcher = null;
     this._watchDebugger();
-    // A process that exits right after a hang still reports it, synchronously (opt-out).
+    // A process that exits right after a hang still reports it, synchronously (opt-out); so does
+    // one ended by SIGINT, SIGTERM or SIGHUP (SPEC §14, below).
     this._onExit = null;
+    this._onSignal = null;
+    this._atEnd = [];
     if (o.clock === undefined && o.exitHook !== false) {
       this._onExit = () => this.stop();
       process.on('exit', this._onExit);
+      // Not in Electron: Chromium handles these signals itself (a graceful quit), which a Node
+      // listener would replace; its app 'will-quit' reports instead (attachElectron).
+      if (require('worker_threads').isMainThread && !process.versions.electron) {
+        this._onSignal = (signal) => this._signalled(signal);
+        for (const signal of SIGNALS) process.on(signal, this._onSignal);
+      }
     }
     // Electron's main process (process.type 'browser') keeps the worker thread's monitors while
     // hidden; pages (renderers) pause them as the seed says (src/core: lw_mon_paused_while_hidden).
@@ -304,6 +302,38 @@ class MonitorSet {
     this._stateDirDefault = o.stateDir === undefined;
     if (o.clock === undefined && o.stateDir !== false) {
       this._useStateDir(o.stateDir === undefined ? fatal.defaultStateDir() : path.resolve(o.stateDir));
+    }
+  }
+
+  // SPEC §14: at SIGINT, SIGTERM or SIGHUP the set reports what it holds, then the signal does
+  // what it would have done without lagwatch. Its listeners are removed first, so that a signal
+  // that comes while it reports (a second Ctrl-C) finds the default action and ends the process at
+  // once. A process with no listener of its own is then ended by the same signal, re-raised, so
+  // that its parent sees the signal and not an exit code; one with its own listeners keeps them
+  // and goes on, its monitors running (a SIGHUP may mean "reload"): lagwatch only reports what it
+  // can without stopping (the end hooks, register's blocking profile), and reports the rest when
+  // the process exits.
+  _signalled(signal) {
+    this._removeSignals();
+    if (process.listenerCount(signal) > 0) {
+      this._runAtEnd(false);
+      return;
+    }
+    this.stop();
+    process.kill(process.pid, signal);
+  }
+
+  _removeSignals() {
+    if (this._onSignal === null) return;
+    for (const signal of SIGNALS) process.removeListener(signal, this._onSignal);
+    this._onSignal = null;
+  }
+
+  // The end hooks (register's blocking profile): at the set's end, or at a signal the app handles
+  // itself (`final` false: the set goes on).
+  _runAtEnd(final) {
+    for (const hook of this._atEnd) {
+      this.conditions._guard('end', () => hook(final));
     }
   }
 
@@ -471,6 +501,7 @@ class MonitorSet {
       this._gcObserver.disconnect();
     }
     if (this._onExit !== null) process.removeListener('exit', this._onExit);
+    this._removeSignals();
     native.monFinish(this._h);
     // Producers keep the final values; the core's copy goes.
     if (this._producers.length > 0) {
@@ -479,6 +510,7 @@ class MonitorSet {
       native.monKeepAggregates(this._h, false);
     }
     if (current === this) current = null;
+    this._runAtEnd(true);
   }
 }
 
@@ -486,6 +518,16 @@ class MonitorSet {
 // worker thread. Sets on simulated clocks touch no loop, so tests may make as many as they like.
 function setupAllMonitors(options) {
   const real = options === undefined || options === null || options.clock === undefined;
+  if (real && current !== null && current._byRegister) {
+    // SPEC §14: options given to a set that register started are never dropped in silence.
+    const vars = require('./env').variablesFor(options);
+    const err = new Error('lagwatch: the monitors of this thread were started by lagwatch/register, ' +
+      'which takes its settings from the environment; these options are not applied. ' +
+      `${vars.length > 0 ? `Set ${vars.join(', ')} instead` : 'Set its LAGWATCH_* variables instead (docs/api.md)'}, ` +
+      'or start without lagwatch/register; lagwatch.current() returns the running set');
+    err.code = 'ERR_LAGWATCH_ALREADY_SET_UP';
+    throw err;
+  }
   if (real && current !== null) {
     const err = new Error('lagwatch: setupAllMonitors() runs once per thread; lagwatch.current() ' +
       'returns the running set (stop() it to set up another)');

@@ -16,7 +16,7 @@
 // are the values of @opentelemetry/sdk-metrics 1.x and 2.x (DataPointType, AggregationTemporality)
 // and @opentelemetry/api (ValueType).
 const native = require('./native');
-const { typeError, checkOptions } = require('./util');
+const { typeError, checkOptions, checkKeys } = require('./util');
 const { version } = require('./otel');
 const { HISTOGRAMS, BOUNDS } = require('./histograms');
 const { addInto, dense } = require('./exphist');
@@ -116,7 +116,7 @@ function pointValue(a, bounds, exponential) {
 
 class MetricProducer {
   constructor(options) {
-    const o = checkOptions(options);
+    const o = checkKeys(checkOptions(options), ['aggregation', 'temporality']);
     const aggregation = o.aggregation === undefined ? 'explicit' : o.aggregation;
     const temporality = o.temporality === undefined ? 'cumulative' : o.temporality;
     if (typeof aggregation !== 'string') throw typeError('The "options.aggregation" argument must be of type string');

@@ -12,8 +12,9 @@
 //                                    OTEL_METRIC_EXPORT_INTERVAL/_TIMEOUT by the periodic reader.
 //   OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES  the resource (target_info in Prometheus).
 //   OTEL_SDK_DISABLED=true           no metrics exported (the monitors and stderr lines go on).
-// The SDK and exporters are optional peer dependencies: when one is missing, one line says what to
-// install and the monitors run without those metrics. A bad setting prints one clear line and the
+// Its own LAGWATCH_* variables are the table of lib/env.js. The SDK and exporters are optional peer
+// dependencies: when one is missing, one line says what to install and the monitors run without
+// those metrics. A bad setting prints one clear line and the
 // app still runs. Nothing register starts keeps the app alive. require('lagwatch/register')
 // returns the monitor set (or null if it could not start); the app reaches it with
 // lagwatch.current().
@@ -21,8 +22,17 @@ const http = require('http');
 const lagwatch = require('./index');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
+const { stacksFrom, workersFrom, unknownFrom } = require('./env');
 
-const say = (line) => process.stderr.write(`lagwatch: ${line}\n`);
+// A worker thread's lines name it ("lagwatch: worker 3 (resizer): …"); a line without a thread
+// is the main thread's, as most are.
+const THREAD = (() => {
+  const wt = require('worker_threads');
+  if (wt.isMainThread) return '';
+  const name = typeof wt.threadName === 'string' && wt.threadName !== '' ? ` (${wt.threadName})` : '';
+  return `worker ${wt.threadId}${name}: `;
+})();
+const say = (line) => process.stderr.write(`lagwatch: ${THREAD}${line}\n`);
 
 const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
 // What every exporter needs: the SDK's MeterProvider and the resource of OTEL_SERVICE_NAME.
@@ -145,7 +155,7 @@ function readersFor(env, exporters, port) {
   };
   for (const name of exporters) {
     if (name === 'prometheus') {
-      if (typeof port !== 'number') continue; // a bad port: already reported
+      if (port === undefined) continue; // a bad port: already reported
       const mods = load('OTEL_METRICS_EXPORTER=prometheus', [...SDK, '@opentelemetry/exporter-prometheus']);
       if (mods === null) continue;
       const { PrometheusEndpoint } = require('./prometheus');
@@ -158,7 +168,8 @@ function readersFor(env, exporters, port) {
       const endpoint = new PrometheusEndpoint(protobuf, () => say('a scraper asked for native histograms ' +
         '(protobuf), which need protobufjs: npm install protobufjs (the text format is served)'));
       const host = first(env, ['OTEL_EXPORTER_PROMETHEUS_HOST', 'LAGWATCH_PROMETHEUS_HOST']);
-      serve(endpoint, port, host === null ? '127.0.0.1' : host[1]);
+      // OTEL_METRICS_EXPORTER=prometheus alone: the SDK's default port.
+      serve(endpoint, port === null ? 9464 : port, host === null ? '127.0.0.1' : host[1]);
       readers.push(...endpoint.readers());
       producers.push(...endpoint.producers());
     } else if (name === 'otlp') {
@@ -230,10 +241,38 @@ function describeStack(stack) {
   return app.length ? `\n${formatStack(app, 3)}` : '';
 }
 
-// At exit, after the set's own exit hook has judged every block it held: the blocking profile
-// (lib/blocking.js) as JSON to LAGWATCH_PROFILE_FILE, or its top call sites to stderr.
-function writeProfile(m, env) {
+// "block of 301 ms at renderReport (/srv/server.js:6) < …": where it ran, with stacks (its
+// innermost frames outside Node's own, as the profile names its sites), and the blocks over the
+// budget since the last line.
+function describeBlock(b) {
+  const { where } = require('./blocking');
+  let at = '';
+  if (Array.isArray(b.stack)) at = ` at ${where(b.stack)}`;
+  else if (typeof b.stackMissing === 'string') at = ` (no stack: ${b.stackMissing})`;
+  return `block of ${Math.round(b.durationMs)} ms${at}${b.hang ? ' (a hang: its stall follows)' : ''}` +
+    `${b.unreported > 0 ? ` (${b.unreported} more since the last report, over the budget)` : ''}`;
+}
+
+// One stall's line. A fatal hang (a process that died hung, reported by this one from its record)
+// says when it began on the wall clock, which process, and who saw it: the worker thread that
+// wrote its record (no JS monitor of the dead process lived to judge it).
+function describeStall(s, conditions) {
+  const ms = Math.round(s.durationMs);
+  const tail = `${describeCause(s.cause)}${describeStack(s.stack)}`;
+  if (!s.fatal) return `${s.kind} stall of ${ms} ms (${s.monitors.join(', ')})${tail}`;
+  const began = new Date(Date.now() - conditions.now() + s.start).toISOString();
+  const seen = s.monitors.length > 0 ? s.monitors.join(', ') : 'the worker thread';
+  return `fatal ${s.kind} stall of ${ms} ms at ${began} (the process died hung, pid ${s.pid}; seen by ${seen})${tail}`;
+}
+
+// At the set's end (exit, or a signal that ends the process), after it has judged every block it
+// held: the blocking profile (lib/blocking.js) as JSON to LAGWATCH_PROFILE_FILE, or its top call
+// sites to stderr. Also at a signal the app handles itself, the profile so far; then at exit again
+// (the file rewritten; on stderr only if blocks came since).
+function writeProfile(m, env, written) {
   const profile = m.blockingProfile();
+  if (profile.blocks === written.blocks && (env.LAGWATCH_PROFILE_FILE || '') === '') return;
+  written.blocks = profile.blocks;
   const file = env.LAGWATCH_PROFILE_FILE;
   if (file !== undefined && file !== '') {
     try {
@@ -251,7 +290,7 @@ function setup(exported, env, blocks) {
     meter: exported && exported.meter,
     metricProducers: exported && exported.producers,
     // The stack thread costs nothing while the loop is healthy; LAGWATCH_STACKS=0 turns it off.
-    stacks: env.LAGWATCH_STACKS !== '0',
+    stacks: stacksFrom(env, say),
     // Fatal hangs (lib/fatal.js): LAGWATCH_STATE_DIR, or the default per app; '0' turns it off.
     stateDir: env.LAGWATCH_STATE_DIR === '0' ? false : env.LAGWATCH_STATE_DIR || undefined,
     logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
@@ -269,11 +308,17 @@ function setup(exported, env, blocks) {
 
 function register(env = process.env) {
   // lagwatch's own stack thread is no app thread to monitor.
-  const { workerData } = require('worker_threads');
+  const { workerData, isMainThread } = require('worker_threads');
   if (workerData && workerData.lagwatchStackThread === true) return null;
+  // The app's worker threads inherit `-r lagwatch/register`. A worker's busy loop is its work, not
+  // the app's hang: register monitors the main thread only, unless LAGWATCH_WORKERS=1.
+  if (!isMainThread && !workersFrom(env, say)) return null;
+  unknownFrom(env, say);
   let exported;
   try {
-    exported = meterFrom(env);
+    // Metrics are the main thread's to export (one server, one push); a worker's set records to
+    // the global API's meter, as a library's would.
+    if (isMainThread) exported = meterFrom(env);
   } catch (err) {
     say(`cannot export metrics: ${err && err.message} (monitoring goes on)`);
   }
@@ -284,11 +329,11 @@ function register(env = process.env) {
   }
   try {
     const m = setup(exported, env, blocks);
-    if (m._blocksOn) process.on('exit', () => writeProfile(m, env));
-    m.conditions.on('block', (b) => say(`block of ${Math.round(b.durationMs)} ms${b.hang ? ' (a hang: its stall follows)' : ''}` +
-      `${b.unreported > 0 ? ` (${b.unreported} more since the last report, over the budget)` : ''}`));
-    m.conditions.on('stall', (s) => say(`${s.fatal ? 'fatal (the process died hung, pid ' + s.pid + ') ' : ''}${s.kind} stall of ${Math.round(s.durationMs)} ms ` +
-      `(${s.monitors.join(', ')})${describeCause(s.cause)}${describeStack(s.stack)}`));
+    m._byRegister = true;
+    const written = { blocks: 0 };
+    if (m._blocksOn) m._atEnd.push(() => writeProfile(m, env, written));
+    m.conditions.on('block', (b) => say(describeBlock(b)));
+    m.conditions.on('stall', (s) => say(describeStall(s, m.conditions)));
     return m;
   } catch (err) {
     say(`cannot start the monitors: ${err.message} (the app runs without them)`);

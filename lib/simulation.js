@@ -2,13 +2,13 @@
 // The deterministic clock of SPEC §8. Everything driven by it runs through the same C core as in
 // real time; advance() runs due work at its due time, in order.
 const native = require('./native');
-const { checkOptions, typeError } = require('./util');
+const { checkOptions, checkKeys, typeError } = require('./util');
 
 const handles = new WeakMap();
 
 class Simulation {
   constructor(options) {
-    const o = checkOptions(options);
+    const o = checkKeys(checkOptions(options), ['platform', 'startMs', 'loop']);
     const platform = o.platform === undefined ? 'linux' : o.platform;
     const startMs = o.startMs === undefined ? 0 : o.startMs;
     const loop = o.loop === undefined ? 'node' : o.loop;

@@ -15,6 +15,54 @@ function checkOptions(options, name = 'options') {
   return options;
 }
 
+// Edit distance (insertions, deletions, substitutions) between two option names, ignoring case.
+function distance(a, b) {
+  a = a.toLowerCase();
+  b = b.toLowerCase();
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length];
+}
+
+// The valid name nearest to `key` (a typo's likely meaning), or null when none is near. A name
+// that one begins with the other ("drift" of "driftLag", "block" of "blocks") is nearest.
+function nearest(key, known) {
+  let best = null;
+  let bestDistance = Infinity;
+  const k = key.toLowerCase();
+  for (const name of known) {
+    const n = name.toLowerCase();
+    const d = n.startsWith(k) || k.startsWith(n) ? 0.5 : distance(key, name);
+    if (d < bestDistance) {
+      best = name;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? best : null;
+}
+
+// SPEC §14, no setting lost in silence: an option name that is not one of `known` throws a
+// RangeError (as an unknown monitor name always did) naming the argument, the key and the nearest
+// valid name, at every level of every entry point. A throw, not a warning: a warning would let
+// `{ block: true }` run without blocks until someone reads it.
+function checkKeys(options, known, name = 'options') {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    const near = nearest(key, known);
+    const err = new RangeError(`The "${name}" argument has an unknown option "${key}"` +
+      `${near === null ? ` (valid: ${known.join(', ')})` : `; did you mean "${near}"?`}`);
+    err.code = 'ERR_OUT_OF_RANGE';
+    throw err;
+  }
+  return options;
+}
+
 function checkFunction(fn, name) {
   if (typeof fn !== 'function') throw typeError(`The "${name}" argument must be a function`);
 }
@@ -68,4 +116,4 @@ function hash64(text) {
   return h.toString(16).padStart(16, '0');
 }
 
-module.exports = { typeError, checkOptions, checkFunction, makeLog, otelLogger, describe, hash64 };
+module.exports = { typeError, checkOptions, checkKeys, nearest, checkFunction, makeLog, otelLogger, describe, hash64 };

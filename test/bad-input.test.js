@@ -583,6 +583,43 @@ describe('bad input (SPEC §11)', () => {
     });
   });
 
+  describe('unknown option names (SPEC §14: no setting lost in silence)', () => {
+    // One rule at every level of every entry point: a RangeError naming the argument, the key and
+    // the nearest valid name; nothing is made.
+    const { createFakeElectron } = require('./fakes/electron');
+    const sim = () => lw.createSimulation();
+    const cases = [
+      ['setupAllMonitors', () => lw.setupAllMonitors({ clock: sim(), block: true }), 'options', 'block', 'blocks'],
+      ['setupAllMonitors', () => lw.setupAllMonitors({ clock: sim(), stack: true }), 'options', 'stack', 'stacks'],
+      ['setupAllMonitors', () => lw.setupAllMonitors({ clock: sim(), monitors: { drift: false } }), 'options.monitors', 'drift', 'driftLag'],
+      ['setupAllMonitors', () => lw.setupAllMonitors({ clock: sim(), monitors: { driftLag: { interval: 5 } } }),
+        'options.monitors.driftLag', 'interval', 'intervalMs'],
+      ['setupAllMonitors', () => lw.setupAllMonitors({ clock: sim(), blocks: { threshold: 100 } }), 'options.blocks', 'threshold', 'thresholdMs'],
+      ['createConditions', () => lw.createConditions({ clock: sim(), holdMS: 10 }), 'options', 'holdMS', 'holdMs'],
+      ['createValidator', () => lw.createConditions({ clock: sim() }).createValidator({ name: 'v', stallTresholdMs: 10 }),
+        'options', 'stallTresholdMs', 'stallThresholdMs'],
+      ['createSimulation', () => lw.createSimulation({ platfrom: 'linux' }), 'options', 'platfrom', 'platform'],
+      ['createMetricProducer', () => lw.createMetricProducer({ temporaliy: 'delta' }), 'options', 'temporaliy', 'temporality'],
+      ['attachElectron', () => lw.attachElectron(lw.createConditions({ clock: sim() }),
+        { powerMonitor: createFakeElectron().powerMonitor, lockscreen: 'ignore' }), 'options', 'lockscreen', 'lockScreen'],
+    ];
+    for (const [fn, call, arg, key, near] of cases) {
+      it(`${fn}: "${key}" in ${arg} -> RangeError naming it and "${near}"`, () => {
+        assert.throws(call, (err) => err instanceof RangeError && err.code === 'ERR_OUT_OF_RANGE' &&
+          err.message === `The "${arg}" argument has an unknown option "${key}"; did you mean "${near}"?`);
+      });
+    }
+    it('a key near no valid name lists the valid ones', () => {
+      assert.throws(() => lw.createSimulation({ zzzzzzzz: 1 }),
+        { name: 'RangeError', message: 'The "options" argument has an unknown option "zzzzzzzz" (valid: platform, startMs, loop)' });
+    });
+    it('after a throw on the real clock nothing runs: the next setupAllMonitors() is allowed', () => {
+      assert.throws(() => lw.setupAllMonitors({ block: true }), RangeError);
+      const m = lw.setupAllMonitors({ exitHook: false });
+      m.stop();
+    });
+  });
+
   it('snapshot helper sees a change (self-check of the unchanged assertions)', () => {
     const ctx = busy();
     const before = snapshot(ctx);

@@ -6,6 +6,8 @@
 // threshold is also the hang episode; bad options are refused, naming the option. The rules'
 // own cases, hand-driven, are in test/c/test-blocks.c; real processes in test/e2e/blocks.test.js.
 const assert = require('assert');
+// The thread every event of the main thread names (SPEC §14).
+const MAIN_THREAD = { id: 0, name: 'main' };
 const lagwatch = require('..');
 const { MeterProvider, MetricReader } = require('@opentelemetry/sdk-metrics');
 
@@ -48,8 +50,8 @@ describe('blocks (issue 27, simulation)', () => {
     assert.strictEqual(got.length, 1); // each is held 2000 ms (holdMs): late evidence may still explain it
     sim.advance(0.25);
     assert.deepStrictEqual(got, [
-      { start: 2099.5, end: 2199.5, durationMs: 100, hang: false, unreported: 0, cause: null },
-      { start: 3199.5, end: 5544.75, durationMs: 2345.25, hang: false, unreported: 0, cause: null },
+      { start: 2099.5, end: 2199.5, durationMs: 100, hang: false, unreported: 0, cause: null, thread: MAIN_THREAD },
+      { start: 3199.5, end: 5544.75, durationMs: 2345.25, hang: false, unreported: 0, cause: null, thread: MAIN_THREAD },
     ]);
     assert.deepStrictEqual(m.conditions.stats().blocks, { count: 2, reported: 2, unreported: 0, watched: 0, discarded: {} });
     m.stop();
@@ -105,7 +107,7 @@ describe('blocks (issue 27, simulation)', () => {
     // 1500 ms of its own; the worker's evidence of the stop begins at its first check due inside
     // the stop (every 100 ms while the loop is busy: 1900), so 100 ms of the stop read as the
     // app's, the stop's uncertainty that no short block could be told from.
-    assert.deepStrictEqual(got, [{ start: 1000, end: 3500, durationMs: 1600, hang: false, unreported: 0, cause: null }]);
+    assert.deepStrictEqual(got, [{ start: 1000, end: 3500, durationMs: 1600, hang: false, unreported: 0, cause: null, thread: MAIN_THREAD }]);
     m.stop();
   });
 
@@ -177,7 +179,7 @@ describe('blocks (issue 27, simulation)', () => {
     sim.advance(100);
     assert.deepStrictEqual(got, []); // held: late evidence may still explain it
     sim.advance(20000);
-    assert.deepStrictEqual(got, [{ start: 1000, end: 7000, durationMs: 6000, hang: true, unreported: 0, cause: null }]);
+    assert.deepStrictEqual(got, [{ start: 1000, end: 7000, durationMs: 6000, hang: true, unreported: 0, cause: null, thread: MAIN_THREAD }]);
     assert.strictEqual(stalls.length, 1);
     assert.strictEqual(stalls[0].kind, 'hang');
     assert.strictEqual(stalls[0].start, 1000);
@@ -229,7 +231,7 @@ describe('blocks (issue 27, simulation)', () => {
       [{ thresholdMs: '100' }, TypeError, /blocks\.thresholdMs/],
       [{ maxReportsPerMinute: 1.5 }, RangeError, /blocks\.maxReportsPerMinute/],
       [{ maxReportsPerMinute: -1 }, RangeError, /blocks\.maxReportsPerMinute/],
-      [{ stack: true }, RangeError, /unknown option: stack/],
+      [{ stack: true }, RangeError, /unknown option "stack"; did you mean "stacks"\?/],
       [{ stacks: 1 }, TypeError, /blocks\.stacks/],
       [{ stacks: true }, RangeError, /blocks\.stacks.*options\.stacks/], // the set has no stacks
     ];

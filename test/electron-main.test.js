@@ -190,7 +190,7 @@ describe('Electron adapter (SPEC §9)', () => {
       const e = powerMonitor.fire('shutdown');
       assert.strictEqual(e.defaultPrevented, false, 'the shutdown is not delayed');
       assert.deepStrictEqual(stalls, [{
-        t: 13000, kind: 'hang', durationMs: 6000, start: 4000, end: 10000, samples: 1, monitors: ['main'], cause: null,
+        t: 13000, kind: 'hang', durationMs: 6000, start: 4000, end: 10000, samples: 1, monitors: ['main'], cause: null, thread: { id: 0, name: 'main' },
       }]);
       assert.deepStrictEqual(c.stats().stalls, { hang: 1, suspend: 0, pause: 0 });
       advanceTo(sim, 20000);
@@ -215,6 +215,23 @@ describe('Electron adapter (SPEC §9)', () => {
       assert.deepStrictEqual(recorded, [6000]);
       advanceTo(sim, 14000);
       assert.deepStrictEqual(stalls, [{ t: 14000, kind: 'hang', durationMs: 6000 }]);
+    });
+
+    it('app \'will-quit\' (SPEC §14): a set reports the hang it still holds and stops, before Electron tears the process down', () => {
+      const sim = lagwatch.createSimulation({ platform: 'linux' });
+      const m = lagwatch.setupAllMonitors({ clock: sim });
+      const { powerMonitor, app, BrowserWindow } = createFakeElectron();
+      lagwatch.attachElectron(m.conditions, { powerMonitor, app });
+      new BrowserWindow(); // shown: the app is visible, its hang counts
+      const stalls = [];
+      m.conditions.on('stall', (s) => stalls.push({ t: sim.now(), kind: s.kind }));
+      advanceTo(sim, 10000);
+      sim.block(6000);
+      advanceTo(sim, 16100); // the hang has ended; its episode is still held
+      assert.deepStrictEqual(stalls, []);
+      app.emit('will-quit', { preventDefault() {} });
+      assert.deepStrictEqual(stalls, [{ t: 16100, kind: 'hang' }]);
+      assert.ok(Object.values(m.monitors).every((mon) => !mon.running), 'the set stopped');
     });
 
     it('with setupAllMonitors, shutdown hands the recorded samples to JS synchronously', () => {

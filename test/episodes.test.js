@@ -1,11 +1,13 @@
 'use strict';
 // SPEC §5: stall episodes through the simulation, exact to the millisecond.
 const assert = require('assert');
+// The thread every event of the main thread names (SPEC §14).
+const MAIN_THREAD = { id: 0, name: 'main' };
 const diagnosticsChannel = require('diagnostics_channel');
 const { fresh, advanceTo, collectStalls, assertConservation } = require('./helpers');
 
 // A hang also has `cause` (SPEC §12): null here, where no monitor set measured it.
-const STALL_KEYS = ['cause', 'durationMs', 'end', 'kind', 'monitors', 'samples', 'start'];
+const STALL_KEYS = ['cause', 'durationMs', 'end', 'kind', 'monitors', 'samples', 'start', 'thread'];
 
 function only(stalls) {
   assert.strictEqual(stalls.length, 1, `one episode, got ${JSON.stringify(stalls)}`);
@@ -262,7 +264,7 @@ describe('stall episodes (SPEC §5)', () => {
     assert.strictEqual(published[0][2], 22000);
     assert.deepStrictEqual(published[0][0], stall);
     assert.deepStrictEqual(published[0][0], {
-      kind: 'pause', durationMs: 5000, start: 15000, end: 20000, samples: 1, monitors: ['worker'],
+      kind: 'pause', durationMs: 5000, start: 15000, end: 20000, samples: 1, monitors: ['worker'], thread: MAIN_THREAD,
     });
   });
 
@@ -316,10 +318,10 @@ describe('stall episodes (SPEC §5)', () => {
         assert.deepStrictEqual(got, [8500], 'the held sample is recorded by dispose(), its own part');
         assert.deepStrictEqual(stalls.map((x) => x.at), [21000, 21000]);
         assert.deepStrictEqual(stalls[0].stall, {
-          kind: 'suspend', durationMs: 6000, start: 14000, end: 20000, samples: 1, monitors: ['a'],
+          kind: 'suspend', durationMs: 6000, start: 14000, end: 20000, samples: 1, monitors: ['a'], thread: MAIN_THREAD,
         });
         assert.deepStrictEqual(stalls[1].stall, {
-          kind: 'hang', durationMs: 8500, start: 19500, end: 20500, samples: 1, monitors: ['b'], cause: null,
+          kind: 'hang', durationMs: 8500, start: 19500, end: 20500, samples: 1, monitors: ['b'], cause: null, thread: MAIN_THREAD,
         });
         assert.deepStrictEqual(published, stalls.map((x) => x.stall));
         const s = c.stats();
@@ -375,7 +377,7 @@ describe('stall episodes (SPEC §5)', () => {
       const { at, stall } = only(stalls);
       assert.strictEqual(at, 21000);
       assert.deepStrictEqual(stall, {
-        kind: 'hang', durationMs: 7000, start: 13000, end: 20000, samples: 1, monitors: ['v'], cause: null,
+        kind: 'hang', durationMs: 7000, start: 13000, end: 20000, samples: 1, monitors: ['v'], cause: null, thread: MAIN_THREAD,
       });
       const s = c.stats();
       assert.strictEqual(s.cancelled, 0);

@@ -296,8 +296,10 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
         'cause.throttled_ms': 0,
         'cause.blocked_ms': 0,
         'cause.gc_ms': 0,
+        'thread.id': 0, // the thread, by OpenTelemetry's attribute names (SPEC §14)
+        'thread.name': 'main',
       },
-      { kind: 'pause', duration_ms: 6980 },
+      { kind: 'pause', duration_ms: 6980, 'thread.id': 0, 'thread.name': 'main' },
     ]);
     m.stop();
   });

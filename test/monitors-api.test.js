@@ -2,6 +2,8 @@
 // SPEC §6, §7, §11: setupAllMonitors() options, stop(), batches, start()/stop() of one monitor,
 // workerStats() and the one-real-set-per-thread rule. Simulated time except the last suite.
 const assert = require('assert');
+// The thread every event of the main thread names (SPEC §14).
+const MAIN_THREAD = { id: 0, name: 'main' };
 const diagnosticsChannel = require('diagnostics_channel');
 const { inspect } = require('util');
 const lagwatch = require('..');
@@ -186,9 +188,9 @@ describe('setupAllMonitors() options (SPEC §7)', () => {
         cpuMs, runQueueMs: 0, throttledMs: 0, blockedMs: 0, gcMs: 0, spanMs: cpuMs, dominant: 'busy',
       });
       assert.deepStrictEqual(run(),
-        { t: 16600, e: { start: 10500, detectedAt: 15500, end: 16500, durationMs: 6000, cause: cause(5900) } });
+        { t: 16600, e: { start: 10500, detectedAt: 15500, end: 16500, durationMs: 6000, cause: cause(5900), thread: MAIN_THREAD } });
       assert.deepStrictEqual(run({ monitors: { liveness: { intervalMs: 1000 } } }),
-        { t: 17500, e: { start: 10500, detectedAt: 15500, end: 16500, durationMs: 6000, cause: cause(5000) } });
+        { t: 17500, e: { start: 10500, detectedAt: 15500, end: 16500, durationMs: 6000, cause: cause(5000), thread: MAIN_THREAD } });
     });
 
     it('clockDrift: reads every 1000 ms by default, 2000 ms -> a step seen at the next even second', () => {

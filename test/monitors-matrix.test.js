@@ -97,7 +97,7 @@ function matrix(platform, loop) {
     const cause = {
       cpuMs: 5800, runQueueMs: known, throttledMs: known, blockedMs: 0, gcMs: 0, spanMs: 5800, dominant: 'busy',
     };
-    assert.deepStrictEqual(wh.e, { start: 10000, detectedAt: 15000, end: 16000, durationMs: 6000, cause });
+    assert.deepStrictEqual(wh.e, { start: 10000, detectedAt: 15000, end: 16000, durationMs: 6000, cause, thread: { id: 0, name: 'main' } });
     assert.strictEqual(wh.e.detectedAt, wh.e.start + 5000);
     assert.deepStrictEqual(e.cause, cause, 'the episode has the cause of the worker hang it overlaps');
 

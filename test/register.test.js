@@ -17,6 +17,9 @@ const APP = path.join(FIXTURES, 'register-app.js');
 const APP_LOOP_LINE = require('fs').readFileSync(APP, 'utf8').split('\n')
   .findIndex((l) => l.includes('while (performance.now() < end);')) + 1;
 const PLAIN = path.join(FIXTURES, 'register-plain.js');
+const SIGNAL_APP = path.join(FIXTURES, 'register-signal.js');
+// The blocking profile's lines on stderr (lib/blocking.js's format).
+const PROFILE_LINE = /^lagwatch: blocking profile|^ {2}\d+\. /;
 const REQUIRE = path.join(FIXTURES, 'register-require.js');
 
 // With the cause the worker measured (SPEC §12): ", cause: busy (cpu 5802 ms, gc 8 ms of 5802 ms)".
@@ -84,6 +87,23 @@ function run(script, { env = {}, nodeArgs = ['-r', 'lagwatch/register'], killAft
       clearTimeout(timer);
       p.waiters.delete(check);
       if (err) reject(err); else resolve(value);
+    };
+    p.waiters.add(check);
+    check();
+  });
+  // Until stdout holds `text`, waiting up to `timeoutMs`.
+  p.waitStdout = (text, timeoutMs) => new Promise((resolve, reject) => {
+    const check = () => {
+      if (p.stdout.includes(text)) return done(null);
+      if (p.exit) return done(new Error(`no ${JSON.stringify(text)} on stdout before the child exited: ${p.describe()}`));
+      return undefined;
+    };
+    const timer = setTimeout(() => done(new Error(`no ${JSON.stringify(text)} on stdout within ${timeoutMs} ms: ${p.describe()}`)),
+      timeoutMs);
+    const done = (err) => {
+      clearTimeout(timer);
+      p.waiters.delete(check);
+      if (err) reject(err); else resolve();
     };
     p.waiters.add(check);
     check();
@@ -174,8 +194,11 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     // The app's block, and under load (ASan beside the other suites) perhaps its start-up too: each
     // block is one line, and the profile counts them all.
     const lines = p.stderrLines().filter((l) => /^lagwatch: block of/.test(l));
-    const ms = lines.map((l) => Number(/^lagwatch: block of (\d+) ms$/.exec(l)[1]));
+    const ms = lines.map((l) => Number(/^lagwatch: block of (\d+) ms( at .+| \(no stack: \w+\))$/.exec(l)[1]));
     assert.strictEqual(ms.filter((x) => x >= 400 && x < 450).length, 1, p.describe());
+    // The app's block names where it ran (stacks are on under register): its function and file.
+    const own = lines[ms.findIndex((x) => x >= 400 && x < 450)];
+    assert.match(own, /^lagwatch: block of \d+ ms at \(anonymous\) \(.*register-app\.js:14\)/, p.describe());
     assert.strictEqual(p.stdout, 'register-app: start\nregister-app: blocked 400 ms\nregister-app: done\n');
     // At exit, the blocking profile: the app's call site, its stack (taken while it ran) in the app.
     const profile = p.stderrLines().filter((l) => /^lagwatch: blocking profile|^ {2}\d+\. /.test(l));
@@ -545,3 +568,209 @@ describe('lagwatch/register follows OpenTelemetry\'s environment variables', fun
   });
 });
 
+describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports what it holds, then the signal does what it would have done', function () {
+  this.timeout(60000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    it(`${signal}, no handler of the app's own: the blocking profile on stderr, then the process ends by ${signal}`, async function () {
+      const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100' } });
+      await p.waitStdout('register-signal: ready', 20000);
+      await p.waitStderr(/^lagwatch: block of \d+ ms/, 10000);
+      p.child.kill(signal);
+      const exit = await p.waitExit(20000);
+      // The parent sees the signal, not an exit code.
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal }, p.describe());
+      const profile = p.stderrLines().filter((l) => PROFILE_LINE.test(l));
+      assert.match(profile[0] || '', /^lagwatch: blocking profile: \d+ block\(s\), \d+ ms blocked in all$/, p.describe());
+      assert.ok(profile.some((l) => /blockOnce \(.*register-signal\.js:\d+\)/.test(l)), p.describe());
+      assert.strictEqual(profile.filter((l) => /^lagwatch: blocking profile/.test(l)).length, 1, p.describe());
+    });
+  }
+
+  it('SIGTERM: LAGWATCH_PROFILE_FILE is written, and a hang stall still held at the signal is reported', async function () {
+    const file = path.join(require('os').tmpdir(), `lagwatch-signal-${process.pid}.json`);
+    try {
+      const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: file, REGISTER_SIGNAL_BLOCK_MS: '6000' } });
+      await p.waitStdout('register-signal: ready', 30000);
+      // The hang's stall line comes seconds after it ends (its episode is held): not yet.
+      assert.deepStrictEqual(p.stderrLines().filter((l) => l.includes('stall of')), [], p.describe());
+      p.child.kill('SIGTERM');
+      const exit = await p.waitExit(20000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGTERM' }, p.describe());
+      const stalls = p.stderrLines().filter((l) => /^lagwatch: hang stall of \d+ ms/.test(l));
+      assert.strictEqual(stalls.length, 1, p.describe());
+      const got = JSON.parse(require('fs').readFileSync(file, 'utf8'));
+      assert.ok(got.sites.some((s) => s.maxMs >= 6000 && s.stack !== null && s.stack.some((f) => f.functionName === 'blockOnce')),
+        JSON.stringify(got));
+    } finally {
+      require('fs').rmSync(file, { force: true });
+    }
+  });
+
+  it('an app with its own SIGTERM handler keeps it: lagwatch prints the profile at the signal, once, and the app ends as it chose', async function () {
+    const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100', REGISTER_SIGNAL_OWN: 'SIGTERM' } });
+    await p.waitStdout('register-signal: ready', 20000);
+    await p.waitStderr(/^lagwatch: block of \d+ ms/, 10000);
+    p.child.kill('SIGTERM');
+    // At the signal, not 3 s later at the app's own exit.
+    await p.waitStdout('register-signal: SIGTERM', 10000);
+    await p.waitStderr(/^lagwatch: blocking profile/, 2000);
+    assert.strictEqual(p.exit, null, p.describe());
+    const exit = await p.waitExit(20000);
+    assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 3, signal: null }, p.describe());
+    assert.ok(p.stdout.includes('register-signal: SIGTERM\n'), p.describe());
+    assert.strictEqual(p.stderrLines().filter((l) => /^lagwatch: blocking profile/.test(l)).length, 1, p.describe());
+  });
+
+  it('a second SIGINT while lagwatch reports ends the process at once', async function () {
+    // A FIFO nobody reads as LAGWATCH_PROFILE_FILE: writing the profile waits for ever, as a
+    // report on a stuck disk would.
+    const fifo = path.join(require('os').tmpdir(), `lagwatch-fifo-${process.pid}`);
+    require('fs').rmSync(fifo, { force: true });
+    assert.strictEqual(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
+    try {
+      const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: fifo } });
+      await p.waitStdout('register-signal: ready', 20000);
+      p.child.kill('SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.strictEqual(p.exit, null, `the first SIGINT lets lagwatch report (here, for ever): ${p.describe()}`);
+      p.child.kill('SIGINT');
+      const exit = await p.waitExit(5000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGINT' }, p.describe());
+    } finally {
+      require('fs').rmSync(fifo, { force: true });
+    }
+  });
+});
+
+describe('lagwatch/register loses no setting in silence (SPEC §14)', function () {
+  this.timeout(60000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  it('docs/api.md lists every LAGWATCH_ variable of lib/env.js\'s table, as the table says it, and no other', function () {
+    const { ENV } = require('../lib/env');
+    const text = require('fs').readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
+    const section = text.slice(text.indexOf('## The environment of `lagwatch/register`'));
+    const rows = [...section.matchAll(/^\| `(LAGWATCH_\w+)` \| (.*) \|$/gm)].map((m) => ({ name: m[1], doc: m[2] }));
+    assert.deepStrictEqual(rows, ENV.map((v) => ({ name: v.name, doc: v.doc })));
+    // And every LAGWATCH_ variable that lib/ reads is in the table.
+    const read = new Set();
+    for (const f of require('fs').readdirSync(path.join(ROOT, 'lib')).filter((n) => n.endsWith('.js') && n !== 'env.js')) {
+      const src = require('fs').readFileSync(path.join(ROOT, 'lib', f), 'utf8');
+      for (const m of src.matchAll(/env\.(LAGWATCH_\w+)|env\[['"](LAGWATCH_\w+)/g)) read.add(m[1] || m[2]);
+      for (const m of src.matchAll(/'(LAGWATCH_[A-Z_]+)'/g)) read.add(m[1]);
+    }
+    assert.deepStrictEqual([...read].filter((n) => !ENV.some((v) => v.name === n)), []);
+  });
+
+  it('a bad LAGWATCH_STACKS and an unknown LAGWATCH_ variable are said on stderr; the defaults are kept and the app runs', async function () {
+    const p = run(APP, { env: { LAGWATCH_STACKS: 'maybe', LAGWATCH_BLOK_MS: '100', ...QUICK } });
+    assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+    assert.deepStrictEqual(p.stderrLines().sort(), [
+      'lagwatch: LAGWATCH_BLOK_MS is not a lagwatch setting (did you mean LAGWATCH_BLOCK_MS?): ignored',
+      'lagwatch: LAGWATCH_STACKS must be 0 or 1, not "maybe": 1 is used (stacks on)',
+    ], p.describe());
+  });
+
+  it('OTEL_METRICS_EXPORTER=prometheus with no port serves the SDK\'s default port, 9464', async function () {
+    const p = run(APP, { env: { OTEL_METRICS_EXPORTER: 'prometheus', ...QUICK } });
+    // Another process of the machine may hold 9464: then the line says so, naming it.
+    await p.waitStderr(/^lagwatch: (metrics at http:\/\/127\.0\.0\.1:9464\/metrics|cannot serve metrics on 127\.0\.0\.1:9464: .*EADDRINUSE)/, 20000);
+  });
+
+  it('setupAllMonitors() under register throws, naming the LAGWATCH_ variable of each option it was given', async function () {
+    const code = "try { require('lagwatch').setupAllMonitors({ blocks: { thresholdMs: 100 } }); } " +
+      'catch (err) { console.log(JSON.stringify({ code: err.code, message: err.message })); }';
+    const p = run(code, { nodeArgs: ['-r', 'lagwatch/register', '-e'] });
+    assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+    const got = JSON.parse(p.stdout);
+    assert.strictEqual(got.code, 'ERR_LAGWATCH_ALREADY_SET_UP');
+    assert.match(got.message, /started by lagwatch\/register.*not applied\. Set LAGWATCH_BLOCK_MS instead/);
+  });
+});
+
+describe('lagwatch/register\'s lines say what to fix (SPEC §14)', function () {
+  this.timeout(90000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  it('a process that died hung: the next one\'s line says when it began (wall clock), its pid and who saw it, no empty parentheses', async function () {
+    const fs = require('fs');
+    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'lagwatch-fatal-line-'));
+    try {
+      const before = Date.now();
+      const dead = run(SIGNAL_APP, { env: { LAGWATCH_STATE_DIR: dir, REGISTER_SIGNAL_BLOCK_MS: '30000' } });
+      // Its hang record is written once the worker flags the hang.
+      const until = performance.now() + 25000;
+      while (!fs.readdirSync(dir).some((n) => n.startsWith('hang-')) && performance.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(fs.readdirSync(dir).some((n) => n.startsWith('hang-')), `a hang record in ${dir}: ${dead.describe()}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      dead.child.kill('SIGKILL');
+      await dead.waitExit(10000);
+      const next = run(APP, { env: { LAGWATCH_STATE_DIR: dir, ...QUICK } });
+      assert.strictEqual((await next.waitExit(30000)).code, 0, next.describe());
+      const line = next.stderrLines().find((l) => l.startsWith('lagwatch: fatal'));
+      const m = /^lagwatch: fatal hang stall of (\d+) ms at (\S+) \(the process died hung, pid (\d+); seen by ([^)]+)\), cause: /.exec(line || '');
+      assert.ok(m, next.describe());
+      assert.strictEqual(Number(m[3]), dead.child.pid);
+      const began = Date.parse(m[2]);
+      // It began after the dead process started and 200 ms or so after that (its fixture's timer).
+      assert.ok(began >= before - 1000 && began <= before + 15000, `${m[2]} vs the start at ${new Date(before).toISOString()}`);
+      assert.ok(!line.includes('()'), line);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('lagwatch/register and worker threads (SPEC §14)', function () {
+  this.timeout(90000);
+  const WORKER_APP = path.join(FIXTURES, 'register-worker.js');
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  it('by default only the main thread is monitored: a worker\'s 6 s of CPU work is no hang of the app', async function () {
+    const p = run(WORKER_APP);
+    assert.strictEqual((await p.waitExit(60000)).code, 0, p.describe());
+    assert.ok(p.stdout.includes('register-worker: done'), p.describe());
+    assert.deepStrictEqual(p.stderrLines(), [], p.describe());
+    assert.ok(!p.stdout.includes('stall thread'), p.describe());
+  });
+
+  it('LAGWATCH_WORKERS=1: the worker\'s hang is reported, its line and its event naming the worker', async function () {
+    const p = run(WORKER_APP, { env: { LAGWATCH_WORKERS: '1' } });
+    assert.strictEqual((await p.waitExit(60000)).code, 0, p.describe());
+    const lines = p.stderrLines().filter((l) => l.includes('stall of'));
+    assert.strictEqual(lines.length, 1, p.describe());
+    // Node 20 does not tell a worker its name; later versions do (worker_threads.threadName).
+    assert.match(lines[0], /^lagwatch: worker (\d+)( \(resizer\))?: hang stall of \d+ ms \(/, p.describe());
+    const events = p.stdout.split('\n').filter((l) => l.includes('stall thread'));
+    assert.strictEqual(events.length, 1, p.describe());
+    const m = /^register-worker: worker stall thread (.*)$/.exec(events[0]);
+    assert.ok(m, p.describe());
+    const thread = JSON.parse(m[1]);
+    assert.strictEqual(thread.id, Number(/worker (\d+)/.exec(lines[0])[1]));
+    assert.ok(thread.id > 0 && (thread.name === null || thread.name === 'resizer'), m[1]);
+  });
+});

@@ -1,0 +1,83 @@
+'use strict';
+// Every LAGWATCH_* variable that `lagwatch/register` reads, in one table: register reads each
+// through it, docs/api.md lists them (test/register.test.js checks that list against this one),
+// and a setupAllMonitors() under register names the variable of each option it was given. A bad
+// value is said on stderr and the default kept.
+const { nearest } = require('./util');
+
+const ENV = [
+  {
+    name: 'LAGWATCH_BLOCK_MS',
+    option: 'blocks',
+    doc: 'report blocks of the loop of at least this many ms (50 or more; unset or `0`: no blocks), one line each, and the blocking profile at the end',
+  },
+  {
+    name: 'LAGWATCH_STACKS',
+    option: 'stacks',
+    doc: '`1` (default): the stack thread takes a hang\'s and a block\'s stack; `0`: no stack thread',
+  },
+  {
+    name: 'LAGWATCH_WORKERS',
+    option: null,
+    doc: '`0` (default): the main thread only (a worker\'s busy loop is its work); `1`: every worker thread too, each line naming it (`lagwatch: worker 3 (resizer): …`)',
+  },
+  {
+    name: 'LAGWATCH_STATE_DIR',
+    option: 'stateDir',
+    doc: 'where running hangs are recorded, for the fatal-hang report of the next run (default: one per user and app, docs/diagnosis.md; `0`: none)',
+  },
+  {
+    name: 'LAGWATCH_PROFILE_FILE',
+    option: null,
+    doc: 'the blocking profile is written there as JSON at the end (exit, or a signal), not to stderr',
+  },
+  {
+    name: 'LAGWATCH_PROMETHEUS_PORT',
+    option: null,
+    doc: 'alias of `OTEL_EXPORTER_PROMETHEUS_PORT` (used when that is unset)',
+  },
+  {
+    name: 'LAGWATCH_PROMETHEUS_HOST',
+    option: null,
+    doc: 'alias of `OTEL_EXPORTER_PROMETHEUS_HOST` (used when that is unset)',
+  },
+  {
+    name: 'LAGWATCH_ADDON',
+    option: null,
+    doc: 'the path of another build of the addon to load (a sanitizer build, say); read by `lagwatch` itself, with or without `register`',
+  },
+];
+const NAMES = ENV.map((v) => v.name);
+
+// The LAGWATCH_* variables of `env` that are none of the table's, each with the nearest name:
+// one line each. LAGWATCH_TEST_* belong to the test build of the addon.
+function unknownFrom(env, say) {
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith('LAGWATCH_') || NAMES.includes(name) || name.startsWith('LAGWATCH_TEST_')) continue;
+    const near = nearest(name, NAMES);
+    say(`${name} is not a lagwatch setting${near === null ? '' : ` (did you mean ${near}?)`}: ignored`);
+  }
+}
+
+// The variables of the table for the options given to a setupAllMonitors() under register.
+function variablesFor(options) {
+  const keys = options !== null && typeof options === 'object' ? Object.keys(options) : [];
+  return ENV.filter((v) => v.option !== null && keys.includes(v.option)).map((v) => v.name);
+}
+
+// A switch of the table: '0' or '1'; another value is said and `fallback` kept.
+function switchFrom(env, name, fallback, say, what) {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (raw.trim() === '1') return true;
+  if (raw.trim() === '0') return false;
+  say(`${name} must be 0 or 1, not ${JSON.stringify(raw)}: ${fallback ? 1 : 0} is used (${what} ${fallback ? 'on' : 'off'})`);
+  return fallback;
+}
+
+// LAGWATCH_STACKS: on by default.
+const stacksFrom = (env, say) => switchFrom(env, 'LAGWATCH_STACKS', true, say, 'stacks');
+// LAGWATCH_WORKERS: off by default.
+const workersFrom = (env, say) => switchFrom(env, 'LAGWATCH_WORKERS', false, say, 'worker threads');
+
+module.exports = { ENV, stacksFrom, workersFrom, unknownFrom, variablesFor };

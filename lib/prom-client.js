@@ -27,7 +27,7 @@
 // reset()), which its Registry reads for the text format, getMetricsAsJSON() and cluster
 // aggregation, in prom-client 14 and 15 alike.
 const native = require('./native');
-const { typeError, checkOptions } = require('./util');
+const { typeError, checkOptions, checkKeys } = require('./util');
 const { HISTOGRAMS, BOUNDS } = require('./histograms');
 const { currentSet } = require('./monitors');
 
@@ -286,7 +286,7 @@ function checkRegistry(register) {
 // that takes them out again. A registry that already holds one of the names is refused before any
 // is added.
 function collectLagwatchMetrics(options) {
-  const o = checkOptions(options);
+  const o = checkKeys(checkOptions(options), ['register', 'set']);
   const set = o.set === undefined ? currentSet() : o.set;
   if (set === undefined) {
     throw typeError('The "options.set" argument must be a monitor set: none runs on this thread ' +

@@ -210,6 +210,8 @@ for (const client of [require('prom-client'), require('prom-client-14')]) {
         assertRejects(() => collectLagwatchMetrics({ register: fresh, set: bad }), TypeError, 'ERR_INVALID_ARG_TYPE', 'options.set');
       }
       assertRejects(() => collectLagwatchMetrics(7), TypeError, 'ERR_INVALID_ARG_TYPE', 'options');
+      // An unknown option name is refused as at every other entry point, with the nearest name.
+      assertRejects(() => collectLagwatchMetrics({ registry: fresh, set: m }), RangeError, 'ERR_OUT_OF_RANGE', '"register"');
       // No set runs on this thread's real clock: say so.
       assert.strictEqual(lagwatch.current(), undefined);
       assertRejects(() => collectLagwatchMetrics({ register: fresh }), TypeError, 'ERR_INVALID_ARG_TYPE', 'options.set');

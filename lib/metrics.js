@@ -28,6 +28,13 @@ function formatStack(frames, max) {
     `    at ${f.functionName || '<anonymous>'} (${f.url}:${f.lineNumber}:${f.columnNumber})`).join('\n');
 }
 
+// The thread a record is about, by OpenTelemetry's own attribute names (SPEC §14).
+function threadAttributes(attributes, thread) {
+  if (!thread) return;
+  attributes['thread.id'] = thread.id;
+  if (thread.name !== null) attributes['thread.name'] = thread.name;
+}
+
 // SPEC §12: the dominant parts of a hang's cause (as the core names them), the lag.stall log
 // record's attributes, and lag_main_thread_time's states.
 const CAUSES = native.causeNames();
@@ -182,11 +189,7 @@ class Metrics {
         for (const [key, attr] of CAUSE_ATTRIBUTES) if (cause[key] !== null) attributes[attr] = cause[key];
       }
       if (stall.stack) attributes.stack = formatStack(stall.stack, 20);
-      // The thread it is about, by OpenTelemetry's own attribute names (SPEC §14).
-      if (stall.thread) {
-        attributes['thread.id'] = stall.thread.id;
-        if (stall.thread.name !== null) attributes['thread.name'] = stall.thread.name;
-      }
+      threadAttributes(attributes, stall.thread);
       // Where its time went (lib/profile.js): folded stacks with their sample counts, and the
       // fingerprint that groups the same hang across runs.
       if (typeof stall.fingerprint === 'string') attributes.fingerprint = stall.fingerprint;
@@ -308,6 +311,7 @@ class Metrics {
     if (typeof block.fingerprint === 'string') attributes.fingerprint = block.fingerprint;
     if (block.stack) attributes.stack = formatStack(block.stack, 20);
     if (typeof block.spanName === 'string') attributes.span_name = block.spanName;
+    threadAttributes(attributes, block.thread);
     const record = { eventName: 'lag.block', body: 'lag.block', severityNumber: 13, severityText: 'WARN', attributes };
     if (typeof block.traceId === 'string') record.context = spanContext(block);
     this.otelLogger.emit(record);

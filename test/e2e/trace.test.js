@@ -73,6 +73,8 @@ describe('e2e: the request a hang blocked (OpenTelemetry context, real processes
       assert.strictEqual(rec.spanContext.traceId, b.traceId);
       assert.strictEqual(rec.attributes.span_name, b.spanName);
       assert.strictEqual(rec.attributes.duration_ms, b.durationMs);
+      assert.strictEqual(rec.attributes['thread.id'], 0, 'the record names its thread, as lag.stall does');
+      assert.strictEqual(rec.attributes['thread.name'], 'main');
     }
     // The profile by span: /report first (4 × 300 ms), at resizeThumbnail.
     const spans = r.profile.spans;

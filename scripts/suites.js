@@ -37,6 +37,7 @@ const REAL_PROCESS = [
   'test/embedder-renderer.test.js', // 75
   'test/e2e/stop-loses-nothing.test.js', // 65
   'test/register.test.js', // 65
+  'test/e2e/statedir.test.js', // 60
   'test/e2e/fatal.test.js', // 50
   'test/e2e/stops.test.js', // 45
   'test/e2e/stack.test.js', // 33

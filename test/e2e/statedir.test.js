@@ -229,4 +229,56 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     const r = await next.result(30000);
     assert.deepStrictEqual(r.events.stall.map((s) => [s.fatal, s.pid]), [[true, f.child.pid]], next.describe());
   });
+
+  // In this process (Electron's main process, faked): attachElectron moves the records to the
+  // app's userData/lagwatch, which is refused here; the default directory, accepted at setup, is
+  // let go too, so a hang writes no record anywhere.
+  it('Electron: userData/lagwatch refused: one error, its record not reported, the default directory let go (nothing written at a hang)', async () => {
+    const lagwatch = require('../..');
+    const { createFakeElectron } = require('../fakes/electron');
+    const xdg = path.join(tmpDir('statedir-electron-xdg'), 'state');
+    const userData = tmpDir('statedir-electron');
+    const dir = path.join(userData, 'lagwatch');
+    fs.mkdirSync(dir);
+    fs.chmodSync(dir, 0o777);
+    plantRecord(path.join(dir, `hang-${GONE_PID}-1.json`));
+    const { app, powerMonitor } = createFakeElectron();
+    app.userData = userData;
+    const logs = [];
+    const saved = process.env.XDG_STATE_HOME;
+    process.env.XDG_STATE_HOME = xdg;
+    let m;
+    try {
+      m = lagwatch.setupAllMonitors({ logger: { log: (level, message) => logs.push(`${level}: ${message}`) } });
+    } finally {
+      if (saved === undefined) delete process.env.XDG_STATE_HOME;
+      else process.env.XDG_STATE_HOME = saved;
+    }
+    const stalls = [];
+    m.conditions.on('stall', (st) => stalls.push(st));
+    let stats;
+    let hangs;
+    try {
+      assert.ok(m._stateDir.startsWith(path.join(xdg, 'lagwatch') + path.sep), m._stateDir);
+      lagwatch.attachElectron(m.conditions, { powerMonitor, app })(); // detached at once: the move stays
+      assert.strictEqual(m._stateDir, null);
+      await sleep(300);
+      const t = performance.now();
+      while (performance.now() - t < 6000); // a hang, flagged 5 s in: its record would be written then
+      await sleep(300);
+      stats = m.conditions.stats();
+      hangs = m.workerStats().workerHangs.count;
+    } finally {
+      m.stop();
+    }
+    const why = `${JSON.stringify(stalls)}\n${logs.join('\n')}`;
+    assert.strictEqual(hangs, 1, `the worker flagged the hang\n${why}`);
+    assert.strictEqual(stalls.filter((st) => st.fatal).length, 0, why);
+    assert.strictEqual(stats.stateRefused, 1, why);
+    const errors = logs.filter((l) => l.startsWith('error: '));
+    assert.strictEqual(errors.length, 1, why);
+    assert.ok(errors[0].includes(`the state directory ${dir} is refused (mode 0777, writable by group or others)`), why);
+    assert.ok(!fs.existsSync(xdg), `nothing written in the default directory: ${xdg}`);
+    assert.deepStrictEqual(records(dir), [`hang-${GONE_PID}-1.json`], why);
+  });
 });

@@ -14,12 +14,13 @@
  * made relative to that open directory. The temporary file is created, never opened: exclusive
  * creation that follows no link, under a name no one else can guess (random bytes), so a link or
  * file planted at any name the worker writes is never written through nor truncated. A refused
- * directory is counted and its reason kept for the main thread to log; the hang gets no record. Its size is bounded: a stack longer
- * than LW_HANGREC_STACK_MAX is left out (and the record says so). Its buffers (about 130 KiB) are
- * allocated at the set's first hang, on the worker thread (most sets never hang: a set made per
- * request must not cost them), and kept; memory that runs out then is a failed write. A write
- * that fails (a read-only or full disk) is counted; the first error is kept for the main thread
- * to log. */
+ * directory is counted and its reason kept for the main thread to log; the hang gets no record.
+ *
+ * The record's size is bounded: a stack longer than LW_HANGREC_STACK_MAX is left out (and the
+ * record says so). Its buffers (about 130 KiB) are allocated at the set's first hang, on the
+ * worker thread (most sets never hang: a set made per request must not cost them), and kept;
+ * memory that runs out then is a failed write. A write that fails (a read-only or full disk) is
+ * counted; the first error is kept for the main thread to log. */
 #ifndef LW_DRIVER_HANGREC_H_
 #define LW_DRIVER_HANGREC_H_
 

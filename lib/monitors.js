@@ -310,7 +310,14 @@ class MonitorSet {
     this._stateDirDefault = o.stateDir === undefined;
     this._stateDirOn = o.clock === undefined && o.stateDir !== false;
     if (this._stateDirOn) {
-      this._useStateDir(o.stateDir === undefined ? fatal.defaultStateDir() : path.resolve(o.stateDir));
+      if (o.stateDir === undefined) {
+        // The default's parent (`<base>/lagwatch`, or `<tmp>/lagwatch-<uid>`) is lagwatch's own
+        // level too: judged alike, so that one planted by another user is not built upon.
+        const dir = fatal.defaultStateDir();
+        this._useStateDir(dir, [path.dirname(dir), dir]);
+      } else {
+        this._useStateDir(path.resolve(o.stateDir));
+      }
     }
   }
 
@@ -318,9 +325,17 @@ class MonitorSet {
   // process's running hangs there. Called at setup, and by attachElectron with the app's
   // userData directory when no directory was given.
   // A directory that is not the user's own (src/core/statedir.h) is refused: logged, counted, and
-  // neither written nor read (the directory used before, if any, is let go too).
-  _useStateDir(dir) {
-    const why = native.stateDirCheck(dir);
+  // neither written nor read (the directory used before, if any, is let go too). `levels`: the
+  // directories judged, the state directory last (a level above it named with its reason).
+  _useStateDir(dir, levels = [dir]) {
+    let why = null;
+    for (const level of levels) {
+      const w = native.stateDirCheck(level);
+      if (w !== null) {
+        why = level === dir ? w : `${level}: ${w}`;
+        break;
+      }
+    }
     if (why !== null) {
       native.monStateDir(this._h, null, '');
       this._stateDir = null;

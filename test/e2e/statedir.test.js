@@ -281,4 +281,28 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     assert.ok(!fs.existsSync(xdg), `nothing written in the default directory: ${xdg}`);
     assert.deepStrictEqual(records(dir), [`hang-${GONE_PID}-1.json`], why);
   });
+
+  it('the default without a usable home: <tmp>/lagwatch-<uid> planted with mode 0777 by someone else is refused, its planted record not reported', async () => {
+    const tmp = tmpDir('statedir-tmpdir');
+    const home = tmpDir('statedir-nohome');
+    fs.chownSync(home, NOBODY, NOBODY);
+    const level = path.join(tmp, `lagwatch-${process.geteuid()}`);
+    fs.mkdirSync(level);
+    fs.chmodSync(level, 0o777);
+    // The app's own level, as the user's own, with a record planted in it through the open level.
+    const { hash64 } = require('../../lib/util');
+    const entry = path.resolve(__dirname, 'fixtures', 'fatal.js');
+    const app = path.join(level, `fatal.js-${hash64(entry).slice(0, 12)}`);
+    fs.mkdirSync(app, { mode: 0o700 });
+    plantRecord(path.join(app, `hang-${GONE_PID}-1.json`));
+    const f = spawnFixture('fatal.js', ['default', 'report'], { env: { TMPDIR: tmp, HOME: home, XDG_STATE_HOME: '' } });
+    const r = await f.result(30000);
+    const why = `${JSON.stringify(r.events.stall)}\n${f.describe()}`;
+    assert.deepStrictEqual(r.events.stall, [], why);
+    assert.strictEqual(r.stats.stateRefused, 1, why);
+    const errors = f.stderr.split('\n').filter((l) => l.startsWith('error: '));
+    assert.strictEqual(errors.length, 1, why);
+    assert.ok(errors[0].includes(`the state directory ${app} is refused (${level}: mode 0777, writable by group or others)`), why);
+    assert.deepStrictEqual(records(app), [`hang-${GONE_PID}-1.json`], why);
+  });
 });

@@ -35,9 +35,9 @@ const REAL_PROCESS = [
   'test/e2e/block-budget.test.js', // 80
   'test/embedder-main.test.js', // 75
   'test/embedder-renderer.test.js', // 75
+  'test/e2e/statedir.test.js', // 70
   'test/e2e/stop-loses-nothing.test.js', // 65
   'test/register.test.js', // 65
-  'test/e2e/statedir.test.js', // 60
   'test/e2e/fatal.test.js', // 50
   'test/e2e/stops.test.js', // 45
   'test/e2e/stack.test.js', // 33

@@ -18,6 +18,7 @@
         "src/core/monitors.c",
         "src/core/timers.c",
         "src/core/spans.c",
+        "src/core/statedir.c",
         "src/driver/sim.c",
         "src/driver/uv.c",
         "src/driver/uvworker.c",

@@ -155,6 +155,9 @@ class Conditions extends EventEmitter {
     // Writes of hang records that failed (a read-only or full state directory: lib/fatal.js).
     const set = this._set !== null && this._set !== undefined ? this._set : null;
     s.stateErrors = set !== null ? set._stateErrors() : 0;
+    // State directories refused, and entries in one that were not the user's own records (SPEC §13).
+    s.stateRefused = set !== null ? set._stateRefusedCount() : 0;
+    s.stateSkipped = set !== null ? set._stateSkipped : 0;
     // Blocks (issue 27), counted by the set's loopBlock whether reported or not.
     if (set !== null) s.blocks = set._blocks();
     return s;
@@ -263,6 +266,7 @@ class Conditions extends EventEmitter {
     if (this._set !== null && this._set !== undefined) {
       this._set._watchDebugger();
       this._set._stateErrors(); // a failed hang record is logged once
+      this._set._stateRefusedCount(); // so is a directory the worker refused at a hang
     }
     for (const ev of events) {
       if (ev.type === 'read') {

@@ -166,7 +166,7 @@ function attachElectron(conditions, options) {
   // Fatal hangs: an app's records belong with its data (the default directory is per entry point,
   // which an Electron app shares with every other), unless the app chose a directory itself.
   const set = conditions._set;
-  if (o.app !== undefined && typeof o.app.getPath === 'function' && set && set._stateDirDefault && set._stateDir !== null) {
+  if (o.app !== undefined && typeof o.app.getPath === 'function' && set && set._stateDirDefault && set._stateDirOn) {
     let userData = null;
     try {
       userData = o.app.getPath('userData');

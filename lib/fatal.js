@@ -6,12 +6,18 @@
 // it ends). A set that starts takes the records of processes that are gone and reports each as a
 // fatal hang; the records of live processes (another process sharing the directory, a hang in
 // progress) are left alone.
+//
+// The directory is the user's own (SPEC §13): judged at setup here and again by the worker before
+// each hang's first write (src/core/statedir.h), a refused one neither written nor read. Its
+// records are read with the same care: only the user's own regular files, opened without
+// following a link; anything else is skipped and counted, never reported.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { hash64 } = require('./util');
 
-const RECORD = /^hang-(\d+)-(\d+)\.json(\.tmp)?$/;
+// A record, or the temporary file of one being written (its name's random part: hangrec.c).
+const RECORD = /^hang-(\d+)-(\d+)\.json(\.[0-9a-f]{16}\.tmp)?$/;
 // A record is a few KiB and its stack at most 64 KiB (LW_HANGREC_STACK_MAX): anything larger is
 // no record of ours.
 const RECORD_MAX = 128 * 1024;
@@ -61,11 +67,50 @@ function finite(v) {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
+// The uid files must be owned by (the process's effective one); null where the platform has none.
+function ownUid() {
+  return typeof process.geteuid === 'function' ? process.geteuid() : null;
+}
+
+// A record's text, read only if it is one of the user's own regular files within the size bound:
+// { text } or { skip: why } (ENOENT: its writer removed it meanwhile). The file is opened without
+// following a link and judged again on what was opened.
+function readOwn(file) {
+  const uid = ownUid();
+  const judge = (st) => {
+    if (st.isSymbolicLink()) return 'a symbolic link';
+    if (!st.isFile()) return 'not a regular file';
+    if (uid !== null && st.uid !== uid) return `owned by uid ${st.uid}`;
+    if (st.size > RECORD_MAX) return `larger than ${RECORD_MAX} bytes`;
+    return null;
+  };
+  const before = fs.lstatSync(file);
+  let why = judge(before);
+  if (why !== null) return { skip: why };
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0));
+  try {
+    const st = fs.fstatSync(fd);
+    why = judge(st);
+    if (why === null && (st.ino !== before.ino || st.dev !== before.dev)) why = 'replaced while read';
+    if (why !== null) return { skip: why };
+    const buf = Buffer.alloc(RECORD_MAX + 1);
+    let n = 0;
+    let k;
+    while (n < buf.length && (k = fs.readSync(fd, buf, n, buf.length - n, null)) > 0) n += k;
+    if (n > RECORD_MAX) return { skip: `larger than ${RECORD_MAX} bytes` };
+    return { text: buf.toString('utf8', 0, n) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 // The records in `dir` of processes that are gone, each read and then removed:
-// { records, bad, errors }. Malformed records are removed too (counted in `bad`); a directory
-// that cannot be read gives none (its error in `errors`, as for a record that cannot be removed).
+// { records, bad, skipped, errors }. Malformed records (the user's own files) are removed too,
+// counted in `bad`; entries that are not the user's own regular files are left alone, counted in
+// `skipped` with why (`skips`); a directory that cannot be read gives none (its error in
+// `errors`, as for a record that cannot be removed).
 function takeRecords(dir) {
-  const out = { records: [], bad: 0, errors: [] };
+  const out = { records: [], bad: 0, skipped: 0, skips: [], errors: [] };
   let names;
   try {
     names = fs.readdirSync(dir);
@@ -79,10 +124,21 @@ function takeRecords(dir) {
     const file = path.join(dir, name);
     let record = null;
     try {
-      const st = fs.statSync(file);
-      if (st.size <= RECORD_MAX) record = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const r = readOwn(file);
+      if (r.skip !== undefined) {
+        out.skipped++;
+        out.skips.push(`${name}: ${r.skip}`);
+        continue;
+      }
+      record = JSON.parse(r.text);
     } catch (err) {
       if (err.code === 'ENOENT') continue; // its writer removed it meanwhile
+      if (err.code === 'ELOOP' || err.code === 'EMLINK') {
+        // Made a link between the look and the open.
+        out.skipped++;
+        out.skips.push(`${name}: a symbolic link`);
+        continue;
+      }
       record = null;
     }
     const proc = record !== null && typeof record === 'object' ? record.process : null;
@@ -91,6 +147,7 @@ function takeRecords(dir) {
     const valid = m[3] === undefined && record !== null && record.lagwatchHang === 1 &&
       finite(record.wallOrigin) && finite(record.start) && finite(record.detectedAt) &&
       finite(record.lastSeen) && record.lastSeen >= record.start;
+    // Removed once taken (read whole above).
     try {
       fs.unlinkSync(file);
     } catch (err) {
@@ -106,20 +163,60 @@ function takeRecords(dir) {
   return out;
 }
 
-// The default state directory of a Node process: per user and per app (its entry point), under
-// the OS's temporary directory, so that the next run of the same app finds it.
+// Whether `dir` is a directory the user owns (POSIX; elsewhere one that exists): a home directory
+// that is not (a container's user whose home is `/`) keeps no state.
+function usableHome(dir) {
+  if (typeof dir !== 'string' || dir === '' || !path.isAbsolute(dir)) return false;
+  try {
+    const st = fs.statSync(dir);
+    const uid = ownUid();
+    return st.isDirectory() && (uid === null || st.uid === uid);
+  } catch {
+    return false;
+  }
+}
+
+// The base of the default state directory: the user's own, never a directory others share.
+// Linux and other Unixes: $XDG_STATE_HOME (an absolute path), else ~/.local/state; macOS:
+// ~/Library/Caches; Windows: %LOCALAPPDATA%. Without a usable home directory (and no
+// XDG_STATE_HOME or LOCALAPPDATA), the OS's temporary directory, in a directory per user (null).
+function stateBase(env = process.env, platform = process.platform) {
+  if (platform === 'win32' && typeof env.LOCALAPPDATA === 'string' && path.win32.isAbsolute(env.LOCALAPPDATA)) {
+    return env.LOCALAPPDATA;
+  }
+  if (platform !== 'win32' && platform !== 'darwin' && typeof env.XDG_STATE_HOME === 'string' &&
+    path.isAbsolute(env.XDG_STATE_HOME)) {
+    return env.XDG_STATE_HOME;
+  }
+  let home;
+  try {
+    home = os.homedir();
+  } catch {
+    return null;
+  }
+  if (!usableHome(home)) return null;
+  if (platform === 'win32') return path.join(home, 'AppData', 'Local');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Caches');
+  return path.join(home, '.local', 'state');
+}
+
+// The default state directory of a Node process: per user and per app (its entry point), so that
+// the next run of the same app finds it: `<base>/lagwatch/<app>-<hash>` (stateBase), or
+// `<tmpdir>/lagwatch-<uid>/<app>-<hash>` without a base (judged like any other).
 function defaultStateDir() {
   const entry = (require.main && require.main.filename) || process.argv[1] || process.execPath;
   const full = path.resolve(entry);
   const hash = hash64(full).slice(0, 12);
+  const app = `${path.basename(full).replace(/[^\w.-]/g, '_').slice(0, 40)}-${hash}`;
+  const base = stateBase();
+  if (base !== null) return path.join(base, 'lagwatch', app);
   let user;
   try {
     user = String(os.userInfo().uid >= 0 ? os.userInfo().uid : os.userInfo().username);
   } catch {
     user = process.env.USER || process.env.USERNAME || 'user';
   }
-  const app = path.basename(full).replace(/[^\w.-]/g, '_').slice(0, 40);
-  return path.join(os.tmpdir(), `lagwatch-${user.replace(/[^\w.-]/g, '_')}`, `${app}-${hash}`);
+  return path.join(os.tmpdir(), `lagwatch-${user.replace(/[^\w.-]/g, '_')}`, app);
 }
 
-module.exports = { identity, takeRecords, defaultStateDir, startTicks };
+module.exports = { identity, takeRecords, defaultStateDir, stateBase, startTicks };

@@ -165,6 +165,14 @@ export interface Stats {
   fatalHangs: number;
   /** Writes of this process's hang records that failed (a read-only or full state directory). */
   stateErrors: number;
+  /** State directories refused (a symbolic link, not a directory, owned by another user, or
+   * writable by group or others: SPEC §13), at setup or by the worker at a hang's first write;
+   * each logged once, no record written or read there. */
+  stateRefused: number;
+  /** Entries of the state directory named as hang records that were not the user's own regular
+   * files (a symbolic link, another user's file, one too large): skipped, neither reported nor
+   * removed. */
+  stateSkipped: number;
   /** This run's own hang episodes (fatal ones excluded) per hour since the conditions were made. */
   hangsPerHour: number;
   /** Their summed duration, in seconds per hour. */
@@ -439,9 +447,12 @@ export interface SetupOptions extends ConditionsOptions {
   stacks?: boolean;
   /** Real clock: where the C worker keeps the record of a running hang, so that the next process
    * with the same directory reports a hang that ended in the process's death (`fatal: true`).
-   * Nothing is written while the loop is healthy. Default: per user and app under the OS's
-   * temporary directory (`register`: LAGWATCH_STATE_DIR; Electron: attachElectron's `app`
-   * moves it under userData); false: no records. */
+   * Nothing is written while the loop is healthy. It must be the user's own: a directory that is
+   * a symbolic link, owned by another user or writable by group or others is refused (logged,
+   * stats().stateRefused). Default: per user and app under the user's home (Linux and other
+   * Unixes: $XDG_STATE_HOME or ~/.local/state; macOS: ~/Library/Caches; Windows: %LOCALAPPDATA%;
+   * the OS's temporary directory only without a usable home), `register`: LAGWATCH_STATE_DIR;
+   * Electron: attachElectron's `app` moves it under userData; false: no records. */
   stateDir?: string | false;
   /** Report blocks: every loop iteration of `thresholdMs` (default 100, at least 50) or more that
    * no evidence explains, as 'block' events (at most `maxReportsPerMinute`, default 10; the rest

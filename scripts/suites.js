@@ -36,6 +36,7 @@ const REAL_PROCESS = [
   'test/e2e/block-budget.test.js', // 80
   'test/embedder-main.test.js', // 75
   'test/embedder-renderer.test.js', // 75
+  'test/e2e/statedir.test.js', // 70
   'test/e2e/stop-loses-nothing.test.js', // 65
   'test/register.test.js', // 65
   'test/e2e/fatal.test.js', // 50

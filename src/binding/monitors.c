@@ -321,16 +321,19 @@ static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, (double)lw_monset_set_id(&m->set));
 }
 
-/* monStateDir(m, dir, process): before the worker starts, the records of running hangs go to
- * `dir`, `process` being the JSON of this process's identity (lib/fatal.js). */
+/* monStateDir(m, dir, process): the records of running hangs go to `dir` from now on (null:
+ * nowhere), `process` being the JSON of this process's identity (lib/fatal.js). */
 static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
   napi_value argv[3];
+  napi_valuetype t;
   lwb_mon_t *m;
   char dir[4096], process[1024];
   size_t dlen, plen;
   int rc;
   if (lwb_get_args(env, info, 3, argv)) return NULL;
   if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  LW_NAPI_CALL(env, napi_typeof(env, argv[1], &t));
+  if (t == napi_null) return lwb_make_number(env, lw_monset_state_dir(&m->set, NULL, "", 0));
   if (lwb_arg_string(env, argv[1], "stateDir", dir, sizeof(dir), &dlen) ||
       lwb_arg_string(env, argv[2], "process", process, sizeof(process), &plen))
     return NULL;
@@ -355,15 +358,38 @@ static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
   lwb_mon_t *m;
   int first = 0;
-  uint64_t n;
+  uint64_t n, refused;
+  char why[128];
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   if ((m = get_mon(env, argv[0])) == NULL) return NULL;
   n = lw_monset_state_errors(&m->set, &first);
+  refused = lw_monset_state_refused(&m->set, why, sizeof(why));
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   if (lwb_set_number(env, o, "errors", (double)n) ||
-      lwb_set_string(env, o, "firstError", first != 0 ? uv_err_name(first) : ""))
+      lwb_set_string(env, o, "firstError", first != 0 ? uv_err_name(first) : "") ||
+      lwb_set_number(env, o, "refused", (double)refused) || lwb_set_string(env, o, "refusedWhy", why))
     return NULL;
   return o;
+}
+
+/* stateDirCheck(dir) -> null when `dir` may keep hang records (or is not there yet), else what
+ * is wrong with it ("a symbolic link", "owned by uid 65534", ...): src/core/statedir.h. */
+static napi_value b_state_dir_check(napi_env env, napi_callback_info info) {
+  napi_value argv[1], out;
+  char dir[4096], why[128];
+  size_t dlen;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if (lwb_arg_string(env, argv[0], "stateDir", dir, sizeof(dir), &dlen)) return NULL;
+  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
+    lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
+    return NULL;
+  }
+  if (lw_hangrec_check_dir(dir, why, sizeof(why)) != 1) {
+    LW_NAPI_CALL(env, napi_get_null(env, &out));
+    return out;
+  }
+  LW_NAPI_CALL(env, napi_create_string_utf8(env, why, NAPI_AUTO_LENGTH, &out));
+  return out;
 }
 
 /* monProgressAt(m) -> when the main thread last made progress (-Infinity: never, or simulated). */
@@ -619,6 +645,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
       {"monStateDir", b_mon_state_dir}, {"monStateErrors", b_mon_state_errors},
+      {"stateDirCheck", b_state_dir_check},
       {"monProgressAt", b_mon_progress_at},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},

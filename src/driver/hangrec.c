@@ -7,8 +7,16 @@
 #include <string.h>
 #include <uv.h>
 
+#ifndef _WIN32
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 #include "../core/cause.h"
 #include "../core/common.h"
+#include "../core/statedir.h"
 #include "stacks.h"
 
 /* The record's fixed part (everything but the stack). */
@@ -16,8 +24,10 @@
 
 int lw_hangrec_init(lw_hangrec_t *r) {
   memset(r, 0, sizeof(*r));
+  r->dirfd = -1;
   lw_atomic_store(&r->errors, 0);
   lw_atomic_store(&r->first_error, 0);
+  lw_atomic_store(&r->refused, 0);
   r->mu_ok = uv_mutex_init(&r->mu) == 0;
   return r->mu_ok ? LW_OK : LW_ENOMEM;
 }
@@ -25,11 +35,12 @@ int lw_hangrec_init(lw_hangrec_t *r) {
 static void release(lw_hangrec_t *r) {
   lw__free(r->dir);
   lw__free(r->path);
+  lw__free(r->name);
   lw__free(r->tmp);
   lw__free(r->process);
   lw__free(r->buf);
   lw__free(r->stack);
-  r->dir = r->path = r->tmp = r->process = r->buf = r->stack = NULL;
+  r->dir = r->path = r->name = r->tmp = r->process = r->buf = r->stack = NULL;
 }
 
 static void clear_locked(lw_hangrec_t *r);
@@ -51,22 +62,28 @@ static char *dup_text(const char *s) {
 
 int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, double wall_origin,
                          uint64_t set_id, int pid) {
-  size_t n = strlen(dir) + 64;
+  size_t n;
   int rc = LW_OK;
   if (!r->mu_ok) return LW_ENOMEM;
   uv_mutex_lock(&r->mu);
   clear_locked(r);
   release(r);
+  if (dir == NULL) {
+    uv_mutex_unlock(&r->mu);
+    return LW_OK;
+  }
+  n = strlen(dir) + 64;
   r->dir = dup_text(dir);
   r->process = dup_text(process);
   r->path = lw__malloc(n);
-  r->tmp = lw__malloc(n + 4);
-  if (r->dir == NULL || r->process == NULL || r->path == NULL || r->tmp == NULL) {
+  r->name = lw__malloc(64);
+  r->tmp = lw__malloc(n + 24);
+  if (r->dir == NULL || r->process == NULL || r->path == NULL || r->name == NULL || r->tmp == NULL) {
     release(r);
     rc = LW_ENOMEM;
   } else {
-    snprintf(r->path, n, "%s/hang-%d-%llu.json", dir, pid, (unsigned long long)set_id);
-    snprintf(r->tmp, n + 4, "%s.tmp", r->path);
+    snprintf(r->name, 64, "hang-%d-%llu.json", pid, (unsigned long long)set_id);
+    snprintf(r->path, n, "%s/%s", dir, r->name);
     r->wall_origin = wall_origin;
     r->set_id = set_id;
   }
@@ -129,7 +146,8 @@ static void failed(lw_hangrec_t *r, int err) {
   if (lw_atomic_load(&r->first_error) == 0) lw_atomic_store(&r->first_error, err);
 }
 
-/* mkdir -p, synchronously (libuv's fs calls without a loop's callback). */
+/* mkdir -p, synchronously (libuv's fs calls without a loop's callback): each missing level with
+ * mode 0700. */
 static int make_dir(char *dir) {
   uv_fs_t req;
   char *p;
@@ -147,20 +165,104 @@ static int make_dir(char *dir) {
   }
 }
 
-/* The whole text to a temporary file, renamed over the record. */
+/* Judged by the entry itself (lstat: a link is not followed). Returns 0 (allowed), 1 (refused,
+ * `why` filled) or a libuv error (UV_ENOENT: not there). */
+static int judge_entry(const char *dir, char *why, size_t cap) {
+  uv_fs_t req;
+  lw_dir_verdict_t v;
+  unsigned long uid, mode, euid;
+  int rc = uv_fs_lstat(NULL, &req, dir, NULL);
+  if (rc != 0) {
+    uv_fs_req_cleanup(&req);
+    return rc;
+  }
+  uid = (unsigned long)req.statbuf.st_uid;
+  mode = (unsigned long)req.statbuf.st_mode;
+#ifdef _WIN32
+  euid = uid; /* Windows tells no owner here: the kind alone is judged */
+  v = lw_statedir_verdict((mode & S_IFMT) == S_IFLNK, (mode & S_IFMT) == S_IFDIR, uid, mode, euid, 0);
+#else
+  euid = (unsigned long)geteuid();
+  v = lw_statedir_verdict(S_ISLNK(mode), S_ISDIR(mode), uid, mode, euid, 1);
+#endif
+  uv_fs_req_cleanup(&req);
+  if (v == LW_DIR_OK) return 0;
+  lw_statedir_why(v, uid, mode, why, cap);
+  return 1;
+}
+
+int lw_hangrec_check_dir(const char *dir, char *why, size_t cap) {
+  int rc = judge_entry(dir, why, cap);
+  return rc == UV_ENOENT ? 0 : rc;
+}
+
+#ifndef _WIN32
+/* POSIX: the directory made where missing, opened without following a link and judged on what
+ * was opened (a directory swapped between the look and the open is judged as it is). Returns an
+ * open descriptor, or a libuv error; `*refused` 1 when the directory is refused (`why` filled). */
+static int open_dir(lw_hangrec_t *r, char *why, size_t cap, int *refused) {
+  struct stat st;
+  lw_dir_verdict_t v;
+  int fd, rc;
+  *refused = 0;
+  fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    if ((rc = make_dir(r->dir)) != 0) return rc;
+    fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  }
+  if (fd < 0) {
+    rc = uv_translate_sys_error(errno);
+    /* A link, or not a directory: said as the entry is. */
+    *refused = judge_entry(r->dir, why, cap) == 1;
+    return rc < 0 ? rc : UV_EIO;
+  }
+  if (fstat(fd, &st) != 0) {
+    rc = uv_translate_sys_error(errno);
+    close(fd);
+    return rc;
+  }
+  v = lw_statedir_verdict(0, S_ISDIR(st.st_mode), (unsigned long)st.st_uid,
+                          (unsigned long)st.st_mode, (unsigned long)geteuid(), 1);
+  if (v != LW_DIR_OK) {
+    lw_statedir_why(v, (unsigned long)st.st_uid, (unsigned long)st.st_mode, why, cap);
+    close(fd);
+    *refused = 1;
+    return UV_EACCES;
+  }
+  return fd;
+}
+#endif
+
+/* A fresh name for the temporary file, "<record>.<16 hex digits>.tmp": the digits from the OS's
+ * random source, so that no one else can have planted anything under it. */
+static int temp_name(lw_hangrec_t *r, const char *record, size_t cap) {
+  unsigned char bytes[8];
+  char hex[17];
+  int i, rc = uv_random(NULL, NULL, bytes, sizeof(bytes), 0, NULL);
+  if (rc != 0) return rc;
+  for (i = 0; i < 8; i++) snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+  snprintf(r->tmp, cap, "%s.%s.tmp", record, hex);
+  return 0;
+}
+
+/* The whole text to a temporary file, created anew (never through a link, never over a file
+ * that exists), then renamed over the record. */
 static int write_file(lw_hangrec_t *r, const char *text, size_t len) {
   uv_fs_t req;
   uv_buf_t b;
   int fd, rc;
   size_t done = 0;
-  fd = uv_fs_open(NULL, &req, r->tmp, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0600, NULL);
+#ifdef _WIN32
+  /* CREATE_NEW: fails on any name that exists, a link included. */
+  if ((rc = temp_name(r, r->path, strlen(r->dir) + 88)) != 0) return rc;
+  fd = uv_fs_open(NULL, &req, r->tmp, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_EXCL, 0600, NULL);
   uv_fs_req_cleanup(&req);
-  if (fd == UV_ENOENT) {
-    if ((rc = make_dir(r->dir)) != 0) return rc;
-    fd = uv_fs_open(NULL, &req, r->tmp, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0600, NULL);
-    uv_fs_req_cleanup(&req);
-  }
   if (fd < 0) return fd;
+#else
+  if ((rc = temp_name(r, r->name, strlen(r->dir) + 88)) != 0) return rc;
+  fd = openat(r->dirfd, r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return uv_translate_sys_error(errno);
+#endif
   rc = 0;
   while (done < len) {
     b = uv_buf_init((char *)text + done, (unsigned)(len - done));
@@ -175,6 +277,7 @@ static int write_file(lw_hangrec_t *r, const char *text, size_t len) {
   }
   uv_fs_close(NULL, &req, fd, NULL);
   uv_fs_req_cleanup(&req);
+#ifdef _WIN32
   if (rc == 0) {
     rc = uv_fs_rename(NULL, &req, r->tmp, r->path, NULL);
     uv_fs_req_cleanup(&req);
@@ -183,7 +286,45 @@ static int write_file(lw_hangrec_t *r, const char *text, size_t len) {
     uv_fs_unlink(NULL, &req, r->tmp, NULL);
     uv_fs_req_cleanup(&req);
   }
+#else
+  /* A rename replaces whatever has the record's name (a link itself, not its target). */
+  if (rc == 0 && renameat(r->dirfd, r->tmp, r->dirfd, r->name) != 0) rc = uv_translate_sys_error(errno);
+  if (rc != 0) unlinkat(r->dirfd, r->tmp, 0);
+#endif
   return rc;
+}
+
+/* The directory for this hang's first write: refused ones counted, once per hang. Returns 0 when
+ * records can be written. */
+static int ready_dir(lw_hangrec_t *r) {
+  char why[sizeof(r->refused_why)];
+  int rc;
+  if (r->refused_now) return 1;
+#ifdef _WIN32
+  rc = judge_entry(r->dir, why, sizeof(why));
+  if (rc == UV_ENOENT) rc = make_dir(r->dir);
+  if (rc < 0) {
+    failed(r, rc);
+    return 1;
+  }
+  if (rc == 0) return 0;
+#else
+  int refused = 0;
+  if (r->dirfd >= 0) return 0;
+  rc = open_dir(r, why, sizeof(why), &refused);
+  if (rc >= 0) {
+    r->dirfd = rc;
+    return 0;
+  }
+  if (!refused) {
+    failed(r, rc);
+    return 1;
+  }
+#endif
+  r->refused_now = 1;
+  if (lw_atomic_load(&r->refused) == 0) memcpy(r->refused_why, why, sizeof(why));
+  lw_atomic_store(&r->refused, lw_atomic_load(&r->refused) + 1);
+  return 1;
 }
 
 static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
@@ -219,6 +360,7 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
     failed(r, UV_ENOBUFS);
     return;
   }
+  if (ready_dir(r) != 0) return;
   rc = write_file(r, r->buf, (size_t)len);
   if (rc != 0) {
     failed(r, rc);
@@ -227,14 +369,27 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
   r->exists = 1;
 }
 
+/* The hang is over: its record removed, its directory let go (judged again at the next hang). */
 static void clear_locked(lw_hangrec_t *r) {
-  uv_fs_t req;
-  int rc;
-  if (!r->exists) return;
-  r->exists = 0;
-  rc = uv_fs_unlink(NULL, &req, r->path, NULL);
-  uv_fs_req_cleanup(&req);
-  if (rc != 0 && rc != UV_ENOENT) failed(r, rc);
+  int rc = 0;
+  r->refused_now = 0;
+  if (r->exists) {
+    r->exists = 0;
+#ifdef _WIN32
+    {
+      uv_fs_t req;
+      rc = uv_fs_unlink(NULL, &req, r->path, NULL);
+      uv_fs_req_cleanup(&req);
+    }
+#else
+    if (r->dirfd >= 0 && unlinkat(r->dirfd, r->name, 0) != 0) rc = uv_translate_sys_error(errno);
+#endif
+    if (rc != 0 && rc != UV_ENOENT) failed(r, rc);
+  }
+#ifndef _WIN32
+  if (r->dirfd >= 0) close(r->dirfd);
+  r->dirfd = -1;
+#endif
 }
 
 void lw_hangrec_clear(lw_hangrec_t *r) {

@@ -6,12 +6,21 @@
  *
  * The record is one small JSON file, `<dir>/hang-<pid>-<set id>.json`, written whole to a
  * temporary file and renamed over it (a reader sees the old record or the new one, never a part;
- * no fsync: it must survive the process, not the machine). Its size is bounded: a stack longer
- * than LW_HANGREC_STACK_MAX is left out (and the record says so). Its buffers (about 130 KiB) are
- * allocated at the set's first hang, on the worker thread (most sets never hang: a set made per
- * request must not cost them), and kept; memory that runs out then is a failed write. A write
- * that fails (a read-only or full disk) is counted; the first error is kept for the main thread
- * to log. */
+ * no fsync: it must survive the process, not the machine).
+ *
+ * The directory is the user's own (src/core/statedir.h), checked before each hang's first write:
+ * its missing levels made with mode 0700, then opened without following a link and judged on
+ * what was opened, so that a directory swapped after setup is never used. POSIX: the files are
+ * made relative to that open directory. The temporary file is created, never opened: exclusive
+ * creation that follows no link, under a name no one else can guess (random bytes), so a link or
+ * file planted at any name the worker writes is never written through nor truncated. A refused
+ * directory is counted and its reason kept for the main thread to log; the hang gets no record.
+ *
+ * The record's size is bounded: a stack longer than LW_HANGREC_STACK_MAX is left out (and the
+ * record says so). Its buffers (about 130 KiB) are allocated at the set's first hang, on the
+ * worker thread (most sets never hang: a set made per request must not cost them), and kept;
+ * memory that runs out then is a failed write. A write that fails (a read-only or full disk) is
+ * counted; the first error is kept for the main thread to log. */
 #ifndef LW_DRIVER_HANGREC_H_
 #define LW_DRIVER_HANGREC_H_
 
@@ -35,7 +44,10 @@ typedef struct lw_hangrec_s {
   int mu_ok;
   char *dir;        /* NULL: no records */
   char *path;       /* dir/hang-<pid>-<id>.json */
-  char *tmp;        /* path + ".tmp" */
+  char *name;      /* hang-<pid>-<id>.json */
+  char *tmp;        /* path + ".<random hex>.tmp", made anew for each write */
+  int dirfd;        /* POSIX: the directory, opened and checked at the hang's first write; -1 */
+  int refused_now;  /* the directory was refused for this hang: not tried again until it ends */
   char *process;    /* the JSON of the process's identity, given by the owner */
   char *buf;        /* the record being written */
   size_t cap;
@@ -47,12 +59,15 @@ typedef struct lw_hangrec_s {
   double due;         /* its next refresh */
   lw_atomic_i64 errors; /* writes or removals that failed */
   lw_atomic_i64 first_error; /* the libuv error of the first, 0 none */
+  lw_atomic_i64 refused; /* hangs whose directory was refused */
+  char refused_why[128];  /* the first refusal's reason, written before `refused` becomes 1 */
 } lw_hangrec_t;
 
 /* Returns LW_OK, or LW_ENOMEM when its mutex cannot be made (then records are never written). */
 int lw_hangrec_init(lw_hangrec_t *r);
 /* Main thread, at any time: records go to `dir` from now on (created when the first is
- * written), `process` the identity object's JSON text; a record in the old directory is removed.
+ * written; NULL: nowhere), `process` the identity object's JSON text; a record in the old
+ * directory is removed.
  * Returns LW_OK, or LW_ENOMEM (then no records). */
 int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, double wall_origin,
                          uint64_t set_id, int pid);
@@ -65,6 +80,12 @@ void lw_hangrec_update(lw_hangrec_t *r, const lw_msg_t *msgs, size_t n, const lw
                        double now);
 /* The hang is over (the worker has stopped): removes the record if one exists. */
 void lw_hangrec_clear(lw_hangrec_t *r);
+
+/* Any thread: whether `dir` may keep records (src/core/statedir.h), judged without following a
+ * link and without making it. Returns 0 when it may (or does not exist yet: its levels are made
+ * with mode 0700 when the first record is written), 1 when it is refused (its reason in `why`,
+ * at most `cap` bytes), or a libuv error when it cannot be looked at (then writes fail, counted). */
+int lw_hangrec_check_dir(const char *dir, char *why, size_t cap);
 
 /* The record's JSON text for the hang `peek` (a HANG_END as if it ended at `now`), with `stack`
  * (JSON, or NULL): written to `buf` (at most `cap` bytes, NUL included). Returns its length, or

@@ -1,6 +1,7 @@
 /* The monitor set in real time on libuv (monset-internal.h): the platform's clocks as readings,
  * the worker thread (uvworker.c) whose messages reach the main loop through a uv_async_t, and the
  * loop's prepare and check hooks (loopBlock's iteration, the progress stamp, the loop model). */
+#include <stdio.h>
 #include <string.h>
 
 #include "../platform/clocks.h"
@@ -355,6 +356,15 @@ double lw_monset_progress_at(const lw_monset_t *s) {
 uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error) {
   *first_error = (int)lw_atomic_load((lw_atomic_i64 *)&s->rec.first_error);
   return (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.errors);
+}
+
+uint64_t lw_monset_state_refused(const lw_monset_t *s, char *why, size_t cap) {
+  uint64_t n = (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.refused);
+  if (cap > 0) {
+    why[0] = '\0';
+    if (n > 0) snprintf(why, cap, "%s", s->rec.refused_why);
+  }
+  return n;
 }
 
 static int uv_make(lw_monset_t *s) {

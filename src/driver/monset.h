@@ -128,8 +128,8 @@ void lw_monset_flush(lw_monset_t *s);
 int lw_monset_enter(lw_monset_t *s);
 /* The set's id in the stacks registry (SPEC §12, stacks.h): 0 on a simulation. */
 uint64_t lw_monset_set_id(const lw_monset_t *s);
-/* Real time: the records of running hangs go to `dir` from now on (hangrec.h), `process` being
- * the JSON of this process's identity. LW_OK, LW_ENOMEM, or LW_ENOENT on a simulation. */
+/* Real time: the records of running hangs go to `dir` from now on (hangrec.h; NULL: nowhere),
+ * `process` being the JSON of this process's identity. LW_OK, LW_ENOMEM, or LW_ENOENT on a simulation. */
 int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid);
 /* Real time: when the main thread last made progress (the stamp its C worker reads), on the
  * set's clock; -INFINITY before any, and on a simulation. While it is older than a hang's
@@ -137,6 +137,10 @@ int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, in
 double lw_monset_progress_at(const lw_monset_t *s);
 /* Record writes or removals that failed, and libuv's error of the first (0: none). */
 uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error);
+/* Hangs that found the state directory refused when their record was first to be written (a
+ * directory swapped after setup: hangrec.h), the first one's reason in `why` (at most `cap`
+ * bytes; "" when none). */
+uint64_t lw_monset_state_refused(const lw_monset_t *s, char *why, size_t cap);
 /* A GC pause of V8 on the main thread, [start, start + duration_ms] (perf_hooks' gc entries,
  * which reach JS a loop iteration or two after the pause); one that is not finite or negative is
  * ignored. */

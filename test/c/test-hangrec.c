@@ -1,7 +1,10 @@
 /* The record of a running hang (src/driver/hangrec.c), with real files in a temporary directory
  * and the worker driven by hand: written when the hang is flagged (the directory made then),
  * refreshed half a second later and then every second on a fixed cadence, removed when the hang
- * ends; nothing while the loop is healthy; a failed write counted; the JSON bounded. */
+ * ends; nothing while the loop is healthy; a failed write counted; the JSON bounded; never
+ * written through a link planted in the directory; a directory that is a link or writable by others
+ * refused at the first write, nothing written there (SPEC §13). */
+#include "core/statedir.h"
 #include "driver/hangrec.h"
 #include "fixture-monitors.h"
 #include "fixture-worker.h"
@@ -148,5 +151,135 @@ TEST_IMPL(hangrec_written_refreshed_removed) {
   snprintf(path, sizeof(path), "%s/a", base);
   rmdir(path);
   rmdir(base);
+  return 0;
+}
+
+/* Drives a hang from 50 until it is flagged and past its first refresh (6000), handing each run
+ * to the record. */
+static void hang_until_6000(lw_hangrec_t *r) {
+  cfx_t x;
+  lw_msg_t log[256];
+  size_t n = 0, at;
+  double t;
+  cfx_init(&x);
+  for (t = 100; t <= 6000; t += 100) {
+    at = n;
+    run(&x, t, 50, log, &n);
+    lw_hangrec_update(r, log + at, n - at, &x.m.worker, t);
+  }
+  cfx_free(&x);
+}
+
+/* Links planted at the record's name and at the temporary names a writer could guess, each to a
+ * file of the user's: written through none of them, the record still written (over the link at
+ * its own name, which a rename replaces). */
+TEST_IMPL(hangrec_never_through_link) {
+  lw_hangrec_t r;
+  struct stat st;
+  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], target[300], p[400], text[4096];
+  const char *names[] = {"hang-42-7.json", "hang-42-7.json.tmp", "hang-42-8.json.tmp"};
+  size_t i;
+  ASSERT_NOT_NULL(mkdtemp(base));
+  snprintf(dir, sizeof(dir), "%s/state", base);
+  ASSERT_EQ(mkdir(dir, 0700), 0);
+  snprintf(target, sizeof(target), "%s/precious", base);
+  {
+    FILE *f = fopen(target, "w");
+    ASSERT_NOT_NULL(f);
+    fputs("precious", f);
+    fclose(f);
+  }
+  for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+    ASSERT_EQ(symlink(target, p), 0);
+  }
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
+  hang_until_6000(&r);
+  slurp(target, text, sizeof(text));
+  ASSERT_EQ(strcmp(text, "precious"), 0);
+  snprintf(p, sizeof(p), "%s/hang-42-7.json", dir);
+  ASSERT_EQ(lstat(p, &st), 0);
+  ASSERT(S_ISREG(st.st_mode));
+  ASSERT_EQ(st.st_mode & 0777, 0600);
+  slurp(p, text, sizeof(text));
+  ASSERT(strstr(text, "\"lagwatchHang\":1") != NULL);
+  ASSERT_EQ(lw_atomic_load(&r.errors), 0);
+  lw_hangrec_free(&r);
+  slurp(target, text, sizeof(text));
+  ASSERT_EQ(strcmp(text, "precious"), 0);
+  ASSERT(!file_exists(p));
+  for (i = 1; i < sizeof(names) / sizeof(names[0]); i++) {
+    snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+    ASSERT_EQ(unlink(p), 0);
+  }
+  ASSERT_EQ(rmdir(dir), 0);
+  ASSERT_EQ(unlink(target), 0);
+  ASSERT_EQ(rmdir(base), 0);
+  return 0;
+}
+
+/* A directory refused at the first write (writable by others, or a link to one of the user's
+ * own): nothing written, one refusal counted per hang with its reason, no write error. */
+TEST_IMPL(hangrec_refused_dir) {
+  lw_hangrec_t r;
+  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], real[256], why[128];
+  ASSERT_NOT_NULL(mkdtemp(base));
+  snprintf(dir, sizeof(dir), "%s/open", base);
+  ASSERT_EQ(mkdir(dir, 0700), 0);
+  ASSERT_EQ(chmod(dir, 0777), 0);
+  ASSERT_EQ(lw_hangrec_check_dir(dir, why, sizeof(why)), 1);
+  ASSERT_EQ(strcmp(why, "mode 0777, writable by group or others"), 0);
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{}", 0, 1, 1), LW_OK);
+  hang_until_6000(&r);
+  ASSERT_EQ(lw_atomic_load(&r.refused), 1);
+  ASSERT_EQ(strcmp(r.refused_why, "mode 0777, writable by group or others"), 0);
+  ASSERT_EQ(lw_atomic_load(&r.errors), 0);
+  lw_hangrec_free(&r);
+  ASSERT_EQ(rmdir(dir), 0); /* empty: nothing was written */
+  /* A link to a directory of the user's own: refused as a link, never followed. */
+  snprintf(real, sizeof(real), "%s/real", base);
+  ASSERT_EQ(mkdir(real, 0700), 0);
+  snprintf(dir, sizeof(dir), "%s/link", base);
+  ASSERT_EQ(symlink(real, dir), 0);
+  ASSERT_EQ(lw_hangrec_check_dir(dir, why, sizeof(why)), 1);
+  ASSERT_EQ(strcmp(why, "a symbolic link"), 0);
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{}", 0, 1, 1), LW_OK);
+  hang_until_6000(&r);
+  ASSERT_EQ(lw_atomic_load(&r.refused), 1);
+  ASSERT_EQ(strcmp(r.refused_why, "a symbolic link"), 0);
+  lw_hangrec_free(&r);
+  ASSERT_EQ(rmdir(real), 0);
+  ASSERT_EQ(unlink(dir), 0);
+  /* Not there yet: allowed (made with mode 0700 at the first write). */
+  ASSERT_EQ(lw_hangrec_check_dir(dir, why, sizeof(why)), 0);
+  ASSERT_EQ(rmdir(base), 0);
+  return 0;
+}
+
+/* The rule itself (src/core/statedir.h). */
+TEST_IMPL(statedir_verdict) {
+  char why[64];
+  ASSERT_EQ(lw_statedir_verdict(0, 1, 1000, 040700, 1000, 1), LW_DIR_OK);
+  ASSERT_EQ(lw_statedir_verdict(0, 1, 1000, 040755, 1000, 1), LW_DIR_OK);
+  ASSERT_EQ(lw_statedir_verdict(1, 0, 1000, 0120777, 1000, 1), LW_DIR_LINK);
+  ASSERT_EQ(lw_statedir_verdict(0, 0, 1000, 0100600, 1000, 1), LW_DIR_NOT_DIR);
+  ASSERT_EQ(lw_statedir_verdict(0, 1, 65534, 040700, 1000, 1), LW_DIR_OWNER);
+  ASSERT_EQ(lw_statedir_verdict(0, 1, 1000, 040770, 1000, 1), LW_DIR_MODE);
+  ASSERT_EQ(lw_statedir_verdict(0, 1, 1000, 040702, 1000, 1), LW_DIR_MODE);
+  ASSERT_EQ(lw_statedir_verdict(0, 1, 1000, 041777, 1000, 1), LW_DIR_MODE);
+  /* No owner or mode told (Windows): the kind alone. */
+  ASSERT_EQ(lw_statedir_verdict(0, 1, 0, 040777, 1000, 0), LW_DIR_OK);
+  ASSERT_EQ(lw_statedir_verdict(1, 0, 0, 0, 1000, 0), LW_DIR_LINK);
+  lw_statedir_why(LW_DIR_OWNER, 65534, 040700, why, sizeof(why));
+  ASSERT_EQ(strcmp(why, "owned by uid 65534"), 0);
+  lw_statedir_why(LW_DIR_MODE, 1000, 040777, why, sizeof(why));
+  ASSERT_EQ(strcmp(why, "mode 0777, writable by group or others"), 0);
+  lw_statedir_why(LW_DIR_LINK, 0, 0, why, sizeof(why));
+  ASSERT_EQ(strcmp(why, "a symbolic link"), 0);
+  lw_statedir_why(LW_DIR_OK, 0, 0, why, sizeof(why));
+  ASSERT_EQ(why[0], '\0');
   return 0;
 }

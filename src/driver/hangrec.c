@@ -201,8 +201,9 @@ int lw_hangrec_check_dir(const char *dir, char *why, size_t cap) {
  * was opened (a directory swapped between the look and the open is judged as it is). Returns an
  * open descriptor, or a libuv error; `*refused` 1 when the directory is refused (`why` filled). */
 static int open_dir(lw_hangrec_t *r, char *why, size_t cap, int *refused) {
-  struct stat st;
+  uv_fs_t st;
   lw_dir_verdict_t v;
+  unsigned long uid, mode;
   int fd, rc;
   *refused = 0;
   fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -216,15 +217,19 @@ static int open_dir(lw_hangrec_t *r, char *why, size_t cap, int *refused) {
     *refused = judge_entry(r->dir, why, cap) == 1;
     return rc < 0 ? rc : UV_EIO;
   }
-  if (fstat(fd, &st) != 0) {
-    rc = uv_translate_sys_error(errno);
+  /* libuv's fstat, not glibc's: glibc 2.33 made fstat a symbol of its own version, which a
+   * prebuild must not need (scripts/prebuild.js holds every symbol to GLIBC_2.17). */
+  rc = uv_fs_fstat(NULL, &st, fd, NULL);
+  uid = (unsigned long)st.statbuf.st_uid;
+  mode = (unsigned long)st.statbuf.st_mode;
+  uv_fs_req_cleanup(&st);
+  if (rc != 0) {
     close(fd);
     return rc;
   }
-  v = lw_statedir_verdict(0, S_ISDIR(st.st_mode), (unsigned long)st.st_uid,
-                          (unsigned long)st.st_mode, (unsigned long)geteuid(), 1);
+  v = lw_statedir_verdict(0, S_ISDIR(mode), uid, mode, (unsigned long)geteuid(), 1);
   if (v != LW_DIR_OK) {
-    lw_statedir_why(v, (unsigned long)st.st_uid, (unsigned long)st.st_mode, why, cap);
+    lw_statedir_why(v, uid, mode, why, cap);
     close(fd);
     *refused = 1;
     return UV_EACCES;

@@ -44,5 +44,9 @@ describe('e2e: synchronous waits in Node\'s own loop are blocks (real processes)
     const busyMs = r.idle.reduce((s, v) => s + (1 - v), 0) * 1000;
     assert.ok(busyMs >= 0.9 * callMs, `idleAvailability's busy time ${busyMs.toFixed(0)} ms, the calls ${callMs.toFixed(0)} ms`);
     assert.strictEqual(r.stats.stalls.hang, 0);
+    // The blocking profile holds every one of them, the waits' sites blocked.
+    assert.strictEqual(r.profile.blocks, r.stats.blocks.count);
+    assert.ok(r.profile.blocks >= 4 * N, `${r.profile.blocks} blocks in the profile`);
+    assert.ok(r.profile.sites.some((site) => site.cause === 'blocked'), JSON.stringify(r.profile.sites.map((site) => [site.count, site.cause])));
   });
 });

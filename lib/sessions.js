@@ -110,5 +110,17 @@ function hookSessions() {
   };
 }
 
-if (require('worker_threads').isMainThread) wrapWorkers();
-else hookSessions();
+// Nothing here may break the app's worker: a runtime without an inspector (a build without it)
+// gets no wrap. Electron is left alone: its workers' loading of a file by path (an app's asar)
+// is not the same as Node's.
+if (process.versions.electron === undefined) {
+  if (require('worker_threads').isMainThread) {
+    wrapWorkers();
+  } else {
+    try {
+      hookSessions();
+    } catch {
+      // no inspector in this runtime: nothing to hear
+    }
+  }
+}

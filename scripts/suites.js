@@ -56,6 +56,7 @@ const REAL_PROCESS = [
   'test/e2e/clock-step.test.js', // 6
   'test/loop-block-merge.test.js', // 4
   'test/worker-threads.test.js', // 3
+  'test/sessions.test.js', // 1
   'test/electron-main.test.js', // 1
   'test/metrics.test.js', // 1
   'test/e2e/exit.test.js', // 1

@@ -562,6 +562,10 @@ export interface Simulation {
   pause(ms: number): void;
   /** A debugger holds the main thread (a breakpoint): no progress, no hang; samples over it discarded as 'debugger'. */
   debug(ms: number): void;
+  /** A synchronous wait in a callback after the poll (execSync, Atomics.wait): off-CPU, the app's block in either loop model. */
+  wait(ms: number): void;
+  /** Embedded loop only: the embedder's message loop holds the thread outside uv_run, off-CPU: idle. */
+  outside(ms: number): void;
   /** The wall clock jumps by ms (negative: back). */
   stepWall(ms: number): void;
   /** Only the worker thread stops. */
@@ -575,7 +579,7 @@ export interface Simulation {
   iteration(steps: Array<
     | ['block', number]
     | ['block', number, 'cpu' | 'gc' | 'blocked' | 'starved' | 'throttled']
-    | ['pause' | 'sleep' | 'stepWall' | 'debug', number]
+    | ['wait' | 'pause' | 'sleep' | 'stepWall' | 'debug', number]
   >): void;
 }
 

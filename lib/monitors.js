@@ -273,6 +273,10 @@ class MonitorSet {
     // wake-up of its own. Without an inspector nothing runs and nothing is paid.
     this._debugId = o.clock === undefined ? native.monSetId(this._h) : 0;
     this._debugWatcher = null;
+    // The main thread's set hears the pauses of a session an app's worker connects to it
+    // (lib/sessions.js).
+    this._debugMain = this._debugId !== 0 && require('worker_threads').isMainThread;
+    if (this._debugMain) native.debuggerMain(this._debugId, true);
     this._watchDebugger();
     // A process that exits right after a hang still reports it, synchronously (opt-out); so does
     // one ended by SIGINT, SIGTERM or SIGHUP (SPEC §14, below).
@@ -541,6 +545,7 @@ class MonitorSet {
       require('./profile').stopSampling(native.monSetId(this._h));
     }
     this._stopDebugWatcher();
+    if (this._debugMain) native.debuggerMain(this._debugId, false);
     if (this._gcObserver !== null) {
       // The pauses already taken, then no more.
       const pending = this._gcObserver.takeRecords();

@@ -58,6 +58,19 @@ class Simulation {
     native.simVerb(handles.get(this), 'debug', ms);
   }
 
+  // A synchronous wait of ms in a callback that runs after the poll (a timer, an immediate):
+  // fs.readFileSync of a slow file, execSync, Atomics.wait. The main thread is off every CPU and
+  // busy for its loop: the app's block, in either loop model.
+  wait(ms) {
+    native.simVerb(handles.get(this), 'wait', ms);
+  }
+
+  // Embedded loop only: the embedder's message loop holds the thread outside uv_run for ms, off
+  // every CPU (Chromium waiting for its next task). The loop's work waits; the thread is idle.
+  outside(ms) {
+    native.simVerb(handles.get(this), 'outside', ms);
+  }
+
   // The wall clock jumps by ms (negative: back).
   stepWall(ms) {
     native.simVerb(handles.get(this), 'stepWall', ms);
@@ -69,7 +82,7 @@ class Simulation {
   }
 
   // One callback of the main loop made of steps, each [verb, ms, state?]: 'block' (the callback
-  // works; state as for block()), 'pause' (the process is stopped inside it), 'sleep' (the system
+  // works; state as for block()), 'wait' (a synchronous wait in it), 'pause' (the process is stopped inside it), 'sleep' (the system
   // sleeps inside it), 'debug' (a breakpoint in it), 'stepWall'. A stop or a sleep lands mid-iteration: its time is the
   // iteration's (the loop does not wait in its poll), and the iteration ends after the last step,
   // when overdue main work runs (SPEC §5's compound cases: a stop then the app's work, the app's
@@ -80,8 +93,8 @@ class Simulation {
       if (!Array.isArray(step) || typeof step[0] !== 'string') {
         throw typeError(`The "steps[${i}]" argument must be an array [verb, ms, state?]`);
       }
-      if (!['block', 'pause', 'sleep', 'stepWall', 'debug'].includes(step[0])) {
-        const err = new RangeError(`The "steps[${i}]" argument must name 'block', 'pause', 'sleep', 'stepWall' or 'debug'`);
+      if (!['block', 'wait', 'pause', 'sleep', 'stepWall', 'debug'].includes(step[0])) {
+        const err = new RangeError(`The "steps[${i}]" argument must name 'block', 'wait', 'pause', 'sleep', 'stepWall' or 'debug'`);
         err.code = 'ERR_OUT_OF_RANGE';
         throw err;
       }

@@ -45,10 +45,12 @@ const REAL_PROCESS = [
   'test/e2e/trace.test.js', // 22
   'test/e2e/profile.test.js', // 19
   'test/e2e/busy-loop.test.js', // 29
+  'test/e2e/sync-waits.test.js', // 28
   'test/prometheus.test.js', // 20
   'test/memory.test.js', // 16
   'test/real-clock.test.js', // 16
   'test/e2e/sigstop.test.js', // 15
+  'test/e2e/debugger-session.test.js', // 13
   'test/e2e/workers.test.js', // 14
   'test/drift-sleep.test.js', // 13
   'test/e2e/loop-model.test.js', // 7
@@ -56,6 +58,7 @@ const REAL_PROCESS = [
   'test/e2e/clock-step.test.js', // 6
   'test/loop-block-merge.test.js', // 4
   'test/worker-threads.test.js', // 3
+  'test/sessions.test.js', // 1
   'test/electron-main.test.js', // 1
   'test/metrics.test.js', // 1
   'test/e2e/exit.test.js', // 1

@@ -74,3 +74,67 @@ describe('loop models: Node\'s own loop and an embedded one (SPEC §6, simulatio
     m.stop();
   });
 });
+
+describe('the loop model is read from what the poll does, not from gaps (SPEC §6, simulation)', () => {
+  // Twelve synchronous waits of 300 ms in timer callbacks (after the poll), each followed by
+  // everyday waits of 6 and 12 ms: in Node's loop every one is the app's, and the loop stays
+  // Node's, because its poll waits between them. Exact to the millisecond.
+  function waits(loop) {
+    const sim = lagwatch.createSimulation({ loop });
+    const m = lagwatch.setupAllMonitors({ clock: sim, blocks: { thresholdMs: 100, maxReportsPerMinute: 100 } });
+    const lb = [];
+    const ia = [];
+    const blocks = [];
+    m.conditions.on('samples', (b) => {
+      if (b.loopBlock) lb.push(...b.loopBlock);
+      if (b.idleAvailability) ia.push(...b.idleAvailability);
+    });
+    m.conditions.on('block', (b) => blocks.push(b));
+    return { sim, m, lb, ia, blocks };
+  }
+
+  it('node: 300 ms waits between short ones are each a block of 300 ms; the loop stays Node\'s; idleAvailability counts them busy', () => {
+    const { sim, m, lb, ia, blocks } = waits('node');
+    sim.advance(1000);
+    for (let i = 0; i < 12; i++) {
+      sim.wait(300);
+      sim.advance(20);
+      sim.wait(6);
+      sim.advance(20);
+      sim.wait(12);
+      sim.advance(142);
+    }
+    sim.advance(2000);
+    m.conditions.flush();
+    assert.strictEqual(m.workerStats().loop, 'node');
+    assert.deepStrictEqual(lb.filter((v) => v >= 100), new Array(12).fill(300));
+    assert.deepStrictEqual(lb.filter((v) => v > 0 && v < 100).sort((a, b) => a - b), [...new Array(12).fill(6), ...new Array(12).fill(12)]);
+    assert.strictEqual(blocks.length, 12);
+    for (const b of blocks) assert.strictEqual(b.durationMs, 300);
+    // 6 s of waits over 12 periods of 500 ms: 318 ms busy in each 500 ms.
+    const busy = ia.reduce((s, v) => s + (1 - v), 0) * 1000;
+    assert.strictEqual(Math.round(busy), 12 * 318);
+    m.stop();
+  });
+
+  it('embedded: time outside uv_run is idle and makes the loop embedded; a block inside an iteration is still 300 ms', () => {
+    const { sim, m, lb, blocks } = waits('embedded');
+    sim.advance(100);
+    assert.strictEqual(m.workerStats().loop, 'embedded');
+    sim.outside(300);
+    sim.advance(1000);
+    m.conditions.flush();
+    assert.strictEqual(Math.max(...lb.slice(2)), 0, 'Chromium\'s 300 ms outside uv_run is no busy time');
+    sim.block(300, 'cpu');
+    sim.advance(3000);
+    m.conditions.flush();
+    assert.strictEqual(Math.max(...lb), 300);
+    assert.strictEqual(blocks.length, 1);
+    m.stop();
+  });
+
+  it('outside is refused in Node\'s own loop, whose thread never leaves uv_run', () => {
+    const sim = lagwatch.createSimulation();
+    assert.throws(() => sim.outside(10), /embedded/);
+  });
+});

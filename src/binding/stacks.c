@@ -165,6 +165,25 @@ static napi_value b_debugger_watch(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* debuggerMain(id, on): the set is the main thread's (on), or no longer. */
+static napi_value b_debugger_main(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  uint64_t id;
+  bool on;
+  if (lwb_get_args(env, info, 2, argv) || arg_id(env, argv[0], &id)) return NULL;
+  if (napi_get_value_bool(env, argv[1], &on) != napi_ok) LW_THROW_TYPE(env, "The \"on\" argument must be of type boolean");
+  lw_debugger_set_main(id, on);
+  return NULL;
+}
+
+/* debuggerMainId() -> the main thread's set id, or 0. */
+static napi_value b_debugger_main_id(napi_env env, napi_callback_info info) {
+  napi_value out;
+  (void)info;
+  LW_NAPI_CALL(env, napi_create_double(env, (double)lw_debugger_main(), &out));
+  return out;
+}
+
 int lwb_stacks_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
       {"stackAttach", b_stack_attach},
@@ -173,6 +192,8 @@ int lwb_stacks_init(napi_env env, napi_value exports) {
       {"debuggerPaused", b_debugger_paused},
       {"debuggerResumed", b_debugger_resumed},
       {"debuggerWatch", b_debugger_watch},
+      {"debuggerMain", b_debugger_main},
+      {"debuggerMainId", b_debugger_main_id},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

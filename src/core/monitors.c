@@ -417,16 +417,34 @@ void lw_monitors_flushed(lw_monitors_t *m, double now) {
   m->flush_due = any_running(m) ? now + m->cfg.flush_interval_ms : LW_NEVER;
 }
 
-/* Recognises a loop run from outside: the idle reading goes on from where libuv's left it, the
- * time outside libuv that showed it counted as idle already. */
+/* The loop model (SPEC §6), from what the poll did since the last iteration: libuv's idle time
+ * grew, so the poll waited: Node's own loop, for good. Else an iteration that began
+ * LW_OUTSIDE_MIN_MS or more off a CPU after a poll that could have waited counts towards an
+ * embedded loop. A Node loop that never waits in its poll (always an immediate or a callback
+ * pending) is never given the chance to, and stays Node's: its gaps are its own callbacks. At the
+ * switch the idle reading goes on from where libuv's left it, the time outside libuv that showed
+ * it counted as idle already. */
 static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
-  if (m->embedded || m->rd.runnable == NULL || !(outside_ms >= LW_OUTSIDE_MIN_MS)) return;
+  int could = m->poll_could_wait;
+  double idle;
+  m->poll_could_wait = 0;
+  if (m->embedded || m->poll_waited || m->rd.runnable == NULL) return;
+  idle = m->rd.idle ? m->rd.idle(m->rd.data) : 0;
+  if (m->model_seen && idle > m->model_idle) {
+    m->poll_waited = 1;
+    return;
+  }
+  m->model_seen = 1;
+  m->model_idle = idle;
+  if (!could || !(outside_ms >= LW_OUTSIDE_MIN_MS)) return;
   if (++m->outside_seen < LW_OUTSIDE_ITERATIONS) return;
   m->emb_idle_base = lw__mon_idle_now(m, now) + outside_ms;
   m->emb_t_base = now;
   m->emb_runnable_base = runnable_now(m);
   m->embedded = 1;
 }
+
+void lw_monitors_poll(lw_monitors_t *m, int could_wait) { m->poll_could_wait = could_wait != 0; }
 
 void lw_monitors_take_delay(lw_monitors_t *m, lw_delay_stats_t *out) {
   const lw_histogram_t *h = &m->delay_window;

@@ -65,7 +65,8 @@ typedef struct lw_readings_s {
  * again a few ms later (each is re-armed from its firing time, so their phases drift apart). */
 #define LW_COALESCE_MS 10.0
 
-/* An iteration that starts this long after the previous one ended ran from outside libuv. */
+/* An iteration that starts this long off a CPU after the previous one's poll ended, when that
+ * poll could have waited and did not, ran from outside libuv. */
 #define LW_OUTSIDE_MIN_MS 5.0
 /* After this many such iterations the loop is an embedded one (for good). */
 #define LW_OUTSIDE_ITERATIONS 2
@@ -133,10 +134,19 @@ typedef struct lw_monitors_s {
   /* The loop model (SPEC §6, embedded loops). Node runs its loop itself and waits in its poll,
    * where libuv counts the idle time. An embedder such as Electron runs one non-waiting
    * iteration at a time from its own message loop, so the thread waits outside libuv and libuv's
-   * idle time hardly grows. Iterations that start long after the previous one ended show it;
-   * from then on the thread is available to its loop whenever it is not on a CPU. */
+   * idle time does not grow. The model is read from what the poll does: a poll that waited
+   * (libuv's idle time grew across an iteration) makes the loop Node's for good; a poll that
+   * could have waited (lw_monitors_poll) and did not, followed by time off a CPU before the next
+   * iteration, is the embedder's, and LW_OUTSIDE_ITERATIONS of those make the loop embedded.
+   * A synchronous wait in a callback leaves the same gap, but in Node's loop a poll that could
+   * wait always waits. From the switch on the thread is available to its loop whenever it is
+   * not on a CPU. */
   int embedded;
-  unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS after the last ended */
+  int poll_waited;       /* libuv's idle time grew across an iteration: Node's loop for good */
+  int poll_could_wait;   /* the last poll could have waited in Node's loop (lw_monitors_poll) */
+  int model_seen;        /* model_idle holds libuv's idle reading at the last iteration */
+  double model_idle;
+  unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS off a CPU after such a poll */
   double emb_idle_base;  /* the idle reading, the time and the runnable time at the switch */
   double emb_t_base;
   double emb_runnable_base;
@@ -230,12 +240,18 @@ double lw_monitors_next_due(const lw_monitors_t *m);
  * then hands the batches to JS and calls lw_monitors_flushed(). */
 int lw_monitors_run(lw_monitors_t *m, double now);
 void lw_monitors_flushed(lw_monitors_t *m, double now);
-/* The loop-iteration hook (uv_prepare): loopBlock's sample. `outside_ms` is how long before
- * this iteration began the previous one had ended (the thread was outside libuv): about 0 in
- * Node's own loop, the message loop's time in an embedded one. Returns 1 if a due time may have
+/* The loop-iteration hook (uv_prepare): loopBlock's sample. `outside_ms` is the time the thread
+ * spent off a CPU (neither running nor waiting for one) between the end of the previous
+ * iteration's poll and this iteration: a synchronous wait in a timer or an immediate in Node's
+ * loop, the message loop's time (and such waits) in an embedded one. Returns 1 if a due time may have
  * changed (the sample was held or discarded, or the loop model switched), else 0: the driver
  * need not re-arm its timer. */
 int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
+/* After the iteration hook, before the poll: `could_wait` is 1 if the poll that follows would
+ * wait in Node's own loop (libuv gives it a non-zero timeout) or Node's run would end here
+ * (nothing keeps the loop alive), 0 if it cannot wait (an immediate, a pending callback, a due
+ * timer). A poll that could wait and left libuv's idle time unchanged ran from an embedder. */
+void lw_monitors_poll(lw_monitors_t *m, int could_wait);
 /* driftLag while the loop waits (issue 14). An idle loop woken every 20 ms costs as much as
  * Node's own monitor; yet while the loop waits in its poll, a timer's firing is known in advance:
  * on time. The driver calls lw_monitors_idle() when the loop is about to wait: driftLag's timer is

@@ -77,4 +77,17 @@ size_t lw_debugger_take(uint64_t id, double (*ended)[2], size_t max, double *sin
   return n;
 }
 
+static lw_atomic_i64 main_id;
+
+void lw_debugger_set_main(uint64_t id, int on) {
+  lw_sets_lock(0); /* the registry's mutex orders a clear after a newer set */
+  if (on)
+    lw_atomic_store(&main_id, (int64_t)id);
+  else if ((uint64_t)lw_atomic_load(&main_id) == id)
+    lw_atomic_store(&main_id, 0);
+  lw_sets_unlock();
+}
+
+uint64_t lw_debugger_main(void) { return (uint64_t)lw_atomic_load(&main_id); }
+
 uint64_t lw_debugger_changes(void) { return (uint64_t)lw_atomic_load(&changes); }

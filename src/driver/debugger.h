@@ -31,6 +31,11 @@ double lw_debugger_held(uint64_t id);
 /* Main thread: copies the pauses that ended since the last call into `ended` (at most `max`,
  * [start, end] each) and returns their number; `*since` is when an ongoing one began, or NAN. */
 size_t lw_debugger_take(uint64_t id, double (*ended)[2], size_t max, double *since);
+/* The set of the process's main thread (at most one runs on a real clock), whose pauses a session
+ * connected from another thread reports: `on` 1 makes `id` it, 0 clears it if it is `id`. */
+void lw_debugger_set_main(uint64_t id, int on);
+/* Any thread: the main thread's set, or 0. */
+uint64_t lw_debugger_main(void);
 /* Any thread: moves whenever any set's debugger state changes. */
 uint64_t lw_debugger_changes(void);
 

@@ -100,6 +100,9 @@ static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
   /* Evidence before the iteration's judgment, as monset-uv.c's prepare hook does. */
   if (!got) (void)s->be->receive(s, now);
   (void)lw_monitors_iteration(&s->core, now, outside_ms);
+  /* The loop model's reading, as monset-uv.c's prepare hook passes it: the simulation has no
+   * immediates, so each poll could wait (Node's does; an embedded one never waits). */
+  lw_monitors_poll(&s->core, 1);
 }
 static void main_wake_cb(lw_client_t *c, double now) {
   int got;

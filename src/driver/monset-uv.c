@@ -318,6 +318,9 @@ static void prepare_cb(uv_prepare_t *p) {
    * one (uv_metrics_idle_time() takes a mutex). While it waits, driftLag and macrotaskLag sleep
    * (check_cb wakes them): libuv computes the poll's timeout after the prepare callbacks. */
   may_wait = uv_backend_timeout(loop) != 0;
+  /* The loop model's reading (SPEC §6): the poll would wait in Node's own run, or that run would
+   * end here. An embedder's uv_run(UV_RUN_NOWAIT) gives it no timeout all the same. */
+  lw_monitors_poll(&s->core, may_wait || !uv_loop_alive(loop));
   if (may_wait && poll_may_wait(s, now)) rearm = 1;
   if (rearm) lw_uv_rearm(s->uv);
   s->prepare_raw = began;

@@ -89,11 +89,17 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   /* Work that came due in the past (overdue after a block, a sleep or a pause) runs now. */
   if (best_due > sim->now) sim->now = best_due;
   if (best->thread == LW_THREAD_MAIN && sim->now > sim->last_iteration) {
-    /* A new turn of the main loop: its prepare hooks run, and it shows progress. An embedded
-     * loop was outside libuv since its previous turn; Node's waited in its poll. */
-    double outside = sim->loop == LW_LOOP_EMBEDDED && sim->last_iteration > -INFINITY
-                         ? sim->now - sim->last_iteration
-                         : 0;
+    /* A new turn of the main loop: its prepare hooks run, and it shows progress. The reading
+     * that goes with it, as the uv driver takes it: the time the thread spent off a CPU since the
+     * previous turn's poll ended. The synchronous waits of callbacks that run after the poll
+     * (timers, immediates: "wait") in both models; in an embedded loop also every moment it was
+     * not busy, outside libuv (Node's loop spends those in its poll). */
+    double outside = sim->wait_acc;
+    if (sim->loop == LW_LOOP_EMBEDDED && sim->last_iteration > -INFINITY)
+      outside += (sim->now - sim->last_iteration) - (sim->busy_total - sim->busy_at_turn);
+    if (outside < 0) outside = 0;
+    sim->wait_acc = 0;
+    sim->busy_at_turn = sim->busy_total;
     sim->last_iteration = sim->now;
     sim->progress = sim->now;
     for (c = sim->sched.head; c != NULL; c = c->next)
@@ -110,22 +116,27 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
 int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
                 double *target, lw_err_t *err) {
   static const char *const verbs[] = {"advance",  "block",    "sleep",  "pause",    "stepWall", "stallWorker",
-                                      "throttle", "starve",   "callback", "return", "debug"};
+                                      "throttle", "starve",   "callback", "return", "debug",
+                                      "wait",     "outside"};
   static const char *const states[LW_SIM_STATES] = {"cpu", "gc", "blocked", "starved",
                                                     "throttled"};
   int v, st = LW_SIM_CPU;
-  for (v = 0; v < 11 && strcmp(verb, verbs[v]) != 0; v++) {
+  for (v = 0; v < 13 && strcmp(verb, verbs[v]) != 0; v++) {
   }
-  if (v == 11)
+  if (v == 13)
     return lw__refuse(err, LW_EINVAL, "verb",
                       "one of advance, block, sleep, pause, stepWall, stallWorker, throttle, "
-                      "starve, callback, return, debug");
-  /* Inside a callback only what can happen to a running callback: it works, the process is
-   * stopped or the system sleeps, the wall clock steps, a debugger holds it; "return" ends it. */
-  if (sim->in_callback ? !(v == 1 || v == 2 || v == 3 || v == 4 || v == 9 || v == 10) : v == 9)
+                      "starve, callback, return, debug, wait, outside");
+  /* Inside a callback only what can happen to a running callback: it works or waits, the process
+   * is stopped or the system sleeps, the wall clock steps, a debugger holds it; "return" ends it. */
+  if (sim->in_callback ? !(v == 1 || v == 2 || v == 3 || v == 4 || v == 9 || v == 10 || v == 11)
+                       : v == 9)
     return lw__refuse(err, LW_EINVAL, "verb",
-                      sim->in_callback ? "block, sleep, pause, stepWall, debug or return inside a callback"
+                      sim->in_callback ? "block, wait, sleep, pause, stepWall, debug or return inside a callback"
                                        : "return only inside a callback");
+  /* Only an embedder runs the loop from outside: Node's thread is in uv_run all along. */
+  if (v == 12 && sim->loop != LW_LOOP_EMBEDDED)
+    return lw__refuse(err, LW_EINVAL, "verb", "outside only in an embedded loop");
   if (v == 4 ? !isfinite(ms) : !(isfinite(ms) && ms >= 0))
     return lw__refuse(err, LW_EINVAL, "ms", v == 4 ? "a finite number" : "a finite number >= 0");
   if (v == 6 && !(isfinite(align_ms) && align_ms > 0))
@@ -148,6 +159,8 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
     case 8: lw_sim_callback(sim); break;
     case 9: sim->in_callback = 0; break; /* the iteration ends: overdue main work runs now */
     case 10: lw_sim_debug(sim, ms); *target += ms; break;
+    case 11: lw_sim_wait(sim, ms); *target += ms; break;
+    case 12: lw_sim_outside(sim, ms); *target += ms; break;
     default: lw_sim_throttle(sim, ms, align_ms); *target += ms; break;
   }
   return LW_OK;
@@ -191,6 +204,19 @@ void lw_sim_block(lw_sim_t *sim, double ms, int state) {
   if (state == LW_SIM_GC && ms > 0) lw_spans_add(&sim->gc, sim->now, sim->now + ms);
   sim->busy_total += ms;
   sim->main_free_at = sim->now + ms;
+}
+
+void lw_sim_wait(lw_sim_t *sim, double ms) {
+  /* Off every CPU and busy for its loop, after the poll: the gap it leaves before the next
+   * iteration is what an embedder's message loop leaves too. */
+  lw_sim_block(sim, ms, LW_SIM_BLOCKED);
+  sim->wait_acc += ms;
+}
+
+void lw_sim_outside(lw_sim_t *sim, double ms) {
+  /* The embedder's message loop holds the thread off every CPU: nothing of the loop runs, and
+   * nothing of it is busy. */
+  if (sim->main_free_at < sim->now + ms) sim->main_free_at = sim->now + ms;
 }
 
 void lw_sim_debug(lw_sim_t *sim, double ms) {

@@ -54,6 +54,8 @@ typedef struct lw_sim_s {
   double throttle_until;
   double throttle_align;
   double last_iteration;
+  double busy_at_turn; /* busy_total at the last turn of the loop */
+  double wait_acc;     /* synchronous waits after the poll since the last turn ("wait") */
   double progress;
   lw_platform_t platform;
   lw_loop_model_t loop;
@@ -92,6 +94,12 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target);
 void lw_sim_block(lw_sim_t *sim, double ms, int state);
 void lw_sim_callback(lw_sim_t *sim);
 /* A debugger holds the main thread for ms (a breakpoint): busy for its loop, off every CPU. */
+/* A synchronous wait (a file read, execSync, Atomics.wait) in a callback that runs after the
+ * poll (a timer, an immediate): the main thread is off every CPU and busy for its loop. */
+void lw_sim_wait(lw_sim_t *sim, double ms);
+/* Embedded loop only: the embedder's message loop holds the thread outside uv_run, off every
+ * CPU (Chromium waiting for its next task): its loop's work waits, and the thread is idle. */
+void lw_sim_outside(lw_sim_t *sim, double ms);
 void lw_sim_debug(lw_sim_t *sim, double ms);
 /* Since when a debugger holds the main thread now, or NAN (as the C worker thread reads it). */
 double lw_sim_debugged(const lw_sim_t *sim);

@@ -539,34 +539,67 @@ TEST_IMPL(monitors_stop_ends_at_main_resumption) {
   return 0;
 }
 
-/* SPEC §6, embedded loops: iterations that start >= 5 ms after the previous one ended (the
- * thread was outside libuv) make the loop an embedded one at the second; from then on the idle
- * reading is the time neither on a CPU nor waiting for one, continuous with libuv's at the
- * switch. Shorter gaps, or no such reading, change nothing. */
+/* SPEC §6, embedded loops: iterations that start >= 5 ms off a CPU after a poll that could have
+ * waited and did not (libuv's idle time unchanged) make the loop an embedded one at the second;
+ * from then on the idle reading is the time neither on a CPU nor waiting for one, continuous with
+ * libuv's at the switch. Shorter gaps, a poll that could not wait, or no such reading, change
+ * nothing. */
 static double fake_runnable(void *d) { return ((fake_t *)d)->wall - WALL0; /* reused as such */ }
+
+/* An iteration after a poll that could (or could not) have waited. */
+static void iterate(fx_t *x, double now, double outside, int could_wait) {
+  lw_monitors_poll(&x->m, could_wait);
+  lw_monitors_iteration(&x->m, now, outside);
+}
 
 TEST_IMPL(monitors_loop_model_embedded) {
   fx_t x;
   fx_init(&x, NULL, 0);
   lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
-  lw_monitors_iteration(&x.m, 10, 4.9);
-  lw_monitors_iteration(&x.m, 20, 4.9);
+  x.f.idle = 0; /* libuv's idle time never grows */
+  iterate(&x, 10, 4.9, 1);
+  iterate(&x, 20, 4.9, 1);
   ASSERT_EQ(lw_monitors_embedded(&x.m), 0); /* no runnable reading: never */
   x.rd.main.runnable = fake_runnable;
   x.m.rd.runnable = fake_runnable;
-  lw_monitors_iteration(&x.m, 30, 4.9); /* under the threshold */
+  iterate(&x, 30, 4.9, 1); /* under the threshold */
   ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
-  x.f.idle = 0; /* libuv's idle time never grows */
-  lw_monitors_iteration(&x.m, 50, 20);
+  iterate(&x, 50, 20, 0); /* the poll could not wait (an immediate): the gap is the app's */
+  iterate(&x, 70, 20, 0);
   ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
-  lw_monitors_iteration(&x.m, 70, 20);
+  iterate(&x, 90, 20, 1);
+  ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
+  iterate(&x, 110, 20, 1);
   ASSERT_EQ(lw_monitors_embedded(&x.m), 1);
   /* From here: 100 ms of which 30 on the CPU is 30 ms busy, whatever libuv says. */
   x.f.wall += 30;
-  lw_monitors_iteration(&x.m, 170, 70);
+  iterate(&x, 210, 70, 1);
   ASSERT_DBL_EQ(x.m.batch[LW_MON_LOOPBLOCK].values[x.m.batch[LW_MON_LOOPBLOCK].len - 1], 30);
   /* The sample at the switch did not count the 20 ms outside libuv. */
   ASSERT_DBL_EQ(x.m.batch[LW_MON_LOOPBLOCK].values[x.m.batch[LW_MON_LOOPBLOCK].len - 2], 0);
+  fx_free(&x);
+  return 0;
+}
+
+/* SPEC §6: a poll that waited (libuv's idle time grew across an iteration) makes the loop Node's
+ * for good: the synchronous waits that follow, however many and however long, leave gaps off
+ * the CPU after polls that could have waited, and each is the app's busy time. */
+TEST_IMPL(monitors_loop_model_node_for_good) {
+  fx_t x;
+  int i;
+  fx_init(&x, NULL, 0);
+  x.rd.main.runnable = fake_runnable;
+  x.m.rd.runnable = fake_runnable;
+  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  x.f.idle = 0;
+  iterate(&x, 10, 0, 1);
+  x.f.idle = 5; /* the poll waited 5 ms */
+  iterate(&x, 20, 0, 1);
+  for (i = 0; i < 10; i++) {
+    iterate(&x, 320 + i * 300, 300, 1); /* a 300 ms wait in a timer, the idle time unchanged */
+    ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
+    ASSERT_DBL_EQ(x.m.batch[LW_MON_LOOPBLOCK].values[x.m.batch[LW_MON_LOOPBLOCK].len - 1], 300);
+  }
   fx_free(&x);
   return 0;
 }

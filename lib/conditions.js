@@ -15,9 +15,11 @@ const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 const CONDITIONS_KEYS = ['clock', 'logger', 'meter', 'stallThresholdMs', 'holdMs', 'episodeDelayMs', 'retentionMs'];
 // SPEC §14: the thread every event and log record is about: { id: 0, name: 'main' }, or a
 // worker's threadId and name (its `name` option, where the runtime exposes it; else null).
+// The main thread is told by the addon, so that a process with lagwatch does not load
+// worker_threads for it (a worker has it loaded already).
 function threadOf() {
+  if (native.isMainThread()) return Object.freeze({ id: 0, name: 'main' });
   const wt = require('worker_threads');
-  if (wt.isMainThread) return Object.freeze({ id: 0, name: 'main' });
   return Object.freeze({ id: wt.threadId, name: typeof wt.threadName === 'string' && wt.threadName !== '' ? wt.threadName : null });
 }
 const THREAD = threadOf();

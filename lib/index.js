@@ -6,7 +6,7 @@ const { createSimulation, Simulation } = require('./simulation');
 const { setupAllMonitors, currentSet, pauseWhileHidden } = require('./monitors');
 const { createNoopMeter } = require('./metrics');
 // An inspector session an app's worker connects to the main thread is a debugger (SPEC §2).
-require('./sessions');
+if (native.isMainThread()) require('./sessions').watchWorkers();
 
 // One `exports.name = ...` line per export, never `module.exports = { ... }`: Node's ESM loader
 // finds a CommonJS module's names with cjs-module-lexer, which reads these assignments from the

@@ -275,7 +275,7 @@ class MonitorSet {
     this._debugWatcher = null;
     // The main thread's set hears the pauses of a session an app's worker connects to it
     // (lib/sessions.js).
-    this._debugMain = this._debugId !== 0 && require('worker_threads').isMainThread;
+    this._debugMain = this._debugId !== 0 && native.isMainThread();
     if (this._debugMain) native.debuggerMain(this._debugId, true);
     this._watchDebugger();
     // A process that exits right after a hang still reports it, synchronously (opt-out); so does
@@ -288,7 +288,7 @@ class MonitorSet {
       process.on('exit', this._onExit);
       // Not in Electron: Chromium handles these signals itself (a graceful quit), which a Node
       // listener would replace; its app 'will-quit' reports instead (attachElectron).
-      if (require('worker_threads').isMainThread && !process.versions.electron) {
+      if (native.isMainThread() && !process.versions.electron) {
         this._onSignal = (signal) => this._signalled(signal);
         for (const signal of SIGNALS) process.on(signal, this._onSignal);
       }

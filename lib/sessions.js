@@ -3,16 +3,17 @@
 // thread connects to the main thread (connectToMainThread(), as profilers, test tools and error
 // trackers' local-variables integrations do) can pause the main thread as an inspector port's
 // client does, and such a pause is no hang. No port is open, so the watcher of lib/monitors.js
-// never starts; instead, in the main thread, every Worker started after lagwatch loads runs this
-// file first (--require in its execArgv), which wraps inspector.Session's connectToMainThread
-// there. Only when the app connects a session does anything run: a session of lagwatch's own,
+// never starts; instead, in the main thread, every Worker started after lagwatch loads runs
+// lib/sessions-hook.js first (--require in its execArgv), which wraps inspector.Session's
+// connectToMainThread there. worker_threads is wrapped when the app loads it (or at once when it
+// already has), so that a process with lagwatch and no worker never loads it. Only when the app connects a session does anything run: a session of lagwatch's own,
 // in that same thread, with the Debugger domain enabled, tells each pause and resume of the main
 // thread to C (src/driver/debugger.h), for the main thread's monitor set. It only listens, and it
 // disconnects with the last of the app's sessions. lagwatch's own threads (the stack thread and
 // the watcher, which never pause the main thread) are left alone.
 const path = require('path');
 
-const HOOK = __filename;
+const HOOK = path.join(__dirname, 'sessions-hook.js');
 
 // Main thread: every Worker constructed from now on loads this file first.
 function wrapWorkers() {
@@ -110,17 +111,25 @@ function hookSessions() {
   };
 }
 
-// Nothing here may break the app's worker: a runtime without an inspector (a build without it)
-// gets no wrap. Electron is left alone: its workers' loading of a file by path (an app's asar)
-// is not the same as Node's.
-if (process.versions.electron === undefined) {
-  if (require('worker_threads').isMainThread) {
+// Main thread: wraps worker_threads' Worker now if the app has loaded it, else at its first
+// require (import of it alone, before any require, is not seen). Nothing under Electron: its
+// workers' loading of a file by path (an app's asar) is not the same as Node's.
+function watchWorkers() {
+  if (process.versions.electron !== undefined) return;
+  if (process.moduleLoadList.includes('NativeModule worker_threads')) {
     wrapWorkers();
-  } else {
-    try {
-      hookSessions();
-    } catch {
-      // no inspector in this runtime: nothing to hear
-    }
+    return;
   }
+  const Module = require('module');
+  const load = Module._load;
+  Module._load = function _load(request, ...rest) {
+    const exported = load.call(this, request, ...rest);
+    if (request === 'worker_threads' || request === 'node:worker_threads') {
+      if (Module._load === _load) Module._load = load;
+      wrapWorkers();
+    }
+    return exported;
+  };
 }
+
+module.exports = { watchWorkers, hookSessions };

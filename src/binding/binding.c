@@ -90,6 +90,18 @@ static napi_value b_now(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, lw_uv_now(&e->uv));
 }
 
+/* isMainThread() -> whether this thread is the process's main thread: Node (and Electron) run
+ * it on libuv's default loop, and every worker thread on a loop of its own. Asked here so that
+ * lib/ need not load worker_threads for it. */
+static napi_value b_is_main_thread(napi_env env, napi_callback_info info) {
+  uv_loop_t *loop = NULL;
+  napi_value v;
+  (void)info;
+  LW_NAPI_CALL(env, napi_get_uv_event_loop(env, &loop));
+  LW_NAPI_CALL(env, napi_get_boolean(env, loop == uv_default_loop(), &v));
+  return v;
+}
+
 /* Per-thread lifetime -------------------------------------------------------------------- */
 
 void lwb_env_closed(lwb_env_t *e) {
@@ -127,7 +139,7 @@ static void env_finalize(napi_env env, void *data, void *hint) {
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   lwb_env_t *e;
   static const lwb_fn_t fns[] = {
-    {"init", b_init}, {"now", b_now},
+    {"init", b_init}, {"now", b_now}, {"isMainThread", b_is_main_thread},
 #ifdef LW_TEST_HOOKS
     {"allocFailAfter", b_alloc_fail_after},
 #endif

@@ -588,7 +588,11 @@ describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports w
       assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal }, p.describe());
       const profile = p.stderrLines().filter((l) => PROFILE_LINE.test(l));
       assert.match(profile[0] || '', /^lagwatch: blocking profile: \d+ block\(s\), \d+ ms blocked in all$/, p.describe());
-      assert.ok(profile.some((l) => /blockOnce \(.*register-signal\.js:\d+\)/.test(l)), p.describe());
+      // Its site names the blocking function; a block whose stack the stack thread did not take
+      // in time (under ASan and load: its line says "no stack: late") is a site without one.
+      const stackless = p.stderrLines().filter((l) => /^lagwatch: block of \d+ ms/.test(l)).every((l) => /\(no stack: \w+\)/.test(l));
+      assert.ok(profile.some((l) => /blockOnce \(.*register-signal\.js:\d+\)/.test(l)) || (stackless && profile.some((l) => /\(no stack\)/.test(l))),
+        p.describe());
       assert.strictEqual(profile.filter((l) => /^lagwatch: blocking profile/.test(l)).length, 1, p.describe());
     });
   }

@@ -14,13 +14,11 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const native = require('./native');
 const { hash64 } = require('./util');
 
 // A record, or the temporary file of one being written (its name's random part: hangrec.c).
 const RECORD = /^hang-(\d+)-(\d+)\.json(\.[0-9a-f]{16}\.tmp)?$/;
-// A record is a few KiB and its stack at most 64 KiB (LW_HANGREC_STACK_MAX): anything larger is
-// no record of ours.
-const RECORD_MAX = 128 * 1024;
 
 // Linux: a process's start time, in clock ticks since boot (/proc/<pid>/stat's 22nd field), which
 // tells a pid reused by another process from the one that wrote a record. null elsewhere or when
@@ -72,18 +70,13 @@ function ownUid() {
   return typeof process.geteuid === 'function' ? process.geteuid() : null;
 }
 
-// A record's text, read only if it is one of the user's own regular files within the size bound:
-// { text } or { skip: why } (ENOENT: its writer removed it meanwhile). The file is opened without
-// following a link and judged again on what was opened.
+// A record's text, read only if the core's rule takes it as one of the user's own (regular, the
+// user's, within the size bound: src/core/statedir.h): { text } or { skip: why } (ENOENT: its
+// writer removed it meanwhile). The file is opened without following a link and judged again on
+// what was opened.
 function readOwn(file) {
   const uid = ownUid();
-  const judge = (st) => {
-    if (st.isSymbolicLink()) return 'a symbolic link';
-    if (!st.isFile()) return 'not a regular file';
-    if (uid !== null && st.uid !== uid) return `owned by uid ${st.uid}`;
-    if (st.size > RECORD_MAX) return `larger than ${RECORD_MAX} bytes`;
-    return null;
-  };
+  const judge = (st) => native.stateRecordCheck(st.isSymbolicLink(), st.isFile(), st.uid, uid, st.size);
   const before = fs.lstatSync(file);
   let why = judge(before);
   if (why !== null) return { skip: why };
@@ -93,11 +86,12 @@ function readOwn(file) {
     why = judge(st);
     if (why === null && (st.ino !== before.ino || st.dev !== before.dev)) why = 'replaced while read';
     if (why !== null) return { skip: why };
-    const buf = Buffer.alloc(RECORD_MAX + 1);
+    // As judged: a file that grew past its judged size meanwhile is no record of ours.
+    const buf = Buffer.alloc(st.size + 1);
     let n = 0;
     let k;
     while (n < buf.length && (k = fs.readSync(fd, buf, n, buf.length - n, null)) > 0) n += k;
-    if (n > RECORD_MAX) return { skip: `larger than ${RECORD_MAX} bytes` };
+    if (n > st.size) return { skip: 'grew while read' };
     return { text: buf.toString('utf8', 0, n) };
   } finally {
     fs.closeSync(fd);

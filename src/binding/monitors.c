@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/statedir.h"
 #include "../driver/monset.h"
 #include "binding.h"
 #include "names.h"
@@ -392,6 +393,32 @@ static napi_value b_state_dir_check(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* stateRecordCheck(isLink, isFile, uid, ownUid, size) -> null when an entry of the state
+ * directory may be read as a hang record, else why not (src/core/statedir.h). `ownUid` null:
+ * the platform tells no owners. */
+static napi_value b_state_record_check(napi_env env, napi_callback_info info) {
+  napi_value argv[5], out;
+  napi_valuetype t;
+  bool is_link, is_file;
+  double uid, own = 0, size;
+  char why[128];
+  lw_dir_verdict_t v;
+  if (lwb_get_args(env, info, 5, argv) || lwb_arg_bool(env, argv[0], "isLink", &is_link) ||
+      lwb_arg_bool(env, argv[1], "isFile", &is_file) || lwb_arg_nonneg(env, argv[2], "uid", &uid) ||
+      lwb_arg_nonneg(env, argv[4], "size", &size))
+    return NULL;
+  LW_NAPI_CALL(env, napi_typeof(env, argv[3], &t));
+  if (t != napi_null && lwb_arg_nonneg(env, argv[3], "ownUid", &own)) return NULL;
+  v = lw_statedir_record_verdict(is_link, is_file, (unsigned long)uid, (unsigned long)own, t != napi_null, size);
+  if (v == LW_DIR_OK) {
+    LW_NAPI_CALL(env, napi_get_null(env, &out));
+    return out;
+  }
+  lw_statedir_why(v, (unsigned long)uid, 0, why, sizeof(why));
+  LW_NAPI_CALL(env, napi_create_string_utf8(env, why, NAPI_AUTO_LENGTH, &out));
+  return out;
+}
+
 /* monProgressAt(m) -> when the main thread last made progress (-Infinity: never, or simulated). */
 static napi_value b_mon_progress_at(napi_env env, napi_callback_info info) {
   napi_value argv[1], out;
@@ -645,7 +672,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
       {"monStateDir", b_mon_state_dir}, {"monStateErrors", b_mon_state_errors},
-      {"stateDirCheck", b_state_dir_check},
+      {"stateDirCheck", b_state_dir_check}, {"stateRecordCheck", b_state_record_check},
       {"monProgressAt", b_mon_progress_at},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},

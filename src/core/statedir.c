@@ -14,6 +14,15 @@ lw_dir_verdict_t lw_statedir_verdict(int is_link, int is_dir, unsigned long uid,
   return LW_DIR_OK;
 }
 
+lw_dir_verdict_t lw_statedir_record_verdict(int is_link, int is_file, unsigned long uid, unsigned long euid,
+                                            int check_owner, double size) {
+  if (is_link) return LW_DIR_LINK;
+  if (!is_file) return LW_REC_NOT_FILE;
+  if (check_owner && uid != euid) return LW_DIR_OWNER;
+  if (!(size <= LW_RECORD_MAX)) return LW_REC_SIZE;
+  return LW_DIR_OK;
+}
+
 void lw_statedir_why(lw_dir_verdict_t v, unsigned long uid, unsigned long mode, char *buf, size_t cap) {
   if (cap == 0) return;
   switch (v) {
@@ -21,6 +30,8 @@ void lw_statedir_why(lw_dir_verdict_t v, unsigned long uid, unsigned long mode, 
     case LW_DIR_NOT_DIR: snprintf(buf, cap, "not a directory"); break;
     case LW_DIR_OWNER: snprintf(buf, cap, "owned by uid %lu", uid); break;
     case LW_DIR_MODE: snprintf(buf, cap, "mode 0%03lo, writable by group or others", mode & 0777); break;
+    case LW_REC_NOT_FILE: snprintf(buf, cap, "not a regular file"); break;
+    case LW_REC_SIZE: snprintf(buf, cap, "larger than %d bytes", LW_RECORD_MAX); break;
     default: buf[0] = '\0'; break;
   }
 }

@@ -13,14 +13,26 @@ typedef enum {
   LW_DIR_LINK,    /* a symbolic link (never followed) */
   LW_DIR_NOT_DIR, /* a file or anything else */
   LW_DIR_OWNER,   /* owned by another user */
-  LW_DIR_MODE     /* writable by group or others */
+  LW_DIR_MODE,    /* writable by group or others */
+  LW_REC_NOT_FILE, /* a record that is not a regular file */
+  LW_REC_SIZE     /* a record larger than LW_RECORD_MAX */
 } lw_dir_verdict_t;
+
+/* A record is a few KiB and its stack at most 64 KiB (LW_HANGREC_STACK_MAX): anything larger is
+ * no record of lagwatch's. */
+#define LW_RECORD_MAX (128 * 1024)
 
 /* What a directory's status says: `is_link` and `is_dir` of the entry itself, its owner's uid,
  * its permission bits, the uid of the process (its effective one). `check_owner` 0 where the
  * platform tells no owner or mode (Windows): then only the kind is judged. */
 lw_dir_verdict_t lw_statedir_verdict(int is_link, int is_dir, unsigned long uid, unsigned long mode,
                                      unsigned long euid, int check_owner);
+
+/* A record found in that directory, read only when it is one of the user's own: the entry itself
+ * (not followed) a regular file, owned by the process's user (where the platform tells owners),
+ * of at most LW_RECORD_MAX bytes. Anything else is skipped, never reported as a hang. */
+lw_dir_verdict_t lw_statedir_record_verdict(int is_link, int is_file, unsigned long uid, unsigned long euid,
+                                            int check_owner, double size);
 
 /* The verdict in words for a log line, e.g. "owned by uid 65534", "mode 0777", "a symbolic
  * link" (at most `cap` bytes, NUL included; "" for LW_DIR_OK). */

@@ -120,10 +120,11 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
                                       "wait",     "outside"};
   static const char *const states[LW_SIM_STATES] = {"cpu", "gc", "blocked", "starved",
                                                     "throttled"};
+  const int nverbs = (int)(sizeof(verbs) / sizeof(verbs[0]));
   int v, st = LW_SIM_CPU;
-  for (v = 0; v < 13 && strcmp(verb, verbs[v]) != 0; v++) {
+  for (v = 0; v < nverbs && strcmp(verb, verbs[v]) != 0; v++) {
   }
-  if (v == 13)
+  if (v == nverbs)
     return lw__refuse(err, LW_EINVAL, "verb",
                       "one of advance, block, sleep, pause, stepWall, stallWorker, throttle, "
                       "starve, callback, return, debug, wait, outside");

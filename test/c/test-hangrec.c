@@ -283,3 +283,21 @@ TEST_IMPL(statedir_verdict) {
   ASSERT_EQ(why[0], '\0');
   return 0;
 }
+
+/* A record of the directory: the user's own regular file within the size bound, or skipped. */
+TEST_IMPL(statedir_record_verdict) {
+  char why[64];
+  ASSERT_EQ(lw_statedir_record_verdict(0, 1, 1000, 1000, 1, 2048), LW_DIR_OK);
+  ASSERT_EQ(lw_statedir_record_verdict(0, 1, 1000, 1000, 1, LW_RECORD_MAX), LW_DIR_OK);
+  ASSERT_EQ(lw_statedir_record_verdict(1, 0, 1000, 1000, 1, 20), LW_DIR_LINK);
+  ASSERT_EQ(lw_statedir_record_verdict(0, 0, 1000, 1000, 1, 20), LW_REC_NOT_FILE);
+  ASSERT_EQ(lw_statedir_record_verdict(0, 1, 65534, 1000, 1, 20), LW_DIR_OWNER);
+  ASSERT_EQ(lw_statedir_record_verdict(0, 1, 1000, 1000, 1, LW_RECORD_MAX + 1), LW_REC_SIZE);
+  /* No owner told (Windows): kind and size alone. */
+  ASSERT_EQ(lw_statedir_record_verdict(0, 1, 0, 1000, 0, 20), LW_DIR_OK);
+  lw_statedir_why(LW_REC_SIZE, 1000, 0, why, sizeof(why));
+  ASSERT_EQ(strcmp(why, "larger than 131072 bytes"), 0);
+  lw_statedir_why(LW_REC_NOT_FILE, 1000, 0, why, sizeof(why));
+  ASSERT_EQ(strcmp(why, "not a regular file"), 0);
+  return 0;
+}

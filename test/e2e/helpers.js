@@ -230,6 +230,25 @@ function assertConservation(stats, where = '') {
   }
 }
 
+// SPEC §2's `debugger`, end to end: the debugged.js fixture held the main thread 6 s at a
+// debugger's pause, and no monitor took it for the app's (no hang, no workerHang, no lag of the
+// pause recorded; its samples discarded as `debugger`).
+async function assertDebuggerPauseNotLag(f) {
+  const paused = await f.waitFor('paused', 20000);
+  const resumed = await f.waitFor('resumed', 20000);
+  const r = await f.result(30000);
+  const why = f.describe();
+  assert.ok(resumed.at - paused.at >= 5900, `held ${resumed.at - paused.at} ms`);
+  assert.deepStrictEqual(r.events.workerHang, [], `no workerHang\n${why}`);
+  assert.strictEqual(r.workerStats.workerHangs.count, 0, `lag_worker_hangs\n${why}`);
+  assert.deepStrictEqual(r.stats.stalls, { hang: 0, suspend: 0, pause: 0 }, why);
+  assert.ok(r.stats.discarded.debugger >= 1, `discarded as debugger: ${JSON.stringify(r.stats.discarded)}\n${why}`);
+  for (const name of ['driftLag', 'loopBlock', 'worker']) {
+    assert.ok(!(r.stats.monitors[name].max >= 1000), `${name}: no lag of the pause recorded (max ${r.stats.monitors[name].max})\n${why}`);
+  }
+  assertConservation(r.stats, why);
+}
+
 // (Not "…: expected lo..hi": mocha's reporter cuts a message with a diff at ": expected".)
 function assertBetween(value, lo, hi, what) {
   assert.ok(typeof value === 'number' && value >= lo && value <= hi,
@@ -312,5 +331,5 @@ async function freezeSecondsAndCheck(f, cg, times) {
 
 module.exports = {
   ROOT, FIXTURES, Fixture, spawnFixture, killAll, sleep, writeAtomic, tmpDir, withPreload, underAsan,
-  withoutAsan, gcc, sumValues, assertConservation, assertBetween, makeCgroup, freezerGroup, freezeSecondsAndCheck,
+  withoutAsan, gcc, sumValues, assertConservation, assertDebuggerPauseNotLag, assertBetween, makeCgroup, freezerGroup, freezeSecondsAndCheck,
 };

@@ -4,9 +4,10 @@
 // timer, an immediate, a process.nextTick callback or a promise's reaction, each followed by
 // short waits of 5 to 12 ms; threshold 100 ms. Every call is one block of its own duration with
 // its cause (blocked for a wait, busy for the deflate), the loop stays Node's, and
-// idleAvailability counts the calls as busy. Two waits of 5 ms or more once made Node's loop read
-// as an embedded one, whose idle time counted every later wait as available: 2 blocks of 12.
-// 10 calls of each kind (about 25 s): the kinds' paths are the same at every call.
+// idleAvailability counts the calls as busy. The short waits leave the same gaps before an
+// iteration as an embedder's message loop does: read from gaps alone, the loop would pass for an
+// embedded one and count every later wait as available. 10 calls of each kind (about 25 s): the
+// kinds' paths are the same at every call.
 const assert = require('assert');
 const { spawnFixture, killAll, underAsan } = require('./helpers');
 

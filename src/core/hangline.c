@@ -7,6 +7,8 @@
 
 void lw_hangline_init(lw_hangline_t *l) { l->said_for = NAN; }
 
+int lw_hangline_said(const lw_hangline_t *l, double detected_at) { return l->said_for == detected_at; }
+
 int lw_hangline_due(lw_hangline_t *l, double detected_at, double now, int frames) {
   if (l->said_for == detected_at) return 0;
   if (!frames && now - detected_at < LW_HANGLINE_WAIT_MS) return 0;

@@ -28,6 +28,9 @@ void lw_hangline_init(lw_hangline_t *l);
 /* Whether the line of the hang flagged at `detected_at` is due at `now`, `frames` 1 when its
  * stack is known. Returns 1 once per hang, and records it as said. */
 int lw_hangline_due(lw_hangline_t *l, double detected_at, double now, int frames);
+/* Whether the line of the hang flagged at `detected_at` has been said (the driver then reads
+ * nothing more for it). */
+int lw_hangline_said(const lw_hangline_t *l, double detected_at);
 /* The line (ending in '\n') for a hang held `held_ms` so far with `cause` so far (NULL or not
  * known: unknown) and `stack` (the stack thread's JSON, {"frames":[{functionName,url,lineNumber,
  * ...}],...}, or NULL) into `buf` (`cap` >= LW_HANGLINE_MAX). Returns its length. */

@@ -363,7 +363,7 @@ static void say_hang(lw_monset_t *s, double now) {
   long stack_len = -1;
   size_t len;
   if (!lw_worker_hang_peek(w, now, &peek)) return;
-  if (s->hangline.said_for == peek.detected_at) return; /* said: no copy of the stack */
+  if (lw_hangline_said(&s->hangline, peek.detected_at)) return; /* said: no copy of the stack */
   if (s->hangline_stack == NULL) s->hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
   if (s->hangline_stack != NULL)
     stack_len = lw_stacks_copy(s->set_id, peek.detected_at, s->hangline_stack, LW_HANGREC_STACK_MAX);

@@ -12,7 +12,9 @@ TEST_IMPL(hangline_once_per_hang) {
   /* Flagged at 2000 with no stack: nothing until the wait is over, then once. */
   ASSERT_EQ(lw_hangline_due(&l, 2000, 2000, 0), 0);
   ASSERT_EQ(lw_hangline_due(&l, 2000, 2000 + LW_HANGLINE_WAIT_MS - 1, 0), 0);
+  ASSERT_EQ(lw_hangline_said(&l, 2000), 0);
   ASSERT_EQ(lw_hangline_due(&l, 2000, 2000 + LW_HANGLINE_WAIT_MS, 0), 1);
+  ASSERT_EQ(lw_hangline_said(&l, 2000), 1);
   ASSERT_EQ(lw_hangline_due(&l, 2000, 2000 + LW_HANGLINE_WAIT_MS + 100, 0), 0);
   /* Its stack arriving later says nothing more. */
   ASSERT_EQ(lw_hangline_due(&l, 2000, 4000, 1), 0);

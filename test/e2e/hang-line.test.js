@@ -67,10 +67,11 @@ describe('the line while a hang runs (SPEC §14)', function () {
     assert.deepStrictEqual(order.slice(0, 2), ['line', 'ended'], why);
     assert.strictEqual(order.indexOf('line', 2) < order.lastIndexOf('ended'), true, why);
     assert.strictEqual(order.filter((o) => o === 'end').length, 2, why);
-    // A busy loop, its function named once the stack thread has it.
+    // A busy loop, its function among the top frames once the stack thread has them (the
+    // innermost may be Node's own: the clock the loop reads).
     for (const l of lines.filter((x) => IN_PROGRESS.test(x))) {
       assert.strictEqual(IN_PROGRESS.exec(l)[1], 'busy', why);
-      assert.match(l, /, at blockOnce \(.*hang-line\.js:\d+\)/, why);
+      assert.match(l, /, at (.* < )?blockOnce \(.*hang-line\.js:\d+\)/, why);
     }
   });
 

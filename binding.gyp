@@ -19,6 +19,7 @@
         "src/core/timers.c",
         "src/core/spans.c",
         "src/core/statedir.c",
+        "src/core/hangline.c",
         "src/driver/sim.c",
         "src/driver/uv.c",
         "src/driver/uvworker.c",

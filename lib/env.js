@@ -17,6 +17,11 @@ const ENV = [
     doc: '`1` (default): the stack thread takes a hang\'s and a block\'s stack; `0`: no stack thread',
   },
   {
+    name: 'LAGWATCH_HANG_LINE',
+    option: 'hangLine',
+    doc: '`1` (default): while a hang runs, one line on stderr says so (its length, cause and top frames so far); `0`: only the line at its end',
+  },
+  {
     name: 'LAGWATCH_WORKERS',
     option: null,
     doc: '`0` (default): the main thread only (a worker\'s busy loop is its work); `1`: every worker thread too, each line naming it (`lagwatch: worker 3 (resizer): …`)',
@@ -77,7 +82,9 @@ function switchFrom(env, name, fallback, say, what) {
 
 // LAGWATCH_STACKS: on by default.
 const stacksFrom = (env, say) => switchFrom(env, 'LAGWATCH_STACKS', true, say, 'stacks');
+// LAGWATCH_HANG_LINE: on by default.
+const hangLineFrom = (env, say) => switchFrom(env, 'LAGWATCH_HANG_LINE', true, say, 'the line while a hang runs');
 // LAGWATCH_WORKERS: off by default.
 const workersFrom = (env, say) => switchFrom(env, 'LAGWATCH_WORKERS', false, say, 'worker threads');
 
-module.exports = { ENV, stacksFrom, workersFrom, unknownFrom, variablesFor };
+module.exports = { ENV, stacksFrom, hangLineFrom, workersFrom, unknownFrom, variablesFor };

@@ -442,6 +442,9 @@ export interface SetupOptions extends ConditionsOptions {
    * on the main thread also at SIGINT, SIGTERM and SIGHUP, re-raised after the report when the
    * app has no listener of its own for it (docs/api.md); default true. */
   exitHook?: boolean;
+  /** Real clock, main thread: while a hang runs, the C worker says so once on stderr (its length,
+   * cause and top frames so far), the main thread being held. Default false (`register`: true). */
+  hangLine?: boolean;
   /** Real clock: a stack thread (worker_threads + inspector) takes the main thread's JavaScript
    * stack when a hang is flagged; no JS runs for it while the loop is healthy. Default false. */
   stacks?: boolean;

@@ -16,7 +16,7 @@ const DEFAULTS = native.monDefaults();
 // 'clockDrift.sleepClock': the core knows each option's kind and range).
 const NAMES = native.monNames();
 // The options of setupAllMonitors().
-const SETUP_KEYS = [...CONDITIONS_KEYS, 'monitors', 'flushIntervalMs', 'metricProducers', 'stacks', 'stateDir', 'blocks', 'exitHook'];
+const SETUP_KEYS = [...CONDITIONS_KEYS, 'monitors', 'flushIntervalMs', 'metricProducers', 'stacks', 'stateDir', 'blocks', 'exitHook', 'hangLine'];
 // The signals that end a process by default, at which a set reports what it holds (SPEC §14).
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // The `blocks` option's keys ('blocks.thresholdMs', ...) are the set's, not a monitor's.
@@ -166,6 +166,9 @@ class MonitorSet {
     if (o.exitHook !== undefined && typeof o.exitHook !== 'boolean') {
       throw typeError('The "options.exitHook" argument must be of type boolean');
     }
+    if (o.hangLine !== undefined && typeof o.hangLine !== 'boolean') {
+      throw typeError('The "options.hangLine" argument must be of type boolean');
+    }
     if (o.stacks !== undefined && typeof o.stacks !== 'boolean') {
       throw typeError('The "options.stacks" argument must be of type boolean');
     }
@@ -306,6 +309,10 @@ class MonitorSet {
     // Fatal hangs (real clock): this process's running hangs are recorded in the state directory
     // from now on, and the hangs of earlier processes that died hung are reported at the next
     // turn of the loop, so that the listeners added after setup hear them (lib/fatal.js).
+    // The line said while a hang runs (SPEC §14): the C worker writes it, the main thread being
+    // held. Off by default: a library's host decides what goes on its stderr; `register` turns it on.
+    // The main thread's only: a worker's line would need its name (it says "the main thread").
+    if (o.clock === undefined && o.hangLine === true && native.isMainThread()) native.monHangLine(this._h, true);
     this._stateDirDefault = o.stateDir === undefined;
     this._stateDirOn = o.clock === undefined && o.stateDir !== false;
     if (this._stateDirOn) {

@@ -22,7 +22,7 @@ const http = require('http');
 const lagwatch = require('./index');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
-const { stacksFrom, workersFrom, unknownFrom } = require('./env');
+const { stacksFrom, hangLineFrom, workersFrom, unknownFrom } = require('./env');
 
 // A worker thread's lines name it ("lagwatch: worker 3 (resizer): …"); a line without a thread
 // is the main thread's, as most are.
@@ -291,6 +291,7 @@ function setup(exported, env, blocks) {
     metricProducers: exported && exported.producers,
     // The stack thread costs nothing while the loop is healthy; LAGWATCH_STACKS=0 turns it off.
     stacks: stacksFrom(env, say),
+    hangLine: hangLineFrom(env, say),
     // Fatal hangs (lib/fatal.js): LAGWATCH_STATE_DIR, or the default per app; '0' turns it off.
     stateDir: env.LAGWATCH_STATE_DIR === '0' ? false : env.LAGWATCH_STATE_DIR || undefined,
     logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },

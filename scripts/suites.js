@@ -41,6 +41,7 @@ const REAL_PROCESS = [
   'test/register.test.js', // 65
   'test/e2e/fatal.test.js', // 50
   'test/e2e/stops.test.js', // 45
+  'test/e2e/hang-line.test.js', // 36
   'test/e2e/stack.test.js', // 33
   'test/e2e/trace.test.js', // 22
   'test/e2e/profile.test.js', // 19

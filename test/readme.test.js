@@ -34,7 +34,9 @@
 //   number of elements; the block's stdout must then be one JSON value. Prefer `…` to `numbers
 //   vary` where some numbers are exact (counts): `numbers vary` loosens every number of the block.
 // - Each block must exit 0 (or still be running at its `stop after`) within its timeout, with
-//   stdout as stated; stderr is not compared (it is shown when the block fails).
+//   stdout as stated; stderr is compared only where stated: a `<!-- stderr -->` comment before the
+//   next runnable block, then a fenced block whose lines the run's stderr must print in that order
+//   (other lines between them allowed), every number and path standing for any.
 // - A block that is not JavaScript meant to run (a fragment, pseudo-code) says so right before its
 //   opening fence: `<!-- not run: <why> -->`. Keep these rare: they are counted and listed.
 // - A block that needs Electron is shown as real code; here `require('electron')` gets
@@ -77,7 +79,7 @@ const RUNNABLE = { js: '.js', javascript: '.js', cjs: '.cjs', mjs: '.mjs', ts: '
 const DEFAULT_TIMEOUT_MS = 30000;
 const ELLIPSIS = '…';
 const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w])/gi;
-const MARKER = /^\s*<!--\s*(output|not run)\b\s*(?::\s*([\s\S]*?))?\s*-->\s*$/;
+const MARKER = /^\s*<!--\s*(output|not run|stderr)\b\s*(?::\s*([\s\S]*?))?\s*-->\s*$/;
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})\s*([^`]*)$/;
 const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})\s*$/;
 
@@ -163,6 +165,19 @@ function docBlocks(text, file = 'README.md') {
       expected.line = out.line;
       if (out.lang === 'json') expected.json = JSON.parse(out.body); // a syntax error fails here
       else expected.text = out.body;
+    }
+    // A `<!-- stderr -->` marker before the next runnable block: the fenced block after it is
+    // what the run writes on stderr (see checkRun).
+    for (let j = i + 1; j < items.length; j++) {
+      const x = items[j];
+      if (x.kind === 'fence' && x.lang in RUNNABLE) break;
+      if (x.kind !== 'marker' || x.type !== 'stderr') continue;
+      const out = items[j + 1];
+      assert.ok(out && out.kind === 'fence', `${file}:${x.line}: <!-- stderr --> must be followed by a fenced block`);
+      used.add(x);
+      expected.stderr = out.body;
+      expected.stderrLine = out.line;
+      break;
     }
     runnable.push({ file, lang: it.lang, code: it.body, line: it.line, expected });
   }
@@ -334,6 +349,24 @@ function describeRun(block, r) {
     `--- exit: ${r.code === null ? r.signal : r.code}${r.timedOut ? ' (timed out)' : ''}`;
 }
 
+// A stderr line with its paths masked: any absolute path (or file:// URL) stands for any (the
+// block runs as app.js in a directory of its own; the text names it as its reader would).
+const maskPaths = (l) => l.replace(/(file:\/\/)?\/[^\s():<>]*/g, '<path>');
+
+// Each stated stderr line, in order, matches a line of the run's stderr (other lines between them
+// allowed: a stated stderr shows what a run prints, not all of it), numbers and directories aside.
+function stderrShown(stated, actual) {
+  const lines = toLines(actual).map(maskPaths);
+  let at = 0;
+  for (const l of toLines(stated)) {
+    const re = linePattern(maskPaths(l), true);
+    while (at < lines.length && !re.test(lines[at])) at++;
+    if (at === lines.length) return l;
+    at++;
+  }
+  return null;
+}
+
 function checkRun(block, r) {
   const e = block.expected;
   const at = `${block.file}:${e.line}`;
@@ -354,6 +387,11 @@ function checkRun(block, r) {
   } else {
     assert.ok(linesMatch(toLines(e.text), toLines(r.stdout), e.numbersVary),
       `stdout differs from ${at}${e.numbersVary ? ' (numbers vary)' : ''}:\n--- stated ---\n${e.text}\n${describeRun(block, r)}`);
+  }
+  if (e.stderr !== undefined) {
+    const missing = stderrShown(e.stderr, r.stderr);
+    assert.strictEqual(missing, null, `${block.file}:${e.stderrLine} states a stderr line (numbers and directories ` +
+      `aside) that the run did not print in that order: ${describeRun(block, r)}`);
   }
 }
 

@@ -354,6 +354,18 @@ static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, rc);
 }
 
+/* monHangLine(m, on): whether the worker says on stderr, once per hang, that one is running. */
+static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  lwb_mon_t *m;
+  bool on;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if (lwb_arg_bool(env, argv[1], "hangLine", &on)) return NULL;
+  lw_monset_hang_line(&m->set, on);
+  return NULL;
+}
+
 /* monStateErrors(m) -> { errors, firstError }: record writes or removals that failed. */
 static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
@@ -671,7 +683,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
-      {"monStateDir", b_mon_state_dir}, {"monStateErrors", b_mon_state_errors},
+      {"monStateDir", b_mon_state_dir}, {"monHangLine", b_mon_hang_line}, {"monStateErrors", b_mon_state_errors},
       {"stateDirCheck", b_state_dir_check}, {"stateRecordCheck", b_state_record_check},
       {"monProgressAt", b_mon_progress_at},
       {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},

@@ -9,6 +9,7 @@
 #include "monset-internal.h"
 #include "debugger.h"
 #include "stacks.h"
+#include "../core/cause.h"
 
 static double rt_wall(void *d) {
   (void)d;
@@ -340,10 +341,48 @@ static void stacks_wake(void *data, double detected_at, int block) {
 
 uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
 
-/* Worker thread: the record of a running hang (hangrec.h), after each run. */
+void lw_monset_hang_line(lw_monset_t *s, int on) { lw_atomic_store(&s->hangline_on, on ? 1 : 0); }
+
+/* The whole line in one write(2) to stderr: lines this short are not interleaved with others. */
+static void write_stderr(const char *text, size_t len) {
+  uv_fs_t req;
+  uv_buf_t b = uv_buf_init((char *)text, (unsigned)len);
+  uv_fs_write(NULL, &req, 2, &b, 1, -1, NULL);
+  uv_fs_req_cleanup(&req);
+}
+
+/* Worker thread, while a hang runs and its line is on: the line, once (core/hangline.h). No
+ * stdio: the main thread, held, may hold stdio's locks. */
+static void say_hang(lw_monset_t *s, double now) {
+  const lw_worker_t *w = lw_monitors_worker(&s->core);
+  lw_msg_t peek;
+  lw_hang_cause_t h;
+  lw_causes_t none;
+  lw_cause_t cause;
+  char line[LW_HANGLINE_MAX];
+  long stack_len = -1;
+  size_t len;
+  if (!lw_worker_hang_peek(w, now, &peek)) return;
+  if (lw_hangline_said(&s->hangline, peek.detected_at)) return; /* said: no copy of the stack */
+  if (s->hangline_stack == NULL) s->hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
+  if (s->hangline_stack != NULL)
+    stack_len = lw_stacks_copy(s->set_id, peek.detected_at, s->hangline_stack, LW_HANGREC_STACK_MAX);
+  if (!lw_hangline_due(&s->hangline, peek.detected_at, now, stack_len >= 0)) return;
+  /* The cause so far, as the hang's record has it (GC is the main thread's to tell: unknown). */
+  memset(&none, 0, sizeof(none));
+  lw_hang_cause_from_msg(&h, &peek, now);
+  lw_cause_compute(&none, &h, &cause);
+  len = lw_hangline_format(line, sizeof(line), now - peek.hang_start, &cause,
+                           stack_len >= 0 ? s->hangline_stack : NULL);
+  write_stderr(line, len);
+}
+
+/* Worker thread, after each run: the record of a running hang (hangrec.h) and its line. */
 static void record_hang(void *data, const lw_msg_t *msgs, size_t n, double now) {
   lw_monset_t *s = data;
   lw_hangrec_update(&s->rec, msgs, n, lw_monitors_worker(&s->core), now);
+  if (lw_atomic_load_relaxed(&s->hangline_on) && lw_worker_hang_active(lw_monitors_worker(&s->core)))
+    say_hang(s, now);
 }
 
 int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid) {

@@ -82,6 +82,8 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
   s->c = c;
   /* Without its mutex no hang is ever recorded for a later process: counted as lost. */
   if (!sim && lw_hangrec_init(&s->rec) != LW_OK) lw_conditions_count_lost(c, 1);
+  lw_hangline_init(&s->hangline);
+  lw_atomic_store(&s->hangline_on, 0);
   s->sim = sim;
   if (sim) lw_sim_ref(sim); /* released by lw_monset_free(), whatever happens here */
   if (lw_conditions_disposed(c)) return LW_EDISPOSED;
@@ -105,6 +107,7 @@ void lw_monset_free(lw_monset_t *s) {
   lw_monitors_free(&s->core);
   if (s->be != NULL) s->be->free(s);
   lw_hangrec_free(&s->rec); /* the worker thread is joined */
+  lw__free(s->hangline_stack);
   lw_spans_free(&s->gc);
   memset(s, 0, sizeof(*s));
 }

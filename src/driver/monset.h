@@ -24,6 +24,7 @@
 #include "uvworker.h"
 #include "hangrec.h"
 #include "../core/spans.h"
+#include "../core/hangline.h"
 #include "../platform/threadtimes.h"
 
 typedef struct lw_monset_s lw_monset_t;
@@ -96,6 +97,12 @@ struct lw_monset_s {
   uint64_t set_id; /* real time: its entry in the registry of sets (sets.h), 0 if none */
   lw_spans_t gc; /* V8's GC pauses on the main thread, for the causes of its hangs */
   lw_hangrec_t rec; /* real time: the record of a running hang, if a directory is set */
+  /* Real time: the line said on stderr while a hang runs (core/hangline.h), when `hangline_on`
+   * (set by the main thread, read by the worker); the rest is the worker thread's. The stack's
+   * copy is allocated at the first line (most sets never hang) and freed with the set. */
+  lw_atomic_i64 hangline_on;
+  lw_hangline_t hangline;
+  char *hangline_stack;
 };
 
 /* Sets up a set on `c`: on `sim` if not NULL, else in real time on `uv`. Registers with the
@@ -131,6 +138,9 @@ uint64_t lw_monset_set_id(const lw_monset_t *s);
 /* Real time: the records of running hangs go to `dir` from now on (hangrec.h; NULL: nowhere),
  * `process` being the JSON of this process's identity. LW_OK, LW_ENOMEM, or LW_ENOENT on a simulation. */
 int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid);
+/* Real time: whether the worker says on stderr, once per hang, that a hang is running (SPEC §14).
+ * No-op on a simulation. */
+void lw_monset_hang_line(lw_monset_t *s, int on);
 /* Real time: when the main thread last made progress (the stamp its C worker reads), on the
  * set's clock; -INFINITY before any, and on a simulation. While it is older than a hang's
  * detection, that hang still holds the main thread. */

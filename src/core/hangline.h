@@ -1,0 +1,40 @@
+/* The line said while a hang runs (SPEC §14): once per hang, written by the worker thread while
+ * the main thread is held, so no JS of the app can say it. Pure: the driver passes the time, the
+ * hang (as lw_worker_hang_peek gives it), its cause so far and the stack's JSON when taken, and
+ * writes the text to stderr itself.
+ *
+ * When: the first worker run of a hang that has its top frames, or LW_HANGLINE_WAIT_MS after the
+ * hang was flagged without them (no stack thread, or one that is late): then the line goes
+ * without frames. A hang is known by its detection time; once said, never again for it. */
+#ifndef LW_CORE_HANGLINE_H_
+#define LW_CORE_HANGLINE_H_
+
+#include <stddef.h>
+
+#include "conditions.h"
+
+/* How long a flagged hang waits for its stack before its line goes without frames. */
+#define LW_HANGLINE_WAIT_MS 500.0
+/* The most frames the line names, the innermost first. */
+#define LW_HANGLINE_FRAMES 3
+/* Room for the longest line (frames are cut to fit). */
+#define LW_HANGLINE_MAX 1024
+
+typedef struct lw_hangline_s {
+  double said_for; /* the detection time of the hang last said; NAN: none */
+} lw_hangline_t;
+
+void lw_hangline_init(lw_hangline_t *l);
+/* Whether the line of the hang flagged at `detected_at` is due at `now`, `frames` 1 when its
+ * stack is known. Returns 1 once per hang, and records it as said. */
+int lw_hangline_due(lw_hangline_t *l, double detected_at, double now, int frames);
+/* Whether the line of the hang flagged at `detected_at` has been said (the driver then reads
+ * nothing more for it). */
+int lw_hangline_said(const lw_hangline_t *l, double detected_at);
+/* The line (ending in '\n') for a hang held `held_ms` so far with `cause` so far (NULL or not
+ * known: unknown) and `stack` (the stack thread's JSON, {"frames":[{functionName,url,lineNumber,
+ * ...}],...}, or NULL) into `buf` (`cap` >= LW_HANGLINE_MAX). Returns its length. */
+size_t lw_hangline_format(char *buf, size_t cap, double held_ms, const lw_cause_t *cause,
+                          const char *stack);
+
+#endif /* LW_CORE_HANGLINE_H_ */

@@ -12,10 +12,10 @@
 //   and an OpenTelemetry SDK MeterProvider, collected every second: a record() per sample),
 //   lagwatch-producer (the same with lagwatch.createMetricProducer() on the reader: the histograms
 //   of recorded samples exported from C, no JS per sample), lagwatch-blocks (defaults and
-//   `blocks: true`, issue 27), and on Node 26 and later monitorEventLoopDelay-iteration
+//   `blocks: true`), and on Node 26 and later monitorEventLoopDelay-iteration
 //   (`samplePerIteration: true`, a sample of every iteration; older Nodes ignore the option).
 // For lagwatch's variants, the native memory its set holds at the end of each slice: the same on
-// both workloads (one ~1.4 M iterations a second, the other ~50 000), as issue 14 asks of memory.
+// both workloads (one ~1.4 M iterations a second, the other ~50 000), so that memory is held flat.
 // Usage: node bench/loop.js [--workloads immediate,pingpong] [--variants a,b] [--rounds N]
 //        [--slice-ms MS] [--settle-ms MS] [--json]
 const net = require('net');

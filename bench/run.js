@@ -434,7 +434,7 @@ function write(S, M, P, totalSeconds) {
       '(`lw_tracker_expire`) stay exact.', '');
   }
 
-  // 7. Busy loops (issue 14; blocks and Node 26, issue 27) -----------------------------------
+  // 7. Busy loops (with blocks, and on Node 26) ---------------------------------------------
   push('## 7. Busy loops: variants toggled inside one process', '');
   const LOOP_TARGETS = ['lagwatch', 'lagwatch-meter', 'lagwatch-producer', 'lagwatch-blocks'];
   for (const [B, where] of [[S.loop, null], [S.loop26, `Node ${NEWEST}`]]) {
@@ -474,7 +474,7 @@ function write(S, M, P, totalSeconds) {
       }
     }
     // Memory that does not grow with the iteration rate: a set holds as much on the fastest loop
-    // as on the slowest (before issue 14, loopBlock's batch grew 8 bytes an iteration).
+    // as on the slowest (a batch that grew with the iterations would show here).
     const fast = b.workloads.immediate;
     const slow = b.workloads.pingpong;
     if (fast && slow) {
@@ -497,7 +497,7 @@ function write(S, M, P, totalSeconds) {
         'iterations; a set with a producer and no \'samples\' listener keeps no sample at all, only its fixed aggregates.', '');
     }
   }
-  // Blocks at idle (issue 27): what `blocks: true` adds to an idle process's CPU.
+  // Blocks at idle: what `blocks: true` adds to an idle process's CPU.
   const BI = S.blocksIdle;
   push('### Idle CPU with blocks', '');
   if (!BI) {
@@ -533,7 +533,7 @@ function write(S, M, P, totalSeconds) {
     if (!met) misses.push(`idle CPU with blocks: ${f(ratio, 3)} × lagwatch's (target ≤ 1.05)`);
   }
 
-  // 8. Idle from start-up (issue 14) ----------------------------------------------------------
+  // 8. Idle from start-up ----------------------------------------------------------
   push('## 8. Idle from start-up: every thread\'s CPU', '');
   const D = S.idleStart;
   if (!D) {
@@ -561,7 +561,7 @@ function write(S, M, P, totalSeconds) {
     push('');
   }
 
-  // 9. The stack thread (issue 26) ------------------------------------------------------------
+  // 9. The stack thread ------------------------------------------------------------
   push('## 9. The stack thread: memory, the first stack, sampling a hang', '');
   const K = S.stacks;
   if (!K) {

@@ -1,5 +1,5 @@
 'use strict';
-// The stack thread (`stacks: true`, issue 26): what it costs in memory, how soon it has the first
+// The stack thread (`stacks: true`): what it costs in memory, how soon it has the first
 // stack of a hang, and what sampling the hang's profile costs the hung thread. Each figure comes
 // from fresh processes (bench/fixtures/stacks-child.js), interleaved so that the machine's drift
 // falls on all of them alike.

@@ -2,7 +2,7 @@
 // Core costs, as ratios to performance.now() measured in the same run (the machine is shared and
 // noisy, so absolute ns are only context):
 //  1. validator.submit() on the common path: a small sample, 10 kept non-overlapping intervals,
-//     real clock. Target: <= 1.5 x performance.now() (issue 14).
+//     real clock. Target: <= 1.5 x performance.now().
 //  2. a held sample (value >= stallThresholdMs): O(1), whatever is already held.
 //  3. tracker.findOverlap() with 10, 1 000 and 10 000 kept intervals.
 // Usage: node bench/submit.js [--rounds N] [--json]

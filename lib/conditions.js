@@ -160,7 +160,7 @@ class Conditions extends EventEmitter {
     // State directories refused, and entries in one that were not the user's own records (SPEC §13).
     s.stateRefused = set !== null ? set._stateRefusedCount() : 0;
     s.stateSkipped = set !== null ? set._stateSkipped : 0;
-    // Blocks (issue 27), counted by the set's loopBlock whether reported or not.
+    // Blocks, counted by the set's loopBlock whether reported or not.
     if (set !== null) s.blocks = set._blocks();
     return s;
   }

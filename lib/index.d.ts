@@ -41,7 +41,7 @@ export interface Validator {
   readonly name: string;
   /** Window = [now() − windowMs, now()]. `record` runs synchronously for a recorded sample. */
   submit(value: number, windowMs: number, record: (value: number) => void): Verdict;
-  /** Cancels held samples (the seed's rule); later submits return 'disposed'. Idempotent. */
+  /** Cancels held samples (SPEC §4: counted `cancelled`); later submits return 'disposed'. Idempotent. */
   dispose(): void;
 }
 

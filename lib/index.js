@@ -25,7 +25,7 @@ exports.current = currentSet;
 exports.pauseWhileHidden = pauseWhileHidden;
 exports.createNoopMeter = createNoopMeter;
 // The histograms of recorded samples for an OpenTelemetry SDK reader, with no JS per sample.
-// lib/producer.js and lib/electron.js load at their first use (start-up costs CPU: issue 14).
+// lib/producer.js and lib/electron.js load at their first use (start-up costs CPU).
 exports.createMetricProducer = function createMetricProducer(options) {
   return require('./producer').createMetricProducer(options);
 };

@@ -116,7 +116,7 @@ class Metrics {
     });
     this.hangDuration = histogram(m, 'lag_worker_hang_duration_histogram',
       'Duration of each hang flagged by the worker thread', 'ms', STALL_BUCKETS);
-    // Blocks (issue 27): every block of the app's, reported one by one or not.
+    // Blocks: every block of the app's, reported one by one or not.
     this.blocks = m.createCounter('lag_blocks', {
       description: 'Main-thread blocks at or over the block threshold that no evidence explains, once each, by the dominant ' +
         'part of their cause (busy, gc, blocked, starved, throttled; unknown unless blocks.stacks watched them)',

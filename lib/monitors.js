@@ -249,7 +249,7 @@ class MonitorSet {
     // SPEC §12, `stacks: true` (real clock): the stack thread, woken from C when a hang is
     // flagged; it never keeps the process alive.
     this._stacks = o.stacks === true && o.clock === undefined;
-    // Blocks (issue 27): their profile by call site, and their stacks with `blocks.stacks`.
+    // Blocks: their profile by call site, and their stacks with `blocks.stacks`.
     this._blocksOn = flat.blocks === true;
     this._blockStacks = flat['blocks.stacks'] === true && this._stacks;
     this._blocking = this._blocksOn ? new BlockingProfile() : null; // nothing for a set without blocks
@@ -297,7 +297,7 @@ class MonitorSet {
       }
     }
     // Electron's main process (process.type 'browser') keeps the worker thread's monitors while
-    // hidden; pages (renderers) pause them as the seed says (src/core: lw_mon_paused_while_hidden).
+    // hidden; pages (renderers) pause them (SPEC §6; src/core: lw_mon_paused_while_hidden).
     const browserProcess = process.type === 'browser';
     for (const name of NAMES) {
       if (enabled.has(name) && native.monPausedWhileHidden(name, browserProcess)) {
@@ -487,7 +487,7 @@ class MonitorSet {
     return require('./profile').profileOf(native.monSetId(this._h), detectedAt, sourceMapped);
   }
 
-  // The blocks so far (issue 27): { count, reported, unreported, watched, discarded: { [reason]: n } }.
+  // The blocks so far: { count, reported, unreported, watched, discarded: { [reason]: n } }.
   _blocks() {
     return native.monBlocks(this._h);
   }

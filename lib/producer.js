@@ -2,7 +2,7 @@
 // The histograms of recorded samples (SPEC §10: one per monitor, and the worker's self-lag) as an
 // OpenTelemetry SDK MetricProducer: each collection reads the aggregates the C core keeps (count,
 // sum, min, max and buckets, cumulative from start) in one native call, so that no JS runs per
-// sample on the way to OpenTelemetry (issue 14). The OpenTelemetry API has no way to record an
+// sample on the way to OpenTelemetry. The OpenTelemetry API has no way to record an
 // aggregate into a histogram, and an observable instrument cannot be one: a MetricProducer,
 // given to an SDK reader (`metricProducers`), is the SDK's own way to add data made elsewhere.
 //

@@ -5,7 +5,7 @@
 //    --enable-feature=native-histograms does) gets every histogram as a *native* histogram, made
 //    from an OpenTelemetry base-2 exponential histogram (the same buckets: an OpenTelemetry scale is
 //    a Prometheus schema), and counters named as the instruments are (`lag_stalls`, no `_total`),
-//    so that the seed's queries run as written.
+//    so that SPEC §10's queries run as written.
 //  - Any other scraper gets @opentelemetry/exporter-prometheus's text format: the classic series
 //    (`_total` counters, `_bucket{le}` histograms on the instruments' advised boundaries).
 // The two are two readers of the provider, each with its own aggregation; the same attributes,

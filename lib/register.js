@@ -323,7 +323,7 @@ function register(env = process.env) {
   } catch (err) {
     say(`cannot export metrics: ${err && err.message} (monitoring goes on)`);
   }
-  // Blocks (issue 27): LAGWATCH_BLOCK_MS, the threshold; a bad one is said, and the rest runs.
+  // Blocks: LAGWATCH_BLOCK_MS, the threshold; a bad one is said, and the rest runs.
   let blocks;
   if (env.LAGWATCH_BLOCK_MS !== undefined && env.LAGWATCH_BLOCK_MS !== '' && env.LAGWATCH_BLOCK_MS !== '0') {
     blocks = { thresholdMs: Number(env.LAGWATCH_BLOCK_MS) };

@@ -10,7 +10,7 @@ const root = path.resolve(__dirname, '..', '..');
 const CONFIGS = ['nothing', 'lagwatch', 'monitorEventLoopDelay', 'prom-client', 'event-loop-stats',
   '@datadog/native-metrics', 'blocked-at'];
 // Variants of lagwatch itself, named with --configs: `stacks: true` (SPEC §12), `blocks: true`
-// (issue 27; the default threshold, 100 ms); and Node 26's monitorEventLoopDelay that samples
+// (the default threshold, 100 ms); and Node 26's monitorEventLoopDelay that samples
 // every iteration (the option is ignored by older Nodes: bench/loop.js runs it on 26 and later).
 // `stacks: true, blocks: true` watches each block while it runs (blocks.stacks).
 const VARIANTS = ['lagwatch-stacks', 'lagwatch-blocks', 'lagwatch-blocks-stacks', 'monitorEventLoopDelay-iteration'];

@@ -1,5 +1,5 @@
 /* The aggregate behind a metric histogram: what an OpenTelemetry histogram data point carries,
- * kept in C so that recorded samples reach OpenTelemetry with no JS call per sample (issue 14;
+ * kept in C so that recorded samples reach OpenTelemetry with no JS call per sample (
  * lib/producer.js exports it whole, once per collection).
  *
  * Cumulative from init. One record keeps the count, sum, min and max, and two bucketings of the

@@ -1,4 +1,4 @@
-/* Blocks (issue 27): every loop iteration that kept the main thread from its loop for the block
+/* Blocks: every loop iteration that kept the main thread from its loop for the block
  * threshold or more (loopBlock's measure of it), judged by a validator of its own, "block", whose
  * threshold is the block threshold: each is held until late evidence could have come (SPEC §4:
  * evidence first; a stop, a suspend, a debugger, a hidden or throttled app explain it, and it is

@@ -348,7 +348,7 @@ static void clock_fire(lw_monitors_t *m, double now) {
       jump(m, LW_JUMP_STEP, now, d);
     }
   } else if (!has) {
-    /* The seed's rule without a sleep clock: a forward jump is a suspend. */
+    /* Without a sleep clock (SPEC §6's fallback): a forward jump is a suspend. */
     double d = dwall - dmono;
     if (d >= m->cfg.step_min_ms) {
       jump(m, LW_JUMP_SUSPEND, now, d);

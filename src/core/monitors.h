@@ -252,7 +252,7 @@ int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
  * (nothing keeps the loop alive), 0 if it cannot wait (an immediate, a pending callback, a due
  * timer). A poll that could wait and left libuv's idle time unchanged ran from an embedder. */
 void lw_monitors_poll(lw_monitors_t *m, int could_wait);
-/* driftLag while the loop waits (issue 14). An idle loop woken every 20 ms costs as much as
+/* driftLag while the loop waits. An idle loop woken every 20 ms costs as much as
  * Node's own monitor; yet while the loop waits in its poll, a timer's firing is known in advance:
  * on time. The driver calls lw_monitors_idle() when the loop is about to wait: driftLag's timer is
  * then no longer armed (returns 1 if the due time changed), provided it is not overdue, its last

@@ -67,8 +67,8 @@ static int main_sched(const lw_worker_readings_t *rd, lw_thread_times_t *out) {
  * if the main thread ran, since the baseline, for more than what a stop of the lateness leaves
  * of that time and half the lateness besides, the worker was held up alone (blocked in the
  * kernel: seen under heavy memory and I/O load, where the main thread kept running), no stop.
- * Returns 1 and sets `*stopped` when judged; 0 when the platform cannot tell (the seed's rule
- * decides). Refreshes the baseline every LW_SELF_BASE_MS and at each judgement, so a healthy
+ * Returns 1 and sets `*stopped` when judged; 0 when the platform cannot tell (the fallback
+ * below decides). Refreshes the baseline every LW_SELF_BASE_MS and at each judgement, so a healthy
  * worker reads its schedstat and the main thread's about once a second. */
 static int judge_lateness(lw_worker_t *w, double now, double late, const lw_worker_readings_t *rd,
                           int *stopped) {
@@ -227,7 +227,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
    * took over 100 ms to write and the next run read as a stop). */
   late = w->ran_until > due ? now - w->ran_until : self_lag;
   if (late < 0) late = 0;
-  /* Where the OS cannot tell a stop from starvation, the seed's rule: a lateness at the
+  /* Where the OS cannot tell a stop from starvation, SPEC §6's fallback: a lateness at the
    * threshold is a stop. The worker cannot tell a stop that began while it waited for its timer
    * from the wait itself: a process stopped just after the worker ran is late on the worker's
    * timer by up to one period less than on the main thread's. So its lateness counts as a stop

@@ -86,7 +86,7 @@ typedef struct lw_worker_readings_s {
    * makes no progress then, and it is no hang (SPEC §2's reason `debugger`). NULL: never. */
   double (*main_debugged)(void *data);
   /* The worker thread's own times (its run-queue delay tells a stop from starvation); -1:
-   * unknown (the seed's rule then decides). */
+   * unknown (SPEC §6's fallback then decides: a lateness at the threshold is a stop). */
   int (*self_sched)(void *data, lw_thread_times_t *out);
   void *data;
 } lw_worker_readings_t;

@@ -11,6 +11,7 @@
 
 #include "../driver/debugger.h"
 #include "../driver/stacks.h"
+#include "../platform/threadname.h"
 #include "binding.h"
 
 typedef struct {
@@ -87,6 +88,7 @@ static napi_value b_stack_attach(napi_env env, napi_callback_info info) {
     napi_throw_error(env, "ERR_LAGWATCH_STACKS", "lagwatch: the monitor set is gone or has a stack thread already");
     return NULL;
   }
+  lw_thread_setname("lagwatch-stacks");
   return NULL;
 }
 

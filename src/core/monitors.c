@@ -295,17 +295,23 @@ int lw_monitors_worker_needed(const lw_monitors_t *m) {
   return m->running[LW_MON_WORKER] || m->running[LW_MON_LIVENESS];
 }
 
-double lw_monitors_next_due(const lw_monitors_t *m) {
-  double due = m->flush_due;
+double lw_monitors_next_due_late(const lw_monitors_t *m, double late_ms) {
+  double due = m->flush_due + late_ms;
 #define LW__MIN_IF(on, t) \
   if ((on) && (t) < due) due = (t)
   LW__MIN_IF(m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due);
   LW__MIN_IF(m->running[LW_MON_MACROTASK] && !m->macro_asleep,
-             m->macro_posted != INFINITY ? m->macro_posted : m->macro_due);
-  LW__MIN_IF(m->running[LW_MON_IDLE], m->idle_due);
-  LW__MIN_IF(m->running[LW_MON_CLOCKDRIFT], m->clock_due);
+             m->macro_posted != INFINITY ? m->macro_posted : m->macro_due + late_ms);
+  LW__MIN_IF(m->running[LW_MON_IDLE], m->idle_due + late_ms);
+  LW__MIN_IF(m->running[LW_MON_CLOCKDRIFT], m->clock_due + late_ms);
 #undef LW__MIN_IF
   return due;
+}
+
+double lw_monitors_next_due(const lw_monitors_t *m) { return lw_monitors_next_due_late(m, 0); }
+
+double lw_monitors_next_due_armed(const lw_monitors_t *m) {
+  return lw_monitors_next_due_late(m, lw_monitors_sharing(m) ? m->share_ms : 0);
 }
 
 static void jump(lw_monitors_t *m, lw_jump_t kind, double at, double delta) {

@@ -64,6 +64,11 @@ typedef struct lw_readings_s {
  * main thread runs for another due timer, so that they share its wake-up instead of waking it
  * again a few ms later (each is re-armed from its firing time, so their phases drift apart). */
 #define LW_COALESCE_MS 10.0
+/* Real time, an idle loop (its lateness timers asleep) with the worker's heartbeat running: the
+ * heartbeat wakes the main thread about once a worker interval anyway, so those same timers wait
+ * up to this long for it, and fire this early with it, instead of waking the thread on their own
+ * (the worker may send a heartbeat up to 100 ms early with a check of its rest). */
+#define LW_SHARE_MS 150.0
 
 /* An iteration that starts this long off a CPU after the previous one's poll ended, when that
  * poll could have waited and did not, ran from outside libuv. */
@@ -117,6 +122,9 @@ typedef struct lw_monitors_s {
   /* How early a timer that measures nothing of its own lateness may fire with another
    * (LW_COALESCE_MS in real time, 0 on the simulation: every timer at its due time). */
   double coalesce_ms;
+  /* How late those timers may wait for the worker's heartbeat while the loop waits (LW_SHARE_MS
+   * in real time, 0 on the simulation: every timer at its due time). */
+  double share_ms;
   /* macrotaskLag */
   double macro_due;
   double macro_posted; /* +INFINITY when no task is queued */
@@ -236,6 +244,14 @@ int lw_monitors_worker_needed(const lw_monitors_t *m);
 
 /* Main thread. */
 double lw_monitors_next_due(const lw_monitors_t *m);
+/* The same, with the timers that measure nothing of their own lateness (macrotaskLag's interval,
+ * idleAvailability, clockDrift, the flush) due up to `late_ms` after their time: a driver lets
+ * them wait that long for a wake-up that is coming anyway. driftLag and a queued task keep
+ * their time. */
+double lw_monitors_next_due_late(const lw_monitors_t *m, double late_ms);
+/* The due time to arm the main thread's timer at: lw_monitors_next_due_late() by share_ms while
+ * lw_monitors_sharing(), else lw_monitors_next_due(). */
+double lw_monitors_next_due_armed(const lw_monitors_t *m);
 /* Runs every main-thread timer due at or before `now`. Returns 1 if a flush is due: the driver
  * then hands the batches to JS and calls lw_monitors_flushed(). */
 int lw_monitors_run(lw_monitors_t *m, double now);
@@ -326,6 +342,14 @@ static inline void lw_monitors_loop_time(const lw_monitors_t *m, double *active_
 /* Real time: how early a timer that measures nothing of its own lateness may fire with another
  * (LW_COALESCE_MS; 0, the default, on the simulation). */
 static inline void lw_monitors_set_coalesce(lw_monitors_t *m, double ms) { m->coalesce_ms = ms; }
+/* Real time: how late the timers that measure nothing of their own lateness may wait, while the
+ * loop waits, for the wake-up the worker's heartbeat brings (LW_SHARE_MS; 0, the default, on the
+ * simulation). */
+static inline void lw_monitors_set_share(lw_monitors_t *m, double ms) { m->share_ms = ms; }
+/* 1 while they wait for it: the loop waits (a lateness timer asleep) and the heartbeat runs. */
+static inline int lw_monitors_sharing(const lw_monitors_t *m) {
+  return m->share_ms > 0 && (m->drift_asleep || m->macro_asleep) && m->running[LW_MON_WORKER];
+}
 /* 1 once the loop is recognised as run from outside (Electron's). */
 int lw_monitors_embedded(const lw_monitors_t *m);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all

@@ -141,7 +141,7 @@ int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
   lw_interval_t iv;
   if (!drift && !macro) return 0;
   /* The armed timer's due: the loop woke up by then at the latest, unless it was held. */
-  wake_due = lw_monitors_next_due(m);
+  wake_due = lw_monitors_next_due_armed(m);
   m->drift_asleep = 0;
   m->macro_asleep = 0;
   if (idle_end > now) idle_end = now;

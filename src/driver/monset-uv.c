@@ -166,6 +166,11 @@ static int poll_may_wait(lw_monset_t *s, double now) {
   return lw__monset_idle(s, now);
 }
 
+/* The main thread's due time: see LW_SHARE_MS. */
+static double uv_main_next_due(lw_client_t *c) {
+  return lw_monitors_next_due_armed(&LW_MONSET_OF(c, main_client)->core);
+}
+
 static void main_run_cb(lw_client_t *c, double now) { lw__monset_main_run(LW_MONSET_OF(c, main_client), now, 1); }
 
 static void async_cb(uv_async_t *a) {
@@ -175,6 +180,14 @@ static void async_cb(uv_async_t *a) {
   /* The poll's wait has ended (libuv counted it before the callbacks): its idle time is fresh. */
   lw_uvworker_progress(s->uw, now, (double)uv_metrics_idle_time(a->loop) / 1e6);
   if (uv_receive(s, now)) lw__monset_hand_over(s, 0, 1, now);
+  /* An idle loop woken by the worker: the timers that measure nothing of their own lateness,
+   * when due within LW_SHARE_MS, fire in this wake-up rather than in one of their own. */
+  if (lw_monitors_sharing(&s->core) && lw_monitors_next_due_late(&s->core, -LW_SHARE_MS) <= now) {
+    lw_monitors_set_coalesce(&s->core, LW_SHARE_MS);
+    lw_monitors_evidence(&s->core, now, 0); /* a clock reading due, before any sample */
+    lw__monset_main_run(s, now, 1);
+    lw_monitors_set_coalesce(&s->core, LW_COALESCE_MS);
+  }
   lw_uv_rearm(s->uv);
 }
 
@@ -482,7 +495,9 @@ static int uv_sync(lw_monset_t *s) {
 static int uv_setup(lw_monset_t *s) {
   int rc;
   s->main_client.run = main_run_cb;
+  s->main_client.next_due = uv_main_next_due;
   lw_monitors_set_coalesce(&s->core, LW_COALESCE_MS);
+  lw_monitors_set_share(&s->core, LW_SHARE_MS);
   rc = uv_make(s);
   if (rc == LW_ENOMEM) return rc;
   if (rc != 0) {

@@ -1,6 +1,7 @@
 #include "uvworker.h"
 
 #include "../platform/sigcont.h"
+#include "../platform/threadname.h"
 
 #include <math.h>
 #include <string.h>
@@ -103,6 +104,7 @@ static void thread_main(void *arg) {
   const char *late = getenv("LAGWATCH_TEST_WORKER_LATE_MS");
   uw->test_late_ms = late != NULL ? atoi(late) : 0;
 #endif
+  lw_thread_setname("lagwatch");
   arm(uw);
   uv_run(&uw->loop, UV_RUN_DEFAULT);
 }

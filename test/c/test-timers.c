@@ -225,6 +225,47 @@ TEST_IMPL(monitors_macro_no_sleep_when_busy) {
 /* Real time: the timers that measure nothing of their own lateness (macrotaskLag's interval,
  * idleAvailability, clockDrift, the flush) join a run up to coalesce_ms early; driftLag, whose
  * lateness is its sample, never does. On the simulation (coalesce_ms 0) each fires at its due. */
+/* Real time, an idle loop with the worker's heartbeat running: the timers that measure nothing of
+ * their own lateness are armed share_ms past their due time, to share the heartbeat's wake-up;
+ * driftLag awake keeps its own due; a wake-up is held only LW_STOP_MIN_MS past the armed time. */
+TEST_IMPL(monitors_share_heartbeat_rules) {
+  fx_t x;
+  lw_monitors_config_t cfg;
+  size_t i;
+  fx_config(&cfg);
+  cfg.flush_interval_ms = 1000;
+  fx_init(&x, &cfg, 0);
+  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monitors_start(&x.m, LW_MON_DRIFT, 0);
+  lw_monitors_start(&x.m, LW_MON_IDLE, 0);
+  lw_monitors_set_share(&x.m, 150);
+  x.m.running[LW_MON_WORKER] = 1; /* its heartbeat, without a thread */
+  /* driftLag awake: nothing waits, whatever the share. */
+  ASSERT_EQ(lw_monitors_sharing(&x.m), 0);
+  ASSERT_DBL_EQ(lw_monitors_next_due_armed(&x.m), 20);
+  loop_turn(&x, 20, 0);
+  ASSERT_EQ(lw_monitors_idle(&x.m, 30), 1);
+  /* Asleep: the flush and idleAvailability (1000) are armed at 1150; their due is unchanged. */
+  ASSERT_EQ(lw_monitors_sharing(&x.m), 1);
+  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1000);
+  ASSERT_DBL_EQ(lw_monitors_next_due_armed(&x.m), 1150);
+  ASSERT_DBL_EQ(lw_monitors_next_due_late(&x.m, -150), 850);
+  /* Without the heartbeat they keep their time. */
+  x.m.running[LW_MON_WORKER] = 0;
+  ASSERT_EQ(lw_monitors_sharing(&x.m), 0);
+  ASSERT_DBL_EQ(lw_monitors_next_due_armed(&x.m), 1000);
+  x.m.running[LW_MON_WORKER] = 1;
+  /* A heartbeat's wake-up at 1140, 140 past the soft due but before the armed 1150: not held.
+   * driftLag's due times 40 .. 1140 fired on time. */
+  ASSERT_EQ(lw_monitors_awake(&x.m, 1140, 1140), 1);
+  ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 57);
+  for (i = 0; i < x.m.batch[LW_MON_DRIFT].len; i++) ASSERT_DBL_EQ(x.m.batch[LW_MON_DRIFT].values[i], 0);
+  ASSERT_EQ(lw_monitors_sharing(&x.m), 0); /* awake */
+  ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}
+
 TEST_IMPL(monitors_coalesce_rules) {
   fx_t x;
   lw_monitors_config_t cfg;

@@ -40,6 +40,7 @@ const REAL_PROCESS = [
   'test/e2e/stop-loses-nothing.test.js', // 65
   'test/register.test.js', // 65
   'test/e2e/fatal.test.js', // 50
+  'test/e2e/freezer-rest.test.js', // 50
   'test/e2e/stops.test.js', // 45
   'test/e2e/stack.test.js', // 33
   'test/e2e/trace.test.js', // 22

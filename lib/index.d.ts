@@ -337,11 +337,13 @@ export interface ClockJump {
 export interface WorkerHang {
   /** The thread it is about. */
   thread: ThreadInfo;
+  /** Where the main loop last made progress (moved forward by a stop of the stall threshold or more). */
   start: number;
   /** When the worker thread flagged it. */
   detectedAt: number;
   /** When the main thread ran again. */
   end: number;
+  /** `end` less `start`, less a stop under the stall threshold inside (the hang's own time). */
   durationMs: number;
   /** What the main thread did meanwhile (SPEC §12); null when it could not be read. */
   cause: HangCause | null;

@@ -31,7 +31,7 @@ const SIMULATION = [
 // again under load. Longest first (seconds on this project's machine, alone): mocha's parallel
 // mode (PARALLEL) hands the files out in this order, so the long ones do not start last.
 const REAL_PROCESS = [
-  'test/e2e/cause.test.js', // 85
+  'test/e2e/cause.test.js', // 97
   'test/e2e/blocks.test.js', // 80
   'test/e2e/block-budget.test.js', // 80
   'test/embedder-main.test.js', // 75
@@ -40,13 +40,14 @@ const REAL_PROCESS = [
   'test/e2e/stop-loses-nothing.test.js', // 65
   'test/register.test.js', // 65
   'test/e2e/fatal.test.js', // 50
+  'test/e2e/freezer-rest.test.js', // 50
+  'test/e2e/sync-waits.test.js', // 50
   'test/e2e/stops.test.js', // 45
   'test/e2e/hang-line.test.js', // 36
   'test/e2e/stack.test.js', // 33
   'test/e2e/trace.test.js', // 22
   'test/e2e/profile.test.js', // 19
   'test/e2e/busy-loop.test.js', // 29
-  'test/e2e/sync-waits.test.js', // 28
   'test/prometheus.test.js', // 20
   'test/memory.test.js', // 16
   'test/real-clock.test.js', // 16

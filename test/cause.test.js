@@ -20,20 +20,21 @@ function run(platform, script) {
 }
 
 // The worker's check at 10100 still sees the progress of 10000, the one at 10200 none: the
-// readings cover [10200, 16000], where the main thread ran again.
+// readings cover [10200, 16000], where the main thread ran again, and stand for the whole hang
+// from 10000: its span is the hang's own 6000 ms.
 function cause(fields) {
   return {
-    cpuMs: 0, runQueueMs: 0, throttledMs: 0, blockedMs: 0, gcMs: 0, spanMs: 5800, ...fields,
+    cpuMs: 0, runQueueMs: 0, throttledMs: 0, blockedMs: 0, gcMs: 0, spanMs: 6000, ...fields,
   };
 }
 
 describe('hang cause (SPEC §12), on the simulation', () => {
   const linux = {
-    cpu: cause({ cpuMs: 5800, dominant: 'busy' }),
-    gc: cause({ cpuMs: 5800, gcMs: 5800, dominant: 'gc' }),
-    blocked: cause({ blockedMs: 5800, dominant: 'blocked' }),
-    starved: cause({ runQueueMs: 5800, dominant: 'starved' }),
-    throttled: cause({ throttledMs: 5800, dominant: 'throttled' }),
+    cpu: cause({ cpuMs: 6000, dominant: 'busy' }),
+    gc: cause({ cpuMs: 6000, gcMs: 6000, dominant: 'gc' }),
+    blocked: cause({ blockedMs: 6000, dominant: 'blocked' }),
+    starved: cause({ runQueueMs: 6000, dominant: 'starved' }),
+    throttled: cause({ throttledMs: 6000, dominant: 'throttled' }),
   };
   for (const [state, want] of Object.entries(linux)) {
     it(`linux, block 6 s '${state}': one hang, dominant ${want.dominant}, on the workerHang and the episode`, () => {
@@ -51,12 +52,12 @@ describe('hang cause (SPEC §12), on the simulation', () => {
     it(`${platform}: run-queue and quota times are null; starved and throttled read as blocked`, () => {
       const unknown = { runQueueMs: null, throttledMs: null };
       assert.deepStrictEqual(run(platform, (sim) => sim.block(6000)).ev.workerHang[0].e.cause,
-        cause({ ...unknown, cpuMs: 5800, dominant: 'busy' }));
+        cause({ ...unknown, cpuMs: 6000, dominant: 'busy' }));
       assert.deepStrictEqual(run(platform, (sim) => sim.block(6000, 'gc')).ev.workerHang[0].e.cause,
-        cause({ ...unknown, cpuMs: 5800, gcMs: 5800, dominant: 'gc' }));
+        cause({ ...unknown, cpuMs: 6000, gcMs: 6000, dominant: 'gc' }));
       for (const state of ['blocked', 'starved', 'throttled']) {
         assert.deepStrictEqual(run(platform, (sim) => sim.block(6000, state)).ev.stall[0].e.cause,
-          cause({ ...unknown, blockedMs: 5800, dominant: 'blocked' }), state);
+          cause({ ...unknown, blockedMs: 6000, dominant: 'blocked' }), state);
       }
     });
   }
@@ -169,7 +170,7 @@ describe('stopping loses nothing (SPEC §4, §12)', () => {
     const wh = ev.workerHang[0];
     assert.deepStrictEqual([wh.start, wh.detectedAt, wh.end], [10000, 15000, 16000]);
     assert.strictEqual(wh.cause.dominant, 'busy');
-    assert.strictEqual(wh.cause.spanMs, 5800);
+    assert.strictEqual(wh.cause.spanMs, 6000);
     assert.strictEqual(ev.stall.length, 1);
     assert.deepStrictEqual(ev.stall[0].cause, wh.cause);
   });

@@ -91,11 +91,12 @@ function matrix(platform, loop) {
     const wh = ev.workerHang[0];
     assert.strictEqual(wh.t, 16100);
     // SPEC §12, its cause: the check at 10100 still saw the progress of 10000; the one at 10200
-    // saw none and read the main thread's times; the span ends where the main thread ran again.
-    // On CPU all along: busy. Run-queue and quota times are known on linux only.
+    // saw none and read the main thread's times; the readings end where the main thread ran
+    // again, and stand for the whole hang: its span is the hang's 6000 ms. On CPU all along:
+    // busy. Run-queue and quota times are known on linux only.
     const known = platform === 'linux' ? 0 : null;
     const cause = {
-      cpuMs: 5800, runQueueMs: known, throttledMs: known, blockedMs: 0, gcMs: 0, spanMs: 5800, dominant: 'busy',
+      cpuMs: 6000, runQueueMs: known, throttledMs: known, blockedMs: 0, gcMs: 0, spanMs: 6000, dominant: 'busy',
     };
     assert.deepStrictEqual(wh.e, { start: 10000, detectedAt: 15000, end: 16000, durationMs: 6000, cause, thread: { id: 0, name: 'main' } });
     assert.strictEqual(wh.e.detectedAt, wh.e.start + 5000);
@@ -395,7 +396,9 @@ function matrix(platform, loop) {
 //   linux: a stop is seen from the worker's first check after it began (its checks come every
 //     100 ms while the loop is busy): the 500 ms stop at 10000 is evidence [10100, 10500], the 3 s
 //     one after 2 s of work [12050, 15000]; the app's part is the rest (6100 and 7550 ms), and the
-//     hang clock of the worker moves by the same lateness. A sleep takes no monotonic time.
+//     hang clock of the worker moves by the same lateness. 'workerHang' starts where the loop last
+//     made progress (10000), its duration the app's part; a lateness of the threshold or more (the
+//     6 s stop) moves its start instead (SPEC §6). A sleep takes no monotonic time.
 //   darwin, win32: a stop under the threshold cannot be told from starvation there (SPEC §12):
 //     it is the app's time; a 6 s stop is seen by the seed's rule. The monotonic clock counts a
 //     sleep: clockDrift's suspend [10000, 46000] accounts for its 30 s only, the worker's
@@ -407,15 +410,15 @@ const H = (t, d, s, e) => [t, 'hang', d, s, e];
 const COMPOUND = {
   'a 500 ms stop, then 6 s of work': {
     steps: [['pause', 500], ['block', 6000]],
-    'linux node': { stall: [H(20500, 6100, 10000, 16500)], workerHang: [[16600, 10400, 16500, 6100]] },
-    'linux embedded': { stall: [H(20500, 6080, 10000, 16500)], workerHang: [[16580, 10380, 16500, 6120]] },
+    'linux node': { stall: [H(20500, 6100, 10000, 16500)], workerHang: [[16600, 10000, 16500, 6100]] },
+    'linux embedded': { stall: [H(20500, 6080, 10000, 16500)], workerHang: [[16580, 10000, 16500, 6120]] },
     'other node': { stall: [H(20500, 6500, 10000, 16500)], workerHang: [[16600, 10000, 16500, 6500]] },
     'other embedded': { stall: [H(20500, 6480, 10000, 16500)], workerHang: [[16600, 10000, 16500, 6500]] },
   },
   '2 s of work, a 3 s stop, 5.5 s of work': {
     steps: [['block', 2000], ['pause', 3000], ['block', 5500]],
-    'linux node': { stall: [H(24500, 7550, 10000, 20500)], workerHang: [[20550, 12950, 20500, 7550]] },
-    'linux embedded': { stall: [H(24500, 7530, 10000, 20500)], workerHang: [[20550, 12950, 20500, 7550]] },
+    'linux node': { stall: [H(24500, 7550, 10000, 20500)], workerHang: [[20550, 10000, 20500, 7550]] },
+    'linux embedded': { stall: [H(24500, 7530, 10000, 20500)], workerHang: [[20550, 10000, 20500, 7550]] },
     'other node': { stall: [H(24500, 10500, 10000, 20500)], workerHang: [[20600, 10000, 20500, 10500]] },
     'other embedded': { stall: [H(24500, 10480, 10000, 20500)], workerHang: [[20600, 10000, 20500, 10500]] },
   },
@@ -486,6 +489,9 @@ function compound(platform, loop) {
       assert.deepStrictEqual(got, want);
       const hang = ev.stall.find((x) => x.e.kind === 'hang').e;
       assert.ok(Math.abs(hang.durationMs - ev.workerHang[0].e.durationMs) <= 100, 'the hang and workerHang agree within 100 ms');
+      // SPEC §12: the cause is over the hang's own time, a stop inside taken out.
+      assert.strictEqual(ev.workerHang[0].e.cause.spanMs, ev.workerHang[0].e.durationMs, 'the cause spans the hang');
+      assert.deepStrictEqual(hang.cause, ev.workerHang[0].e.cause, 'the episode has the cause of its worker hang');
       const s = m.conditions.stats();
       for (const kind of ['hang', 'suspend', 'pause']) {
         assert.strictEqual(s.stalls[kind], want.stall.filter((x) => x[1] === kind).length, `stalls.${kind}`);

@@ -54,13 +54,14 @@ void lw_hang_cause_from_msg(lw_hang_cause_t *h, const lw_msg_t *msg, double end)
    * check interval of the loop's own) is no part of the hang's span. */
   h->span_end = end > msg->cause_start && end < msg->cause_end ? end : msg->cause_end;
   h->stopped = msg->cause_stopped;
+  h->own = msg->type == LW_MSG_HANG_END ? end - msg->hang_start - msg->hang_stopped : NAN;
   h->gc_seen = NAN;
 }
 
 void lw_cause_compute(const lw_causes_t *cs, const lw_hang_cause_t *h, lw_cause_t *out) {
   double span = h->span_end - h->span_start - h->stopped;
   double runq = h->delta.runq_ms, thr = h->delta.throttled_ms, cpu = h->delta.cpu_ms, waited;
-  double score[LW_CAUSE_COUNT], best = -1;
+  double score[LW_CAUSE_COUNT], best = -1, gc_from = h->span_start;
   int k;
   memset(out, 0, sizeof(*out));
   if (!h->known || !(span > 0) || !isfinite(cpu)) return;
@@ -73,7 +74,19 @@ void lw_cause_compute(const lw_causes_t *cs, const lw_hang_cause_t *h, lw_cause_
   lw_split_wait(isfinite(runq) ? waited : NAN, thr, &out->runq_ms, &out->throttled_ms);
   out->blocked_ms = span - out->cpu_ms - waited;
   if (out->blocked_ms < 0) out->blocked_ms = 0;
-  out->gc_ms = cs->gc_ms != NULL ? cs->gc_ms(cs->data, h->span_start, h->span_end) : NAN;
+  /* The worker reads the times at its first check without progress, up to a rest (when the loop
+   * ran more than short iterations since the rest began) or two checks after the hang began: what
+   * it read of the hang stands for the whole of it, its first part too, so that the span is the
+   * hang's own time. GC is known where it happened: read over the whole hang. */
+  if (isfinite(h->own) && h->own > span) {
+    out->cpu_ms = out->cpu_ms * h->own / span;
+    if (isfinite(out->runq_ms)) out->runq_ms = out->runq_ms * h->own / span;
+    if (isfinite(out->throttled_ms)) out->throttled_ms = out->throttled_ms * h->own / span;
+    out->blocked_ms = out->blocked_ms * h->own / span;
+    out->span_ms = h->own;
+    if (h->start < gc_from) gc_from = h->start;
+  }
+  out->gc_ms = cs->gc_ms != NULL ? cs->gc_ms(cs->data, gc_from, h->span_end) : NAN;
   if (isfinite(out->gc_ms) && h->gc_seen > out->gc_ms) out->gc_ms = h->gc_seen;
   score[LW_CAUSE_BUSY] = out->cpu_ms - (isfinite(out->gc_ms) ? out->gc_ms : 0);
   score[LW_CAUSE_GC] = out->gc_ms;

@@ -18,6 +18,9 @@ typedef struct lw_hang_cause_s {
   double detected_at;
   lw_thread_times_t delta; /* the raw readings, for the GC part, redone at the episode's report */
   double span_start, span_end, stopped;
+  /* A hang's own time (its span less the stops inside it), when the readings began after the
+   * hang did and so cover less of it; NAN for a block, whose span is what was read. */
+  double own;
   /* The GC part found when the worker hang ended (NAN before): the episode's reading again never
    * finds less, though GC pauses past the ring (spans.h) are forgotten meanwhile. */
   double gc_seen;

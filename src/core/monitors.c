@@ -591,7 +591,8 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
     case LW_MSG_HANG_END:
       end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
                                                                                : msg->hang_end;
-      lw_histogram_record(&m->hang_hist, end - msg->hang_start);
+      /* Its time: from where the loop last made progress, less the stops inside it. */
+      lw_histogram_record(&m->hang_hist, end - msg->hang_start - msg->hang_stopped);
       if ((h = lw_causes_next(&m->causes)) == NULL) {
         /* The worker hang keeps its cause; the episode will not find it (counted as lost). */
         m->c->lost++;
@@ -603,7 +604,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
         ev->start = msg->hang_start;
         ev->end = end;
         ev->detected_at = msg->detected_at;
-        ev->duration_ms = end - msg->hang_start;
+        ev->duration_ms = end - msg->hang_start - msg->hang_stopped;
         lw_cause_compute(&m->causes, h, &ev->cause);
         h->gc_seen = ev->cause.gc_ms;
       }

@@ -25,6 +25,7 @@ void lw_worker_start(lw_worker_t *w, int heartbeat, double now) {
     w->has_sleep_diff = lw_sleep_diff(w->rd.sleep_pair, w->rd.data, w->cfg->sleep_clock, &w->prev_sleep_diff);
     w->last_progress_seen = -INFINITY;
     w->last_progress_at = now;
+    w->stopped_since = 0;
     w->has_avail = 0;
     w->ping_sent = 0;
     w->hang_active = 0;
@@ -131,14 +132,16 @@ static int rest_base_holds(lw_worker_t *w, const lw_worker_readings_t *rd, int p
   return 1;
 }
 
-/* The hang (or block: `type` BLOCK_END) flagged at `detected` that began at `start`, as if it
- * ended at `progress`, its readings taken now. */
-static void stall_fill(const lw_worker_t *w, lw_msg_type_t type, double start, double detected,
-                       double now, double progress, const lw_worker_readings_t *rd, lw_msg_t *o) {
+/* The hang (or block: `type` BLOCK_END) flagged at `detected` that began at `start`, `stopped` ms
+ * of it stops, as if it ended at `progress`, its readings taken now. */
+static void stall_fill(const lw_worker_t *w, lw_msg_type_t type, double start, double stopped,
+                       double detected, double now, double progress, const lw_worker_readings_t *rd,
+                       lw_msg_t *o) {
   lw_thread_times_t end;
   memset(o, 0, sizeof(*o));
   o->type = type;
   o->hang_start = start;
+  o->hang_stopped = stopped;
   o->detected_at = detected;
   o->hang_end = progress > start ? progress : now;
   if (w->cause_has_base && main_sched(rd, &end)) {
@@ -156,7 +159,8 @@ static void stall_fill(const lw_worker_t *w, lw_msg_type_t type, double start, d
 /* The hang in progress ended: the main thread showed progress at `progress`. */
 static void hang_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
                      lw_msg_t *o) {
-  stall_fill(w, LW_MSG_HANG_END, w->hang_start, w->hang_detected, now, progress, rd, o);
+  stall_fill(w, LW_MSG_HANG_END, w->hang_start, w->hang_stopped, w->hang_detected, now, progress, rd,
+             o);
   w->hang_active = 0;
 }
 
@@ -172,16 +176,29 @@ static void stall_start(lw_msg_t *o, lw_msg_type_t type, double start, double no
 static size_t block_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
                         lw_msg_t *o) {
   if (!w->block_active) return 0;
-  stall_fill(w, LW_MSG_BLOCK_END, w->block_start, w->block_detected, now, progress, rd, o);
+  stall_fill(w, LW_MSG_BLOCK_END, w->block_start, 0, w->block_detected, now, progress, rd, o);
   w->block_active = 0;
   return 1;
 }
 
 int lw_worker_hang_active(const lw_worker_t *w) { return w->hang_active; }
 
+/* The main loop showed progress (a stamp, or the end of a wait) at `at`. The hang clock moves to
+ * it if it is later; otherwise, if `at` is after the loop's last progress known so far, the loop
+ * progressed there and the stop time that moved the clock came after it. */
+static void progress_seen(lw_worker_t *w, double at) {
+  if (at > w->last_progress_at) {
+    w->last_progress_at = at;
+    w->stopped_since = 0;
+  } else if (at > w->last_progress_at - w->stopped_since) {
+    w->stopped_since = w->last_progress_at - at;
+  }
+}
+
 int lw_worker_hang_peek(const lw_worker_t *w, double now, lw_msg_t *out) {
   if (!w->hang_active) return 0;
-  stall_fill(w, LW_MSG_HANG_END, w->hang_start, w->hang_detected, now, now, &w->rd, out);
+  stall_fill(w, LW_MSG_HANG_END, w->hang_start, w->hang_stopped, w->hang_detected, now, now, &w->rd,
+             out);
   return 1;
 }
 
@@ -260,16 +277,26 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     if (since > gap) gap = since;
   }
   w->prev_stopped = stopped;
-  /* A stop is not the app's: the hang clock does not count it (a hang in progress starts that
-   * much later, progress is as recent as it was before the stop), nor does the cause's span. */
+  /* A stop is not the app's: the hang clock does not count it (progress is as recent as it was
+   * before the stop), nor does the cause's span. A stop under the threshold is taken out of the
+   * hang's time, whose start stays where the loop last made progress (SPEC §12); a lateness of
+   * the threshold or more resets the last progress and moves a running hang's start forward by
+   * it (SPEC §6: a sleep starts no hang). */
   if (stopped) {
+    int whole = gap >= threshold;
     if (w->last_progress_at > -INFINITY) {
+      double was = w->last_progress_at;
       w->last_progress_at += gap;
       if (w->last_progress_at > now) w->last_progress_at = now;
+      w->stopped_since = whole ? 0 : w->stopped_since + (w->last_progress_at - was);
     } else {
       w->last_progress_at = now;
+      w->stopped_since = 0;
     }
-    if (w->hang_active) w->hang_start += gap;
+    if (w->hang_active && whole)
+      w->hang_start += gap;
+    else if (w->hang_active)
+      w->hang_stopped += gap;
     if (w->block_active) w->block_start += gap;
     if (w->cause_has_base) w->cause_stopped += gap;
   }
@@ -288,7 +315,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       double avail = rd->main_avail(rd->data);
       if (w->has_avail && isfinite(avail) && avail > w->avail_prev) {
         double a = avail > now ? now : avail;
-        if (!w->hang_active && a > w->last_progress_at) w->last_progress_at = a;
+        if (!w->hang_active) progress_seen(w, a);
         avail_at = a;
         waited = 1;
       }
@@ -300,6 +327,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     if (rd->main_debugged != NULL && !isnan(rd->main_debugged(rd->data)) && !w->hang_active) {
       n += block_end(w, now, now, rd, &out[n]); /* the debugger's time is judged by the core */
       w->last_progress_at = now;
+      w->stopped_since = 0;
       w->last_progress_seen = progress;
       w->ping_sent = 0;
       w->cause_has_base = 0;
@@ -308,7 +336,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       fresh = progressed = 1;
       w->renewed = 0;
       w->last_progress_seen = progress;
-      if (progress > w->last_progress_at) w->last_progress_at = progress;
+      progress_seen(w, progress);
       w->ping_sent = 0;
       n += block_end(w, now, progress, rd, &out[n]);
       if (!waited || !rest_base_holds(w, rd, 1, avail_at)) {
@@ -325,7 +353,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
          * it: a worker held back between its two reads). The hang ended there, with its cause. */
         hang_end(w, now, avail_at, rd, &out[n++]);
         w->cause_has_base = 0;
-        if (avail_at > w->last_progress_at) w->last_progress_at = avail_at;
+        progress_seen(w, avail_at);
       } else if (!rest_base_holds(w, rd, 0, avail_at)) {
         w->cause_has_base = 0;
       }
@@ -354,7 +382,8 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       }
       if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
         w->hang_active = 1;
-        w->hang_start = w->last_progress_at;
+        w->hang_start = w->last_progress_at - w->stopped_since;
+        w->hang_stopped = w->stopped_since;
         w->hang_detected = now;
         stall_start(&out[n++], LW_MSG_HANG_START, w->hang_start, now);
       } else if (!w->ping_sent && now - w->last_progress_at >= cfg->stall_threshold_ms / 4) {

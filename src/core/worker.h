@@ -53,6 +53,9 @@ typedef struct lw_msg_s {
   double hang_start;
   double detected_at;
   double hang_end;
+  /* HANG_END: the time of stops inside the hang (each under the stall threshold), taken out of its
+   * duration; its start stays where the loop last made progress. */
+  double hang_stopped;
   /* HANG_END: the main thread's times over [cause_start, cause_end], with cause_stopped ms of
    * stops inside; cause_known 0 if nothing could be read. */
   int cause_known;
@@ -106,6 +109,10 @@ typedef struct lw_worker_s {
   int has_sleep_diff;
   double last_progress_seen; /* the main thread's progress stamp last read */
   double last_progress_at;   /* when progress was last seen (or reset by self-lag) */
+  /* The stop time (each stop under the stall threshold) that moved last_progress_at since it was
+   * last set by the loop itself: last_progress_at less this is when the loop last made progress,
+   * where a hang that is flagged starts. */
+  double stopped_since;
   int has_avail;             /* the main loop's availability at the previous check */
   double avail_prev;
   int ping_sent;
@@ -113,6 +120,7 @@ typedef struct lw_worker_s {
   int continued; /* lw_worker_continued() before this run: a stop ended */
   int hang_active;
   double hang_start;
+  double hang_stopped; /* stops inside the running hang, each under the threshold */
   double hang_detected;
   /* The block being watched (config's block_watch): flagged at the block threshold, ended by the
    * next progress; one at a time, a hang's time included. */

@@ -118,7 +118,9 @@ int lw_hangrec_format(char *buf, size_t cap, const char *process, double wall_or
   long len = 0;
   put(buf, cap, &len, "{\"lagwatchHang\":1,\"process\":%s", process);
   put_num(buf, cap, &len, "wallOrigin", wall_origin);
-  put_num(buf, cap, &len, "start", peek->hang_start);
+  /* The record's span is the hang's own time (its reader takes lastSeen less start): a stop
+   * inside it moves its start. */
+  put_num(buf, cap, &len, "start", peek->hang_start + peek->hang_stopped);
   put_num(buf, cap, &len, "detectedAt", peek->detected_at);
   put_num(buf, cap, &len, "lastSeen", now);
   if (cause != NULL && cause->known) {

@@ -243,6 +243,35 @@ TEST_IMPL(worker_rest_sees_a_stop_of_a_second) {
   return 0;
 }
 
+/* The narrowest case of a stop in a rest, to the millisecond: a stop of 1000 to 1100 ms that begins
+ * 0 to 100 ms after the rest began (at 1100, its check due at 2000). The worker runs again when the
+ * stop ends, at least LW_STOP_MIN_MS late: the stop is evidence from the check's due time to then,
+ * every time (with rests of a second, a stop that ended less than 100 ms after 2100 left none). */
+TEST_IMPL(worker_rest_sees_every_stop_of_a_second_from_its_start) {
+  cfx_t x;
+  lw_msg_t log[128];
+  size_t n, at;
+  int begin, len;
+  for (begin = 0; begin <= 100; begin++) {
+    for (len = 1000; len <= 1100; len++) {
+      double end = 1100 + begin + len;
+      n = 0;
+      cfx_init(&x);
+      rest_from_1100(&x, log, &n);
+      at = n;
+      x.t.avail = end; /* the loop waited through the stop */
+      run(&x, end, 1000, log, &n);
+      ASSERT_EQ(n, at + 1);
+      ASSERT_EQ(log[at].type, LW_MSG_EVIDENCE);
+      ASSERT_EQ(log[at].ev_reason, LW_REASON_PAUSE);
+      ASSERT_DBL_EQ(log[at].ev_start, 2000);
+      ASSERT_DBL_EQ(log[at].ev_end, end);
+      cfx_free(&x);
+    }
+  }
+  return 0;
+}
+
 /* The main thread writes where its loop waited, then its progress stamp; the worker reads the stamp
  * first. A check that falls between (a worker preempted or held back by a CPU quota between its
  * two reads) sees the loop waited again without new progress: during a hang, that is the hang's

@@ -74,6 +74,26 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
     });
   }
 
+  // SPEC §12: the cause is over the hang's own time. After 1.5 s of 20 ms timers that each wait
+  // 6-12 ms (the worker's rest sees the loop run more than short iterations, so it reads the
+  // times at its first check inside the hang, up to a rest after the hang began), the span is
+  // still the hang's: what was read of it stands for the whole of it. Its start and end are the
+  // loop's own (where its poll stopped waiting, where it ran again), so the bound is 100 ms,
+  // plus the main thread's wait for a CPU after the work (a loaded machine delays its return).
+  it('a 6 s busy loop after 1.5 s of 20 ms timers with 6-12 ms synchronous waits: the cause spans the hang within 100 ms', async () => {
+    const f = spawnFixture('cause.js', ['waitspin', 1000, 3500]);
+    const r = await f.result(40000);
+    const c = oneHang(r, f.describe());
+    const work = r.work.end - r.work.start;
+    const after = waited(r.work.schedAtEnd, r.sched);
+    const wh = r.events.workerHang[0];
+    const detail = `${JSON.stringify(c)}; the work ${work.toFixed(1)} ms, workerHang ${JSON.stringify(wh)}, ` +
+      `the main thread waited ${after.toFixed(1)} ms for a CPU after it`;
+    assert.ok(c.spanMs >= work - 100 && c.spanMs <= work + 100 + after, `the span is the hang's: ${detail}`);
+    assert.ok(Math.abs(wh.start - r.work.start) <= 100, `workerHang starts where the loop last made progress: ${detail}`);
+    assert.ok(Math.abs(c.spanMs - wh.durationMs) <= 100, `the span and the workerHang agree: ${detail}`);
+  });
+
   for (const what of ['atomics', 'execsync']) {
     it(`${what === 'atomics' ? 'Atomics.wait' : "execSync('sleep 6')"} 6 s: one hang, dominant blocked`, async () => {
       const f = spawnFixture('cause.js', [what, 1000, 3500]);

@@ -319,7 +319,11 @@ async function freezeSecondsAndCheck(f, cg, times) {
     cg.write('freezer.state', 'THAWED');
   }
   const r = await f.result(30000);
-  const why = f.describe();
+  assertStopsNotLag(r, times, f.describe());
+}
+
+// What freezeSecondsAndCheck checks of the result `r` of a run frozen `times` times.
+function assertStopsNotLag(r, times, why) {
   for (const name of ['driftLag', 'macrotaskLag', 'loopBlock', 'worker']) {
     const m = r.stats.monitors[name];
     assert.ok(!(m.max >= 500), `${name}: no lag of a stop recorded (max ${m.max})\n${why}`);
@@ -329,7 +333,68 @@ async function freezeSecondsAndCheck(f, cg, times) {
   assertConservation(r.stats, why);
 }
 
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
+// Blocks this thread `ms` (a freeze's length to the millisecond, as no timer of a busy test
+// process would keep it).
+function sleepSync(ms) {
+  Atomics.wait(sleepCell, 0, 0, ms);
+}
+
+// How many times thread `tid` of process `pid` has been put on a CPU so far (schedstat's third
+// field), or null once it is gone.
+function threadRuns(pid, tid) {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[2]);
+  } catch {
+    return null;
+  }
+}
+
+// Waits (this thread blocked, looking every 0.5 ms) until thread `tid` of `pid` runs again, up to
+// `timeoutMs`: performance.now() when it was seen running, or null.
+function nextRun(pid, tid, timeoutMs) {
+  const from = threadRuns(pid, tid);
+  const until = performance.now() + timeoutMs;
+  while (from !== null && performance.now() < until) {
+    sleepSync(0.5);
+    const now = threadRuns(pid, tid);
+    if (now === null) return null;
+    if (now !== from) return performance.now();
+  }
+  return null;
+}
+
+// The freezer at the start of the worker's rests: `f` (a wait.js fixture past its 'ready', its
+// loop idle between timers) is frozen through the freezer group `cg` once per entry of `stops`
+// ({ delayMs, stopMs }), `delayMs` after the worker thread (`tid`) began a rest, for `stopMs`.
+// The worker's rests are seen from outside, in the thread's schedstat: while the loop waits the
+// worker runs once per rest (LW_REST_MAX_MS), while it runs every 100 ms; so a run followed by
+// 150 ms without one began a rest, and the run that ends that rest (a rest's length later) begins
+// the next one, with the loop still idle: the freeze starts `delayMs` after it is seen. Returns,
+// per stop, the length of the rest before it as seen (the alignment's evidence).
+async function freezeAtRestStarts(f, cg, tid, stops) {
+  const pid = f.child.pid;
+  const rests = [];
+  cg.move(pid);
+  for (const { delayMs, stopMs } of stops) {
+    await sleep(50); // the test's own loop runs between freezes
+    let began = nextRun(pid, tid, 3000);
+    assert.ok(began !== null, `the worker thread ${tid} runs: ${f.describe()}`);
+    for (let again; (again = nextRun(pid, tid, 150)) !== null;) began = again;
+    const ends = nextRun(pid, tid, 2000);
+    assert.ok(ends !== null, `the worker's rest ends: ${f.describe()}`);
+    sleepSync(delayMs);
+    cg.write('freezer.state', 'FROZEN');
+    sleepSync(stopMs);
+    cg.write('freezer.state', 'THAWED');
+    rests.push(Math.round(ends - began));
+  }
+  return rests;
+}
+
 module.exports = {
   ROOT, FIXTURES, Fixture, spawnFixture, killAll, sleep, writeAtomic, tmpDir, withPreload, underAsan,
   withoutAsan, gcc, sumValues, assertConservation, assertDebuggerPauseNotLag, assertBetween, makeCgroup, freezerGroup, freezeSecondsAndCheck,
+  assertStopsNotLag, freezeAtRestStarts,
 };

@@ -5,6 +5,7 @@
 // happens.
 const assert = require('assert');
 const { spawnFixture, killAll, sleep, assertConservation, assertDebuggerPauseNotLag, freezerGroup, freezeSecondsAndCheck } = require('./helpers');
+const { waited } = require('../schedstat');
 
 describe('e2e: stops of any length on Linux (SPEC §12, real processes)', function () {
   this.timeout(90000);
@@ -61,7 +62,9 @@ describe('e2e: stops of any length on Linux (SPEC §12, real processes)', functi
 
   // SPEC §5: evidence explains only the time it covers. 7 s of the app's own time with a 3 s stop
   // inside: the app's 7 s are a hang (its own part), which the worker's 'workerHang' confirms
-  // within 100 ms; the 3 s stop, under the threshold, is no episode.
+  // within 100 ms; the 3 s stop, under the threshold, is no episode. 'workerHang' starts where the
+  // loop last made progress (the work's start: the loop waited before it), and its duration and
+  // its cause's span are the hang's own time, the stop taken out (SPEC §12).
   it('7 s of busy work (the thread\'s own time) with a 3 s SIGSTOP inside: one hang of the 7 s, as workerHang says', async () => {
     const f = spawnFixture('cause.js', ['own:7000', 1000, 3500]);
     await f.waitFor('ready', 20000);
@@ -81,6 +84,17 @@ describe('e2e: stops of any length on Linux (SPEC §12, real processes)', functi
     // Less what the stop's evidence covers of the work before it: from the worker's last run (every
     // 100 ms, later on a loaded machine); the 3 s stop is never in it.
     assert.ok(hang.durationMs >= 6500 && hang.durationMs < 9000, `the app's own 7 s: ${hang.durationMs}\n${why}`);
+    assert.ok(Math.abs(wh.start - r.work.start) <= 100,
+      `workerHang starts where the loop last made progress: ${wh.start}, the work at ${r.work.start}\n${why}`);
+    assert.ok(wh.cause !== null && Math.abs(wh.cause.spanMs - wh.durationMs) <= 100,
+      `the cause spans the hang's own time: ${JSON.stringify(wh.cause)}, workerHang ${wh.durationMs} ms\n${why}`);
+    assert.ok(Math.abs(wh.cause.spanMs - hang.durationMs) <= 100,
+      `the cause spans the episode's hang: ${wh.cause.spanMs} ms, the episode ${hang.durationMs} ms\n${why}`);
+    // The own part less what the stop's evidence took of the work before it (the worker's last
+    // run before the stop, every 100 ms; later by the worker's wait for a CPU on a loaded machine).
+    const workerWait = waited(r.schedAtSetup, r.sched, 'added');
+    assert.ok(wh.cause.spanMs >= 7000 - 100 - workerWait && wh.cause.spanMs <= 7000 + 100,
+      `the cause spans the app's 7 s within 100 ms (the worker waited ${workerWait.toFixed(1)} ms for a CPU): ${wh.cause.spanMs}\n${why}`);
   });
 
   // 4 s of the thread's own time (on a CPU or waiting for one): 4 s of CPU work would take ~6 s

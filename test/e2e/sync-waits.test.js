@@ -6,12 +6,12 @@
 // its cause (blocked for a wait, busy for the deflate), the loop stays Node's, and
 // idleAvailability counts the calls as busy. The short waits leave the same gaps before an
 // iteration as an embedder's message loop does: read from gaps alone, the loop would pass for an
-// embedded one and count every later wait as available. 10 calls of each kind (about 25 s): the
-// kinds' paths are the same at every call.
+// embedded one and count every later wait as available. 20 calls of each kind (about 50 s),
+// interleaved; under ASan, whose run is a check of memory and not of timing, 4 of each.
 const assert = require('assert');
 const { spawnFixture, killAll, underAsan } = require('./helpers');
 
-const N = underAsan() ? 4 : 10;
+const N = underAsan() ? 4 : 20;
 
 describe('e2e: synchronous waits in Node\'s own loop are blocks (real processes)', function () {
   this.timeout(180000);

@@ -189,18 +189,20 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     assert.strictEqual(p.stdout, APP_STDOUT_BLOCKED, 'the app\'s stdout is intact');
   });
 
-  it('LAGWATCH_BLOCK_MS=300: one "block of N ms" line for a 400 ms block (issue 27); a threshold out of range is said, and the rest runs', async function () {
+  it('LAGWATCH_BLOCK_MS=300: one "block of N ms" line for a 400 ms block; a threshold out of range is said, and the rest runs', async function () {
     const p = run(APP, { env: { LAGWATCH_BLOCK_MS: '300', REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '3000' } });
     const exit = await p.waitExit(30000);
     assert.strictEqual(exit.code, 0, p.describe());
     // The app's block, and under load (ASan beside the other suites) perhaps its start-up too: each
     // block is one line, and the profile counts them all.
     const lines = p.stderrLines().filter((l) => /^lagwatch: block of/.test(l));
-    const ms = lines.map((l) => Number(/^lagwatch: block of (\d+) ms( at .+| \(no stack: \w+\))$/.exec(l)[1]));
-    assert.strictEqual(ms.filter((x) => x >= 400 && x < 450).length, 1, p.describe());
+    for (const l of lines) assert.match(l, /^lagwatch: block of \d+ ms( at .+| \(no stack: \w+\))$/, p.describe());
     // The app's block names where it ran (stacks are on under register): its function and file.
-    const own = lines[ms.findIndex((x) => x >= 400 && x < 450)];
-    assert.match(own, /^lagwatch: block of \d+ ms at \(anonymous\) \(.*register-app\.js:14\)/, p.describe());
+    // Its 400 ms of CPU work, and what the run queue added under load (as the last-block test).
+    const own = lines.filter((l) => /^lagwatch: block of \d+ ms at \(anonymous\) \(.*register-app\.js:14\)/.test(l));
+    assert.strictEqual(own.length, 1, p.describe());
+    const ms = Number(/^lagwatch: block of (\d+) ms/.exec(own[0])[1]);
+    assert.ok(ms >= 400 && ms < 600, p.describe());
     assert.strictEqual(p.stdout, 'register-app: start\nregister-app: blocked 400 ms\nregister-app: done\n');
     // At exit, the blocking profile: the app's call site, its stack (taken while it ran) in the app.
     const profile = p.stderrLines().filter((l) => /^lagwatch: blocking profile|^ {2}\d+\. /.test(l));
@@ -231,7 +233,7 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     }
   });
 
-  it('LAGWATCH_PROFILE_FILE: the blocking profile is written there as JSON at exit, not to stderr (issue 27)', async function () {
+  it('LAGWATCH_PROFILE_FILE: the blocking profile is written there as JSON at exit, not to stderr', async function () {
     const file = path.join(require('os').tmpdir(), `lagwatch-profile-${process.pid}.json`);
     try {
       const p = run(APP, { env: { LAGWATCH_BLOCK_MS: '300', LAGWATCH_PROFILE_FILE: file, REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '3000' } });
@@ -246,7 +248,7 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
       assert.strictEqual(site.count, 1, JSON.stringify(got));
       assert.strictEqual(got.blocks, got.sites.reduce((n, s) => n + s.count, 0), JSON.stringify(got));
       assert.match(site.fingerprint, /^[0-9a-f]{16}$/);
-      assert.ok(site.totalMs >= 400 && site.totalMs < 450 && site.maxMs === site.totalMs && site.p50Ms === site.totalMs, JSON.stringify(site));
+      assert.ok(site.totalMs >= 400 && site.totalMs < 600 && site.maxMs === site.totalMs && site.p50Ms === site.totalMs, JSON.stringify(site)); // 400 ms of CPU work, and the run queue's delay under load
       // A busy loop: busy, or starved when the machine's load kept it from a CPU most of the time.
       assert.ok(['busy', 'starved'].includes(site.cause), site.cause);
       // A file that cannot be written is said; the app is not disturbed.

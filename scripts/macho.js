@@ -30,7 +30,8 @@ const EXPORTS = ['_napi_register_module_v1', '_node_api_module_get_api_version_v
 // What the addon may take from libSystem: each in macOS 10.15 or earlier (its <availability>
 // where it is newer than 10.0: clock_gettime and mach_continuous_time 10.12, memset_pattern16
 // 10.5, thread_info/mach_* since Mach 3 in 10.0; the *at calls 10.10; fstat$INODE64, the 64-bit
-// inode fstat, 10.5). dyld_stub_binder is dyld's own.
+// inode fstat, 10.5; pthread_setname_np, naming the calling thread, 10.6). dyld_stub_binder is
+// dyld's own.
 const LIBSYSTEM_10_15 = new Set([
   'dyld_stub_binder', '___error', '___stack_chk_fail', '___stack_chk_guard', '_abort', '_bzero', '_calloc',
   '_clock_gettime', '_close', '_fclose', '_fopen', '_fprintf', '_fread', '_free', '_frexp', '_fsync', '_getpid',
@@ -41,7 +42,7 @@ const LIBSYSTEM_10_15 = new Set([
   '_strncmp', '_strstr', '_strtod', '_strtoull', '_sysctlbyname', '_thread_info', '_unlink', '_vsnprintf',
   '_write', '___memcpy_chk', '___memmove_chk', '___memset_chk', '___snprintf_chk', '___strcpy_chk',
   '___vsnprintf_chk', '_mkdir', '_stat', '_fstat', '_lseek', '_ftruncate', '_getuid', '_ceil', '_floor', '___bzero',
-  '_geteuid', '_openat', '_renameat', '_unlinkat', '_fstat$INODE64',
+  '_geteuid', '_openat', '_renameat', '_unlinkat', '_fstat$INODE64', '_pthread_setname_np',
 ]);
 
 function objdump(args, file) {

@@ -82,6 +82,7 @@ const PACKAGING = [
   'test/prebuild-macos.test.js',
   'test/provision.test.js',
   'test/readme.test.js',
+  'test/rooms.test.js',
   'test/suites.test.js',
   'test/types.test.js',
   'test/valgrind.test.js',

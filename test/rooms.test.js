@@ -1,0 +1,74 @@
+'use strict';
+// The sources say what and why: a comment never points at an issue or at what once happened, and
+// docs/architecture.md's Layout names every file of src/ and lib/ with its one concern, so that a
+// newcomer finds the room of a concept from the docs, and a file added without its room said
+// fails here.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+
+const ROOT = path.join(__dirname, '..');
+
+function walk(dir, out = []) {
+  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = `${dir}/${e.name}`;
+    if (e.name === 'node_modules') continue;
+    if (e.isDirectory()) walk(rel, out);
+    else out.push(rel);
+  }
+  return out;
+}
+
+// "issue 14", "Issue 27's", "(#12)", "the seed's rule": history, or a pointer into a tracker
+// that a reader of the package does not have. The contract is cited as "SPEC §N".
+const HISTORY = /\b[Ii]ssues? #?\d+|(^|[\s(])#\d+\b|\bthe seed\b|\bseed's\b/;
+
+// What a line says, comments included: the check reads whole lines, since a string that names
+// an issue is as stale as a comment that does.
+function historyLines(file) {
+  const bad = [];
+  fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
+    if (HISTORY.test(line)) bad.push(`${file}:${i + 1}: ${line.trim()}`);
+  });
+  return bad;
+}
+
+const SOURCE = /\.(c|h|cc|js|mjs|cjs|ts)$/;
+
+describe('one room per concept: the sources say what and why', () => {
+  it('the pattern catches an issue number, a tracker reference and the seed, and passes SPEC §N', () => {
+    for (const s of ['(issue 14)', 'Issue 27\'s run', 'see #12', 'the seed\'s rule', 'as the seed says']) {
+      assert.ok(HISTORY.test(s), s);
+    }
+    for (const s of ['SPEC §6', 'the issuer', '#include "x.h"', 'a[#1]'.replace('#1', '0'), 'seeds']) {
+      assert.ok(!HISTORY.test(s), s);
+    }
+  });
+
+  for (const dir of ['src', 'lib', 'scripts', 'bench']) {
+    it(`no issue number or history in ${dir}/`, () => {
+      const bad = walk(dir).filter((f) => SOURCE.test(f)).flatMap(historyLines);
+      assert.deepStrictEqual(bad, []);
+    });
+  }
+});
+
+describe('docs/architecture.md: its Layout names every file of src/ and lib/', () => {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
+  const layout = (doc.split(/^## Layout$/m)[1] || '').split(/^## /m)[0];
+  // Every path-like word of the Layout: "src/core/tracker.c", "lib/index.d.ts".
+  const named = new Set(layout.match(/\b(?:src|lib)\/[\w./-]+\.\w+/g) || []);
+
+  it('has a Layout section that names files by their paths', () => {
+    assert.ok(named.size > 0, 'no "## Layout" section naming src/… and lib/… paths');
+  });
+
+  it('names each file of src/ and lib/', () => {
+    const files = [...walk('src'), ...walk('lib')].filter((f) => !f.endsWith('.json'));
+    assert.deepStrictEqual(files.filter((f) => !named.has(f)), []);
+  });
+
+  it('names no file that does not exist', () => {
+    assert.deepStrictEqual([...named].filter((f) => !fs.existsSync(path.join(ROOT, f))), []);
+  });
+});

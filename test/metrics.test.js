@@ -291,7 +291,7 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
         kind: 'hang',
         duration_ms: 6000,
         cause: 'busy',
-        'cause.cpu_ms': 5800,
+        'cause.cpu_ms': 6000, // the cause spans the hang's own time: all 6000 ms of the block on the CPU
         'cause.run_queue_ms': 0,
         'cause.throttled_ms': 0,
         'cause.blocked_ms': 0,

@@ -38,9 +38,10 @@ describe('e2e: a freezer at the start of the worker\'s rests (SPEC §5, real pro
     f.send('done');
     const r = await f.result(30000);
     const why = `rests before the stops: ${rests.join(' ')} ms; stops ${JSON.stringify(stops)}\n${f.describe()}`;
-    // The alignment held: each freeze came at the end of a whole rest (900 ms; later by the
-    // worker's wait for a CPU, never shorter than a busy loop's checks).
-    for (const ms of rests) assert.ok(ms >= 800 && ms <= 1500, `a rest of ${ms} ms before a stop: ${why}`);
+    // The alignment held: each freeze came at the end of a rest, not of a busy loop's checks
+    // (100 ms apart). A rest is 900 ms, or ends sooner at the heartbeat's due (after a stop the
+    // two are no longer in step: 650 ms seen), later by the worker's wait for a CPU.
+    for (const ms of rests) assert.ok(ms >= 500 && ms <= 1500, `a rest of ${ms} ms before a stop: ${why}`);
     assertStopsNotLag(r, TIMES, why);
   });
 });

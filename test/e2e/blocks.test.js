@@ -13,11 +13,12 @@
 //        ranks the three functions by their total time (2000 > 600 > 200 ms a call), each with
 //        its fingerprint and a stack through it.
 // (The budget of reports: test/e2e/block-budget.test.js.)
-// Under heavy load (npm run test:soak) the worker thread has been seen, rarely, to judge its own
-// lateness a stop (a pause) where no test stopped anything; a block that such evidence covers is
-// counted as discarded, with its reason, and the tests allow that much and no more.
+// Under heavy load the machine itself stops: the host holds this VM's CPUs back, about 100 ms at
+// a time, while both are busy (a watcher process sees it: helpers' watchMachine). That is a
+// pause, rightly: taken out of a block it lands in, or, seen by the worker as a stop, the block's
+// samples discarded with their reason. The tests allow that much and no more.
 const assert = require('assert');
-const { spawnFixture, killAll, sleep, underAsan } = require('./helpers');
+const { spawnFixture, killAll, sleep, underAsan, watchMachine } = require('./helpers');
 const { LATE_MS } = require('../../lib/profile');
 
 // Issue 27's run: 20 calls of each function; 8 under npm test's sanitizer suite, which checks the
@@ -31,6 +32,7 @@ describe('e2e: blocks (issue 27, real processes)', function () {
   afterEach(killAll);
 
   it(`${3 * N} blocks of 200/600/2000 ms shuffled (${N} of each): each reported once with its duration (±20 ms); a 1 s SIGSTOP and a 1 s debugger pause are no block`, async () => {
+    const machine = await watchMachine();
     const f = spawnFixture('blocks.js', ['mix', N], { nodeArgs: ['--inspect=127.0.0.1:0'], killAfterMs: 280000 });
     const idle = await f.waitFor('idle', 120000);
     f.signal('SIGSTOP');
@@ -39,7 +41,7 @@ describe('e2e: blocks (issue 27, real processes)', function () {
     const paused = await f.waitFor('paused', 120000);
     const resumed = await f.waitFor('resumed', 120000);
     const r = await f.result(260000);
-    const why = f.describe();
+    const why = `${f.describe()}\n${machine.describe()}`;
     assert.strictEqual(r.calls.length, 3 * N, why);
     // Each call is one block that spans it, of the call's duration within 20 ms; a call without
     // one was explained by evidence (a stop's, counted as such).
@@ -55,11 +57,14 @@ describe('e2e: blocks (issue 27, real processes)', function () {
         continue;
       }
       // Within 20 ms, and later by the time the thread waited for a CPU from the call to its next
-      // callback (the block runs to the end of the iteration: a preemption there is the loop's).
+      // callback (the block runs to the end of the iteration: a preemption there is the loop's);
+      // either way by the machine's own stops from the call to the iteration's end, taken out
+      // when seen as one, not when shorter than a stop is seen to be.
       const dur = c.end - c.start;
       const waitedMs = c.q0 === null || c.q1 === null ? 0 : c.q1 - c.q0;
-      assert.ok(own[0].durationMs - dur >= -20 && own[0].durationMs - dur <= 20 + waitedMs,
-        `${c.name}: block ${own[0].durationMs} ms, call ${dur} ms, run-queue delay ${waitedMs} ms`);
+      const stoppedMs = machine.ms(r.timeOrigin + c.start, r.timeOrigin + c.end + 100);
+      assert.ok(own[0].durationMs - dur >= -20 - stoppedMs && own[0].durationMs - dur <= 20 + waitedMs + stoppedMs,
+        `${c.name}: block ${own[0].durationMs} ms, call ${dur} ms, run-queue delay ${waitedMs} ms, the machine stopped ${stoppedMs} ms\n${why}`);
       assert.strictEqual(own[0].hang, false);
       // Watched: its stack (taken while it ran) goes through its function, its cause was read.
       const b = own[0];

@@ -393,8 +393,26 @@ async function freezeAtRestStarts(f, cg, tid, stops) {
   return rests;
 }
 
+// The machine's own stops while a test runs (fixtures/machine-stops.js): a watcher process,
+// killed by killAll(). `ms(from, to)` is how long the machine was stopped within [from, to]
+// (epoch ms), `count(from, to)` how many of its stops overlap it; `all()` lists them; `stop()` ends it.
+async function watchMachine() {
+  const f = spawnFixture('machine-stops.js', [], { killAfterMs: 600000 });
+  await f.waitFor('ready', 20000);
+  const stops = () => f.messages.filter((m) => m.type === 'stop');
+  const within = (from, to) => stops().filter((s) => s.end > from && s.start < to);
+  return {
+    all: stops,
+    count: (from = -Infinity, to = Infinity) => within(from, to).length,
+    ms: (from = -Infinity, to = Infinity) => within(from, to)
+      .reduce((sum, s) => sum + Math.min(s.end, to) - Math.max(s.start, from), 0),
+    describe: () => `the machine's own stops: ${JSON.stringify(stops().map((s) => [Math.round(s.start), Math.round(s.end - s.start)]))}`,
+    stop: () => f.child.kill('SIGKILL'),
+  };
+}
+
 module.exports = {
   ROOT, FIXTURES, Fixture, spawnFixture, killAll, sleep, writeAtomic, tmpDir, withPreload, underAsan,
   withoutAsan, gcc, sumValues, assertConservation, assertDebuggerPauseNotLag, assertBetween, makeCgroup, freezerGroup, freezeSecondsAndCheck,
-  assertStopsNotLag, freezeAtRestStarts,
+  assertStopsNotLag, freezeAtRestStarts, watchMachine,
 };

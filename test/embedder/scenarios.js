@@ -20,7 +20,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { Fixture, sleep, assertBetween } = require('../e2e/helpers');
+const { Fixture, sleep, assertBetween, watchMachine } = require('../e2e/helpers');
 
 const DIR = __dirname;
 const EMBEDDER = path.join(DIR, 'out', 'embedder');
@@ -58,17 +58,21 @@ function describeEmbedder(type) {
   describe(`embedded loop, Electron's way (${type === 'browser' ? 'main process' : 'renderer'}, real embedder on libnode)`, function () {
     this.timeout(180000);
     let e = null;
+    let machine = null;
     const figures = {};
+    const epoch = () => performance.timeOrigin + performance.now();
 
     before(async () => {
       assert.ok(fs.existsSync(EMBEDDER),
         `${EMBEDDER} is missing: build it with \`make -C test/embedder\` (it downloads Debian's libnode; .ci/run does it)`);
       e = new Embedder(type);
       await e.waitFor('ready', 20000);
+      machine = await watchMachine();
       await sleep(2000); // the first iterations show the loop model
     });
 
     after(async () => {
+      if (machine !== null) machine.stop();
       if (e === null) return;
       e.send('quit');
       const exit = await e.waitExit(10000);
@@ -84,9 +88,11 @@ function describeEmbedder(type) {
     // the p99 once read 2.2 ms: a long iteration there is real lag, not the bug), so only the
     // median is held to a fixed 2 ms.
     it('idle 30 s: recognised as embedded; loopBlock sums to no more than the thread\'s own time, median < 2 ms, idleAvailability > 0.97 less its waits for a CPU; nothing stalls, jumps or is discarded', async () => {
+      const from = epoch();
       await e.mark();
       await sleep(30000);
       const r = await e.report('idle');
+      const stops = machine.count(from, epoch());
       assert.strictEqual(r.processType, type);
       assert.strictEqual(r.loop, 'embedded');
       assert.ok(r.loopBlock.n > 1000, `loopBlock samples: ${r.loopBlock.n}`);
@@ -101,7 +107,13 @@ function describeEmbedder(type) {
       noStalls(r, 'idle');
       assert.deepStrictEqual(r.events.jump, []);
       assert.deepStrictEqual(r.events.workerHang, []);
-      assert.strictEqual(Object.values(r.stats.discarded).reduce((a, b) => a + b, 0), 0, JSON.stringify(r.stats.discarded));
+      // Nothing is discarded, but where the machine itself stopped (the host holding this VM's
+      // CPUs back while both are busy): that is a pause, rightly, and discards a few samples of
+      // the monitors whose intervals it overlaps.
+      const { pause, ...others } = r.stats.discarded;
+      const why = `discarded ${JSON.stringify(r.stats.discarded)}; ${machine.describe()}`;
+      assert.strictEqual(Object.values(others).reduce((a, b) => a + b, 0), 0, why);
+      assert.ok(pause <= 6 * stops, why);
       figures.idle = { loopBlockP50: r.loopBlock.p50, loopBlockP99: r.loopBlock.p99, loopBlockSum: r.loopBlock.sum, n: r.loopBlock.n, thread: r.thread, idleAvailability: r.idleAvailability.mean };
     });
 
@@ -120,21 +132,24 @@ function describeEmbedder(type) {
     });
 
     it('a 6 s Chromium task: exactly one hang episode and one workerHang, ~6 s each', async () => {
+      const from = epoch();
       await e.mark();
       e.send('busy 6000');
       await sleep(10000);
       const r = await e.report('busy6000');
+      // The machine's own stops in the task are a pause, not the app's: taken out of the hang.
+      const stoppedMs = machine.ms(from, epoch());
       assert.strictEqual(r.events.stall.length, 1, JSON.stringify(r.events.stall));
       assert.strictEqual(r.events.stall[0].kind, 'hang');
       // The worker's check is due a threshold after the last progress: late by the worker
       // thread's wait for a CPU at most (r.worker.waitMs), and its end seen by the main thread's.
       const mainWait = r.thread.waitMs;
       const workerWait = r.worker ? r.worker.waitMs : 0;
-      const load = `run-queue delay since the mark: main ${mainWait.toFixed(1)} ms, worker ${workerWait.toFixed(1)} ms`;
-      assertBetween(r.events.stall[0].durationMs, 5900, 6100 + mainWait, `hang episode durationMs (${load})`);
+      const load = `run-queue delay since the mark: main ${mainWait.toFixed(1)} ms, worker ${workerWait.toFixed(1)} ms; ${machine.describe()}`;
+      assertBetween(r.events.stall[0].durationMs, 5900 - stoppedMs, 6100 + mainWait, `hang episode durationMs (${load})`);
       assert.strictEqual(r.events.workerHang.length, 1, JSON.stringify(r.events.workerHang));
       const h = r.events.workerHang[0];
-      assertBetween(h.durationMs, 5900, 6100 + mainWait + workerWait, `workerHang durationMs (${load})`);
+      assertBetween(h.durationMs, 5900 - stoppedMs, 6100 + mainWait + workerWait, `workerHang durationMs (${load})`);
       assertBetween(h.detectedAt - h.start, 4990, 5100 + workerWait, `hang flagged after (${load})`);
       figures.hangFlaggedAfter = h.detectedAt - h.start;
     });

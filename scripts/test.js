@@ -11,7 +11,13 @@
 // chains first; the real-process mocha files run two at a time inside their suite (scripts/suites.js
 // PARALLEL), as `npm run test:soak` runs them beside two spinning processes. Their tolerances come
 // from what they measure of the machine (run-queue delays, CPU times, a bare start-up beside
-// them), so the load of the suites beside them is taken in, not assumed away.
+// them), so the load of the suites beside them is taken in, not assumed away. But what the
+// machine does not show as run-queue delay cannot be: with both cores busy the host holds this
+// VM's CPUs back, about 100 ms at a time, which every thread of it reads as a stop (and lagwatch
+// rightly as a pause). So the timing suites (`alone`) run with no other suite beside them: one
+// timing suite's own two files load the machine as the soak does, and three at once (each with
+// its two files, the platform matrix's Nodes besides) stopped it often enough to make the 100 ms
+// bounds of stops and blocks a coin toss.
 // Each suite's output is shown whole when it ends, with its duration; a
 // failed suite's last lines are printed again at the very end, then one line per failure (a
 // mocha test with its error, every FAILED line), so that the shortest log tail names them all.
@@ -59,7 +65,7 @@ function asanEnv() {
   };
 }
 
-// Each suite: `needs` are scripts/provision.js's ids; `after` the suites whose output it uses (it
+// Each suite: `alone` if it measures time (nothing else runs beside it); `needs` are scripts/provision.js's ids; `after` the suites whose output it uses (it
 // does not run when one of them failed or did not run); `weight` its usual length in seconds on
 // this project's machine, so that the longest chains start first. `args`/`env` may be functions, read
 // when the suite starts.
@@ -76,16 +82,16 @@ const SUITES = [
   { id: 'prebuild', name: 'prebuilt addons (npm run prebuild)', cmd: node, args: [path.join('scripts', 'prebuild.js')], needs: ['toolchain', 'python', 'mingw', 'arm64-gcc', 'macho'], weight: 45 },
   { id: 'mocha-sim', name: 'mocha: the simulation suites', cmd: node, args: [mocha, ...SIMULATION], weight: 10, quick: true },
   { id: 'mocha-real', name: 'mocha: the real-process suites', cmd: node, args: [mocha, ...PARALLEL, ...REAL_PROCESS], after: ['embedder', 'prebuild'],
-    needs: ['faketime', 'prometheus'], weight: 300 },
+    needs: ['faketime', 'prometheus'], weight: 300, alone: true },
   { id: 'mocha-packaging', name: 'mocha: packaging, types and docs', cmd: node, args: [mocha, ...PACKAGING], after: ['prebuild'], needs: ['valgrind', 'clang', 'macho'],
     weight: 70 },
   { id: 'matrix', name: 'platform matrix (linux-x64 Node 22/24/26 and 20 from source, linux-arm64 qemu, win32-x64 wine)', cmd: node,
-    args: [path.join('scripts', 'matrix.js')], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 350 },
+    args: [path.join('scripts', 'matrix.js')], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 350, alone: true },
   { id: 'asan-build', name: 'addon under ASan/UBSan: build', cmd: 'gcc', args: asanBuildArgs, needs: ['toolchain'], weight: 5 },
   // The packaging suites load no addon of this build (the tarball's prebuilds, tsc, valgrind
   // without the sanitizer) but for the docs' programs and ESM, which run here too.
   { id: 'mocha-asan', name: 'mocha, addon under ASan/UBSan', cmd: node, after: ['asan-build', 'embedder'], needs: ['faketime', 'prometheus'],
-    args: [mocha, ...PARALLEL, ...REAL_PROCESS, ...SIMULATION, ...TEST_BUILD, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 330 },
+    args: [mocha, ...PARALLEL, ...REAL_PROCESS, ...SIMULATION, ...TEST_BUILD, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 330, alone: true },
 ];
 
 // The closing report: every suite's state, then the failures' tails and one line each.
@@ -145,10 +151,12 @@ async function main() {
   };
   const pending = [...chosen].sort((a, b) => rankOf(b) - rankOf(a));
   const running = new Set();
+  const ALONE = Symbol('a timing suite runs'); // in `running` while one does
   await new Promise((done) => {
     const pump = () => {
-      for (let k = 0; k < pending.length && running.size < jobs; k++) {
+      for (let k = 0; k < pending.length && running.size < jobs && !running.has(ALONE); k++) {
         const s = pending[k];
+        if (s.alone && running.size) continue; // starts when nothing else runs
         const blocked = (s.after || []).filter((a) => chosen.some((c) => c.id === a) && state.get(a)?.status !== 'passed');
         if (blocked.some((a) => !state.has(a))) continue; // waits for them
         pending.splice(k--, 1);
@@ -162,9 +170,11 @@ async function main() {
           continue;
         }
         running.add(s.id);
+        if (s.alone) running.add(ALONE);
         console.log(`\n... ${s.name}: started (${Math.round((Date.now() - t0) / 1000)} s)`);
         runSuite(s).then((r) => {
           running.delete(s.id);
+          if (s.alone) running.delete(ALONE);
           const cmdline = `${s.cmd === node ? 'node' : s.cmd} ${(r.args || []).map((a) => path.relative(root, a) || a).join(' ')}`;
           console.log(`\n=== ${s.name}: ${cmdline.length > 300 ? `${cmdline.slice(0, 300)}…` : cmdline}`);
           process.stdout.write(r.out.endsWith('\n') ? r.out : `${r.out}\n`);

@@ -64,10 +64,7 @@ static int main_sched(const lw_worker_readings_t *rd, lw_thread_times_t *out) {
 
 /* Linux (SPEC §12): judges the worker's own lateness from the growth of its run-queue delay
  * since its baseline: a stop (the whole process was not running: SIGSTOP, a freezer, a VM pause)
- * if it waited for a CPU less than half that time, or if the lateness less that wait is still
- * LW_STOP_MIN_MS or more (a stop, then a wait for a CPU at the thaw: a loaded machine adds its
- * run queue to a stop's lateness, and a stop of a second after a rest of 900 ms would otherwise
- * read as starvation), else starvation. A stop stops every thread:
+ * if it waited for a CPU less than half that time, else starvation. A stop stops every thread:
  * if the main thread ran, since the baseline, for more than what a stop of the lateness leaves
  * of that time and half the lateness besides, the worker was held up alone (blocked in the
  * kernel: seen under heavy memory and I/O load, where the main thread kept running), no stop.
@@ -88,8 +85,7 @@ static int judge_lateness(lw_worker_t *w, double now, double late, const lw_work
   }
   if (main_sched(rd, &m)) main_cpu = m.cpu_ms;
   if (w->self_has_base && late >= LW_STOP_MIN_MS) {
-    double waited = s.runq_ms - w->self_base.runq_ms;
-    *stopped = waited < late / 2 || late - waited >= LW_STOP_MIN_MS;
+    *stopped = s.runq_ms - w->self_base.runq_ms < late / 2;
     if (*stopped && isfinite(main_cpu) && isfinite(w->main_base_cpu) &&
         main_cpu - w->main_base_cpu > (now - w->self_base_at) - late / 2)
       *stopped = 0;

@@ -14,9 +14,11 @@ export function now(): number;
 
 export type LifecycleState = 'active' | 'passive' | 'hidden' | 'frozen' | 'terminated';
 export type StallKind = 'hang' | 'suspend' | 'pause';
+/** What a clock jump was: the system slept, or the wall clock was set. */
+export type JumpKind = 'suspend' | 'step';
 export type Verdict = 'recorded' | 'discarded' | 'held' | 'disposed';
 
-/** A reason is 1–64 characters of [a-z0-9_.-]; built-in: hidden, frozen, suspend, pause, throttled. */
+/** A reason is 1–64 characters of [a-z0-9_.-]; built-in: hidden, frozen, suspend, pause, throttled, debugger. */
 export type Reason = 'hidden' | 'frozen' | 'suspend' | 'pause' | 'throttled' | 'debugger' | (string & {});
 
 export interface Interval {
@@ -158,7 +160,7 @@ export interface Stats {
   /** Samples, evidence or events lost because memory ran out (each loss is also logged). */
   lost: number;
   stalls: Record<StallKind, number>;
-  jumps: { suspend: number; step: number };
+  jumps: Record<JumpKind, number>;
   /** Hang episodes by the dominant part of their cause (SPEC §12). */
   causes: Record<HangCause['dominant'], number>;
   /** Hang episodes of earlier processes that died hung (`stall` events with `fatal: true`). */
@@ -327,7 +329,7 @@ export interface Conditions extends EventEmitter {
 }
 
 export interface ClockJump {
-  kind: 'suspend' | 'step';
+  kind: JumpKind;
   /** When clockDrift saw it (monotonic ms). */
   at: number;
   /** The sleep (suspend) or the wall-clock step (step, signed), ms. */

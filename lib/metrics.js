@@ -38,6 +38,9 @@ function threadAttributes(attributes, thread) {
 // SPEC §12: the dominant parts of a hang's cause (as the core names them), the lag.stall log
 // record's attributes, and lag_main_thread_time's states.
 const CAUSES = native.causeNames();
+// The kinds of a stall episode and of a clock jump, as the core names them.
+const STALL_KINDS = native.stallKinds();
+const JUMP_KINDS = native.jumpKinds();
 const MAIN_THREAD_STATES = [['cpuMs', 'cpu'], ['runQueueMs', 'run_queue'], ['throttledMs', 'throttled']];
 const CAUSE_ATTRIBUTES = [['cpuMs', 'cause.cpu_ms'], ['runQueueMs', 'cause.run_queue_ms'],
   ['throttledMs', 'cause.throttled_ms'], ['blockedMs', 'cause.blocked_ms'], ['gcMs', 'cause.gc_ms']];
@@ -157,11 +160,11 @@ class Metrics {
   // the OpenTelemetry SDK turns into a point of count 0 ("NaN ... should not be counted").
   prime() {
     if (this.noop) return;
-    for (const kind of ['hang', 'suspend', 'pause']) {
+    for (const kind of STALL_KINDS) {
       this.stalls.add(0, { kind });
       this.stallDuration.record(NaN, { kind });
     }
-    for (const kind of ['suspend', 'step']) this.jumps.add(0, { kind });
+    for (const kind of JUMP_KINDS) this.jumps.add(0, { kind });
     for (const cause of CAUSES) this.stallCauses.add(0, { kind: 'hang', cause });
     this.workerHangs.add(0);
     this.hangDuration.record(NaN);

@@ -31,8 +31,9 @@ const { typeError, checkOptions, checkKeys } = require('./util');
 const { HISTOGRAMS, BOUNDS } = require('./histograms');
 const { currentSet } = require('./monitors');
 
-const STALL_KINDS = ['hang', 'suspend', 'pause'];
-const JUMP_KINDS = ['suspend', 'step'];
+// The kinds of a stall episode and of a clock jump, and a hang's causes, as the core names them.
+const STALL_KINDS = native.stallKinds();
+const JUMP_KINDS = native.jumpKinds();
 const CAUSES = native.causeNames();
 const MAIN_THREAD_STATES = [['cpuMs', 'cpu'], ['runQueueMs', 'run_queue'], ['throttledMs', 'throttled']];
 const DELAY_STATS = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'];

@@ -72,3 +72,48 @@ describe('docs/architecture.md: its Layout names every file of src/ and lib/', (
     assert.deepStrictEqual([...named].filter((f) => !fs.existsSync(path.join(ROOT, f))), []);
   });
 });
+
+// The built-in reasons, the kinds of a stall and the kinds of a clock jump are each one table of
+// the core (src/core/tracker.c's lw_reasons, src/core/conditions.c's names), which the binding
+// exports: no other file of src/ writes the whole list again, lib/ builds from the export, and
+// the types name exactly what it holds.
+describe('one table each: the reasons, the stall kinds, the jump kinds', () => {
+  const native = require('../lib/native');
+  const TABLES = [
+    { what: 'the reasons', names: native.reasonNames(), type: 'Reason', room: 'src/core/tracker.c' },
+    { what: 'the stall kinds', names: native.stallKinds(), type: 'StallKind', room: 'src/core/conditions.c' },
+    { what: 'the jump kinds', names: native.jumpKinds(), type: 'JumpKind', room: 'src/core/conditions.c' },
+  ];
+  const types = fs.readFileSync(path.join(ROOT, 'lib/index.d.ts'), 'utf8');
+
+  // Every string literal of a file, whatever its quotes.
+  const literals = (text) => new Set([...text.matchAll(/(['"])([a-z]+)\1/g)].map((m) => m[2]));
+  // The files whose string literals hold every name of `names`.
+  const listing = (files, names) => files.filter((f) => {
+    const have = literals(fs.readFileSync(path.join(ROOT, f), 'utf8'));
+    return names.every((n) => have.has(n));
+  });
+
+  it('the binding exports each table, and the check would see a list written again', () => {
+    assert.deepStrictEqual(native.reasonNames(), ['hidden', 'frozen', 'suspend', 'pause', 'throttled', 'debugger']);
+    assert.deepStrictEqual(native.stallKinds(), ['hang', 'suspend', 'pause']);
+    assert.deepStrictEqual(native.jumpKinds(), ['suspend', 'step']);
+    assert.ok(literals("const K = ['suspend', \"step\"];").has('step'));
+  });
+
+  for (const t of TABLES) {
+    it(`${t.what}: index.d.ts's ${t.type} names exactly the core's`, () => {
+      const m = types.match(new RegExp(`export type ${t.type} = ([^;]+);`));
+      assert.ok(m, `no "export type ${t.type}" in lib/index.d.ts`);
+      const named = [...m[1].matchAll(/'([a-z]+)'/g)].map((x) => x[1]);
+      assert.deepStrictEqual(named, t.names);
+    });
+
+    it(`${t.what}: only ${t.room} lists them in src/, and lib/ lists none`, () => {
+      const src = walk('src').filter((f) => /\.(c|h)$/.test(f));
+      assert.deepStrictEqual(listing(src, t.names), [t.room]);
+      const lib = walk('lib').filter((f) => /\.js$/.test(f));
+      assert.deepStrictEqual(listing(lib, t.names), []);
+    });
+  }
+});

@@ -68,7 +68,7 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
       break;
     case LW_EVENT_JUMP:
       if (lwb_set_string(env, o, "type", "jump") ||
-          lwb_set_string(env, o, "kind", ev->jump == LW_JUMP_SUSPEND ? "suspend" : "step") ||
+          lwb_set_string(env, o, "kind", lw_jump_name(ev->jump)) ||
           lwb_set_number(env, o, "at", ev->at) || lwb_set_number(env, o, "deltaMs", ev->duration_ms))
         return NULL;
       break;

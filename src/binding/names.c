@@ -1,6 +1,7 @@
 /* What the core names and numbers, for lib/ to build its tables from instead of writing them
  * again: the monitors and their options with their defaults, the parts of a hang's cause, the
- * histograms' bucket bounds, a window's flags, which monitors pause while hidden. */
+ * reasons, the kinds of a stall and of a clock jump, the histograms' bucket bounds, a window's
+ * flags, which monitors pause while hidden. */
 #include "../core/aggregate.h"
 #include "names.h"
 
@@ -69,6 +70,27 @@ static napi_value b_cause_names(napi_env env, napi_callback_info info) {
   return names_array(env, LW_CAUSE_COUNT, cause_name_at);
 }
 
+/* reasonNames() -> the built-in reasons (SPEC §4), stallKinds() -> the kinds of a stall episode,
+ * jumpKinds() -> the kinds of a clock jump, each in the core's order (its one table of them). */
+static const char *reason_name_at(size_t i) { return lw_reason_builtin_name((uint32_t)i); }
+static const char *stall_kind_at(size_t i) { return lw_kind_name((lw_kind_t)i); }
+static const char *jump_kind_at(size_t i) { return lw_jump_name((lw_jump_t)i); }
+
+static napi_value b_reason_names(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, LW_REASON_BUILTIN_COUNT, reason_name_at);
+}
+
+static napi_value b_stall_kinds(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, LW_KIND_COUNT, stall_kind_at);
+}
+
+static napi_value b_jump_kinds(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, LW_JUMP_COUNT, jump_kind_at);
+}
+
 /* monPausedWhileHidden(name, browserProcess) -> whether setupAllMonitors pauses it while hidden
  * (SPEC §6). */
 static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info info) {
@@ -114,6 +136,7 @@ int lwb_names_init(napi_env env, napi_value exports) {
       {"monNames", b_mon_names}, {"monOptions", b_mon_options}, {"monDefaults", b_mon_defaults},
       {"causeNames", b_cause_names}, {"monPausedWhileHidden", b_mon_paused_while_hidden},
       {"bucketBounds", b_bucket_bounds}, {"windowFlags", b_window_flags},
+      {"reasonNames", b_reason_names}, {"stallKinds", b_stall_kinds}, {"jumpKinds", b_jump_kinds},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

@@ -180,9 +180,8 @@ static napi_value b_stats(napi_env env, napi_callback_info info) {
       return NULL;
   for (i = 0; i < LW_KIND_COUNT; i++)
     if (lwb_set_number(env, stalls, lw_kind_name((lw_kind_t)i), (double)st.stalls[i])) return NULL;
-  if (lwb_set_number(env, jumps, "suspend", (double)st.jumps[LW_JUMP_SUSPEND]) ||
-      lwb_set_number(env, jumps, "step", (double)st.jumps[LW_JUMP_STEP]))
-    return NULL;
+  for (i = 0; i < LW_JUMP_COUNT; i++)
+    if (lwb_set_number(env, jumps, lw_jump_name((lw_jump_t)i), (double)st.jumps[i])) return NULL;
   for (i = 0; i < st.names; i++) {
     lw_name_snapshot_t ns;
     napi_value m;

@@ -236,6 +236,7 @@ int lw_conditions_set_state(lw_conditions_t *c, lw_state_t state, double now, lw
 lw_state_t lw_state_parse(const char *s, size_t len);
 const char *lw_state_name(lw_state_t s);
 const char *lw_kind_name(lw_kind_t k);
+const char *lw_jump_name(lw_jump_t j);
 int lw_state_visible(lw_state_t s);
 
 /* The app's state from its windows (SPEC §9): `active` if one is visible, not minimized and

@@ -3,8 +3,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const builtin_reasons[LW_REASON_BUILTIN_COUNT] = {
-    "hidden", "frozen", "suspend", "pause", "throttled", "debugger"};
+const lw_reason_info_t lw_reasons[LW_REASON_BUILTIN_COUNT] = {
+    /*                         name         stop stall first */
+    [LW_REASON_HIDDEN] =      {"hidden",    0,   0,    0},
+    [LW_REASON_FROZEN] =      {"frozen",    0,   0,    0},
+    [LW_REASON_SUSPEND] =     {"suspend",   1,   1,    1},
+    [LW_REASON_PAUSE] =       {"pause",     1,   1,    1},
+    [LW_REASON_THROTTLED] =   {"throttled", 0,   0,    0},
+    [LW_REASON_DEBUGGER] =    {"debugger",  1,   0,    0},
+};
+
+const char *lw_reason_builtin_name(uint32_t r) {
+  return r < LW_REASON_BUILTIN_COUNT ? lw_reasons[r].name : NULL;
+}
+
+size_t lw_reason_stops(int stalls_only, uint32_t *out) {
+  size_t n = 0;
+  uint32_t r;
+  for (r = 0; r < LW_REASON_BUILTIN_COUNT; r++) {
+    if (lw_reasons[r].stop && (!stalls_only || lw_reasons[r].stall)) out[n++] = r;
+  }
+  return n;
+}
 
 int lw_reason_valid(const char *s, size_t len) {
   size_t i;
@@ -25,7 +45,7 @@ int lw_tracker_init(lw_tracker_t *t, double retention_ms) {
   t->min_closed_end = INFINITY;
   t->next_seq = 1;
   for (i = 0; i < LW_REASON_BUILTIN_COUNT; i++) {
-    if (lw_tracker_reason(t, builtin_reasons[i], strlen(builtin_reasons[i]), &id) != LW_OK) {
+    if (lw_tracker_reason(t, lw_reasons[i].name, strlen(lw_reasons[i].name), &id) != LW_OK) {
       lw_tracker_free(t);
       return LW_ENOMEM;
     }
@@ -313,9 +333,11 @@ int lw_tracker_find(lw_tracker_t *t, double ws, double we, uint32_t reason, doub
 
 int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
                              lw_interval_t *out) {
+  uint32_t r;
   if (t->total == 0) return 0;
-  if (lw_tracker_find(t, ws, we, LW_REASON_SUSPEND, now, out)) return 1;
-  if (lw_tracker_find(t, ws, we, LW_REASON_PAUSE, now, out)) return 1;
+  for (r = 0; r < LW_REASON_BUILTIN_COUNT; r++) {
+    if (lw_reasons[r].first && lw_tracker_find(t, ws, we, r, now, out)) return 1;
+  }
   return lw_tracker_find(t, ws, we, LW_REASON_ANY, now, out);
 }
 
@@ -323,8 +345,8 @@ int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
  * skipped when `weighted` is 0, taken alone when 1). */
 static double covered_pass(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
                            double now, int weighted) {
-  size_t pos[4], len[4], k;
-  const lw__bucket_t *b[4];
+  size_t pos[LW_REASON_BUILTIN_COUNT], len[LW_REASON_BUILTIN_COUNT], k;
+  const lw__bucket_t *b[LW_REASON_BUILTIN_COUNT];
   double total = 0, cs = 0, ce = -INFINITY;
   for (k = 0; k < n; k++) {
     ptrdiff_t i = reasons[k] < t->nreasons ? bucket_find(t, &t->buckets[reasons[k]], ws, we, now) : -1;
@@ -376,7 +398,7 @@ static double covered_pass(lw_tracker_t *t, double ws, double we, const uint32_t
 
 double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
                           double now) {
-  if (n > 4) n = 4;
+  if (n > LW_REASON_BUILTIN_COUNT) n = LW_REASON_BUILTIN_COUNT;
   return covered_pass(t, ws, we, reasons, n, now, 0) + covered_pass(t, ws, we, reasons, n, now, 1);
 }
 

@@ -34,11 +34,31 @@ enum {
   LW_REASON_BUILTIN_COUNT = 6
 };
 
-/* The reasons that are stops of the main thread's time (SPEC §5): the system slept, the process
- * was stopped, a debugger held the thread. Evidence of them explains only the time it covers. */
+/* The built-in reasons, one row each in the order of their ids above; the one list of them. */
+typedef struct lw_reason_info_s {
+  const char *name;
+  /* A stop of the main thread's time (SPEC §5): the system slept, the process was stopped, a
+   * debugger held the thread. Evidence of it explains only the time it covers. */
+  uint8_t stop;
+  /* A stop whose long samples are stall episodes of the kind of the same name (a debugger's
+   * never are: it is no stall). */
+  uint8_t stall;
+  /* Looked for before any other reason when a sample is judged (SPEC §4 step 2), in id order. */
+  uint8_t first;
+} lw_reason_info_t;
+
+extern const lw_reason_info_t lw_reasons[LW_REASON_BUILTIN_COUNT];
+
 static inline int lw_reason_is_stop(uint32_t r) {
-  return r == LW_REASON_SUSPEND || r == LW_REASON_PAUSE || r == LW_REASON_DEBUGGER;
+  return r < LW_REASON_BUILTIN_COUNT && lw_reasons[r].stop;
 }
+
+/* The name of the built-in reason `r`; NULL for another id. */
+const char *lw_reason_builtin_name(uint32_t r);
+
+/* The built-in reasons that are stops (`stalls_only`: stops that are stalls), in id order, into
+ * `out` (room for LW_REASON_BUILTIN_COUNT): their count. */
+size_t lw_reason_stops(int stalls_only, uint32_t *out);
 
 typedef struct lw_interval_s {
   double start;
@@ -113,18 +133,19 @@ int lw_tracker_add_weighted(lw_tracker_t *t, double start, double end, uint32_t 
  * we >= s. Returns 1 and fills `*out`, or 0. */
 int lw_tracker_find(lw_tracker_t *t, double ws, double we, uint32_t reason, double now,
                     lw_interval_t *out);
-/* The validator's lookup (SPEC §4 step 2): suspend first, then pause, then any reason. */
+/* The validator's lookup (SPEC §4 step 2): the reasons looked for first (lw_reasons[].first), in
+ * id order, then any reason. */
 int lw_tracker_find_priority(lw_tracker_t *t, double ws, double we, double now,
                              lw_interval_t *out);
 
-/* Drops expired intervals; returns the number kept. */
 /* The time inside [ws, we] that kept intervals of the `n` reasons `reasons` cover (their union,
- * each clipped to the window; an open one to `we`), ms. At most 4 reasons. An interval with a
- * weight adds at most its weight, beyond what the others cover of it. */
+ * each clipped to the window; an open one to `we`), ms. At most LW_REASON_BUILTIN_COUNT reasons.
+ * An interval with a weight adds at most its weight, beyond what the others cover of it. */
 double lw_tracker_covered(lw_tracker_t *t, double ws, double we, const uint32_t *reasons, size_t n,
                           double now);
 /* 1 and `*out` if an interval of a reason that is no stop (lw_reason_is_stop) overlaps [ws, we]. */
 int lw_tracker_find_other(lw_tracker_t *t, double ws, double we, double now, lw_interval_t *out);
+/* Drops expired intervals; returns the number kept. */
 size_t lw_tracker_expire(lw_tracker_t *t, double now);
 /* Copies up to `max` kept intervals, sorted by (start, seq), into `out`; returns the number kept
  * (which may exceed `max`). */

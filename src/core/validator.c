@@ -121,12 +121,15 @@ static void stall_from_evidence(lw_conditions_t *c, lw_validator_t *v, uint32_t 
  * when the sample is long and the rule applies; 0 otherwise (the sample is judged whole). */
 static int own_part(lw_conditions_t *c, const lw_validator_t *v, double ws, double we,
                     double value, double now, double *own, double *stopped) {
-  static const uint32_t stops[3] = {LW_REASON_SUSPEND, LW_REASON_PAUSE, LW_REASON_DEBUGGER};
+  uint32_t stops[LW_REASON_BUILTIN_COUNT], stalls[LW_REASON_BUILTIN_COUNT];
+  size_t nstops, nstalls;
   lw_interval_t other;
   if (value < v->stall_threshold_ms) return 0;
   if (lw_tracker_find_other(&c->tracker, ws, we, now, &other)) return 0;
-  *own = value - lw_tracker_covered(&c->tracker, ws, we, stops, 3, now);
-  *stopped = lw_tracker_covered(&c->tracker, ws, we, stops, 2, now);
+  nstops = lw_reason_stops(0, stops);
+  nstalls = lw_reason_stops(1, stalls);
+  *own = value - lw_tracker_covered(&c->tracker, ws, we, stops, nstops, now);
+  *stopped = lw_tracker_covered(&c->tracker, ws, we, stalls, nstalls, now);
   return 1;
 }
 

@@ -217,7 +217,6 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 3, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   lw_monitors_config_default(&cfg, &c->core);
-  if (!isfinite(cfg.stall_threshold_ms)) cfg.stall_threshold_ms = 5000;
   if (parse_config(env, argv[2], &cfg)) return NULL;
   m = calloc(1, sizeof(*m));
   if (m == NULL) {

@@ -21,7 +21,9 @@ void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t
   cfg->block_threshold_ms = 100;
   cfg->block_reports_per_min = 10;
   cfg->block_watch = 0;
-  if (c != NULL) {
+  /* The conditions' stall threshold; with episodes off (Infinity), the default one, which still
+   * paces the worker's rests and the hang detector. */
+  if (c != NULL && isfinite(c->cfg.stall_threshold_ms)) {
     cfg->stall_threshold_ms = c->cfg.stall_threshold_ms;
   } else {
     lw_conditions_config_t dc;

@@ -23,7 +23,7 @@ typedef struct lw_monitors_config_s {
   double throttle_late_ms;      /* 500 */
   int throttle_firings;         /* 3 */
   int sleep_clock;              /* 1: use the sleep-clock pair when the platform has one */
-  double stall_threshold_ms;    /* the worker's thresholds; default: the conditions' */
+  double stall_threshold_ms;    /* the worker's thresholds: the conditions' (5000 for Infinity) */
   int blocks;                   /* 0: blocks are not reported (blocks.h) */
   double block_threshold_ms;    /* 100: a loop iteration this long or longer is a block */
   int block_reports_per_min;    /* 10: blocks reported one by one per minute, at most */

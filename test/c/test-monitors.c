@@ -405,6 +405,28 @@ TEST_IMPL(monitors_receive_hang_end) {
   return 0;
 }
 
+/* The monitors' stall threshold is the conditions' own; with episodes off (Infinity) it is the
+ * default one, which still paces the worker's rests and its hang detector. */
+TEST_IMPL(monitors_config_stall_threshold) {
+  lw_conditions_config_t ccfg;
+  lw_conditions_t c;
+  lw_monitors_config_t cfg;
+  lw_conditions_config_default(&ccfg);
+  ccfg.stall_threshold_ms = 3000;
+  ASSERT_EQ(lw_conditions_init(&c, &ccfg), LW_OK);
+  lw_monitors_config_default(&cfg, &c);
+  ASSERT_DBL_EQ(cfg.stall_threshold_ms, 3000);
+  lw_conditions_free(&c);
+  ccfg.stall_threshold_ms = INFINITY;
+  ASSERT_EQ(lw_conditions_init(&c, &ccfg), LW_OK);
+  lw_monitors_config_default(&cfg, &c);
+  ASSERT_DBL_EQ(cfg.stall_threshold_ms, 5000);
+  lw_conditions_free(&c);
+  lw_monitors_config_default(&cfg, NULL);
+  ASSERT_DBL_EQ(cfg.stall_threshold_ms, 5000);
+  return 0;
+}
+
 /* Start, stop, flush ---------------------------------------------------------------------- */
 
 TEST_IMPL(monitors_start_stop_flush) {

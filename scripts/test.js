@@ -12,12 +12,11 @@
 // PARALLEL), as `npm run test:soak` runs them beside two spinning processes. Their tolerances come
 // from what they measure of the machine (run-queue delays, CPU times, a bare start-up beside
 // them), so the load of the suites beside them is taken in, not assumed away. But what the
-// machine does not show as run-queue delay cannot be: with both cores busy the host holds this
-// VM's CPUs back, about 100 ms at a time, which every thread of it reads as a stop (and lagwatch
-// rightly as a pause). So the timing suites (`alone`) run with no other suite beside them: one
-// timing suite's own two files load the machine as the soak does, and three at once (each with
-// its two files, the platform matrix's Nodes besides) stopped it often enough to make the 100 ms
-// bounds of stops and blocks a coin toss.
+// machine does not show as run-queue delay cannot be: with both cores busy the host may hold a
+// VM's CPUs back, which every thread of it reads as a stop (and lagwatch rightly as a pause). So
+// the timing suites (`alone`) run with no other suite beside them: their own two files at a time
+// load the machine as the soak does; more beside them would stop it often enough to blur the
+// bounds of stops and blocks.
 // Each suite's output is shown whole when it ends, with its duration; a
 // failed suite's last lines are printed again at the very end, then one line per failure (a
 // mocha test with its error, every FAILED line), so that the shortest log tail names them all.
@@ -65,9 +64,10 @@ function asanEnv() {
   };
 }
 
-// Each suite: `alone` if it measures time (nothing else runs beside it); `needs` are scripts/provision.js's ids; `after` the suites whose output it uses (it
-// does not run when one of them failed or did not run); `weight` its usual length in seconds on
-// this project's machine, so that the longest chains start first. `args`/`env` may be functions, read
+// Each suite: `alone` if it measures time (nothing else runs beside it); `needs` are
+// scripts/provision.js's ids; `after` the suites whose output it uses (it does not run when one
+// of them failed or did not run); `weight` its usual length in seconds on this project's machine,
+// so that the longest chains start first. `args`/`env` may be functions, read
 // when the suite starts.
 const node = process.execPath;
 const SUITES = [

@@ -10,7 +10,7 @@
 // `npm test` once first, or `npm run build && make -C test/embedder && npm run prebuild`).
 const { spawn } = require('child_process');
 const path = require('path');
-const { REAL_PROCESS, PARALLEL } = require('./suites');
+const { REAL_PROCESS, PARALLEL, runEnv } = require('./suites');
 const { failuresIn } = require('./failures');
 
 const root = path.resolve(__dirname, '..');
@@ -53,7 +53,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 function mochaRun() {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [mocha, '--reporter', 'dot', ...PARALLEL, ...files], {
-      cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+      cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...runEnv() },
     });
     current = child;
     let out = '';

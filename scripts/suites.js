@@ -6,6 +6,10 @@
 // SIMULATION: the rules on the simulation clock, exact to the millisecond, and the JS API in one
 // process. No child process, no timing of the real loop: they cannot depend on the machine's
 // load. The quick tier (`npm run test:quick`) runs these after the C tests.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
 const SIMULATION = [
   'test/bad-input.test.js',
   'test/blocks.test.js',
@@ -96,6 +100,15 @@ const TEST_BUILD = [
   'test/e2e/late-worker.test.js',
 ];
 
+// The environment of one run of the suites: a state directory base of its own (XDG_STATE_HOME,
+// lib/fatal.js's default), made empty. The hang records that a run killed in its middle left in
+// the user's own base would otherwise be the next run's fatal hangs, reported by the first
+// process that starts from the same script.
+function runEnv() {
+  return { XDG_STATE_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-run-state-')) };
+}
+
 module.exports = {
+  runEnv,
   SIMULATION, REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL, ALL: [...SIMULATION, ...REAL_PROCESS, ...PACKAGING, ...TEST_BUILD],
 };

@@ -24,7 +24,7 @@ const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { provision } = require('./provision');
-const { SIMULATION, REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL } = require('./suites');
+const { SIMULATION, REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL, runEnv } = require('./suites');
 const { failuresIn } = require('./failures');
 
 const root = path.resolve(__dirname, '..');
@@ -39,6 +39,7 @@ if (!Number.isInteger(jobs) || jobs < 1) {
   process.exit(2);
 }
 const ci = /^(1|true)$/i.test(process.env.CI || '');
+const stateEnv = runEnv(); // every suite of this run: scripts/suites.js
 
 const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
 const asanAddon = path.join(root, 'build', 'asan', 'lagwatch.node');
@@ -111,7 +112,7 @@ function runSuite(s) {
       resolve({ ok: false, out: `${s.name}: ${err.message}`, secs: 0 });
       return;
     }
-    const child = spawn(s.cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(s.cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...stateEnv, ...env } });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
     child.stderr.setEncoding('utf8').on('data', (d) => { out += d; });

@@ -24,9 +24,12 @@ class Fixture {
     this.waiters = [];
     this.startedAt = performance.now();
     const argv = command === null ? [...nodeArgs, path.join(FIXTURES, name), ...args.map(String)] : args.map(String);
+    // A state directory base of its own (lib/fatal.js's default), unless the test names one: a
+    // fixture killed in a hang leaves its record, which would be the next one's fatal hang.
+    this.stateHome = 'XDG_STATE_HOME' in env ? null : tmpDir('state');
     this.child = spawn(command === null ? process.execPath : command, argv, {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...(this.stateHome === null ? {} : { XDG_STATE_HOME: this.stateHome }), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     live.add(this);
@@ -66,6 +69,7 @@ class Fixture {
         clearTimeout(this.killTimer);
         // stdout may still hold the last lines: wake the waiters once it has ended.
         const done = () => {
+          if (this.stateHome !== null) fs.rmSync(this.stateHome, { recursive: true, force: true });
           live.delete(this);
           resolve(this.exit);
           this._wake();

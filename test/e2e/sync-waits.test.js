@@ -40,8 +40,12 @@ describe('e2e: synchronous waits in Node\'s own loop are blocks (real processes)
         `next callback ${c.after === null ? '-' : (c.after - c.start).toFixed(1)} ms after the call's start`);
       assert.strictEqual(b.hang, false);
       assert.ok(b.cause !== null, `${c.kind}: watched, its cause read: ${JSON.stringify(b)}`);
-      if (c.kind === 'zlib') assert.ok(['busy', 'starved'].includes(b.cause.dominant), `deflate: ${JSON.stringify(b.cause)}`);
-      else assert.strictEqual(b.cause.dominant, 'blocked', `${c.kind}: ${JSON.stringify(b.cause)}`);
+      // A wait is blocked, unless the loaded machine kept the thread off a CPU for most of it
+      // (SPEC §12: starved), as the fixture measured from the call to its next callback.
+      const starvedOk = waitedMs >= 0.4 * b.durationMs;
+      const detail = `${c.kind}: ${JSON.stringify(b.cause)}, run-queue delay ${waitedMs} ms`;
+      if (c.kind === 'zlib') assert.ok(['busy', 'starved'].includes(b.cause.dominant), detail);
+      else assert.ok(b.cause.dominant === 'blocked' || (b.cause.dominant === 'starved' && starvedOk), detail);
     }
     // idleAvailability over the run: the calls were busy time, not idle (the embedded reading
     // had counted the waits as available: a mean share of 0.93 for a loop held 40 % of the time).

@@ -1,6 +1,7 @@
-/* The monitor set on the main thread (monitors.h): its life cycle and run, loopBlock's iteration
- * hook and the loop model, clockDrift, the worker's messages received, and the recorded values on
- * their way to the metrics and JS. The timer monitors are in timers.c. */
+/* The monitor set on the main thread (monitors.h): its life cycle and run, and the recorded values
+ * on their way to the metrics and JS. The timer monitors are in timers.c, clockDrift in
+ * clockdrift.c, the loop's iterations (loopBlock, the loop model) in loop.c, what the evidence
+ * sources outside the main thread send in evidence.c. */
 #include "monitors.h"
 #include "internal.h"
 #include "monitors-internal.h"
@@ -50,7 +51,7 @@ uint64_t lw_monitors_blocks_discarded(const lw_monitors_t *m, uint32_t reason) {
 }
 
 /* A value that cannot join its batch is counted as lost. */
-static void batch_push(lw_monitors_t *m, lw_batch_t *b, double value) {
+void lw__mon_batch_push(lw_monitors_t *m, lw_batch_t *b, double value) {
   if (lw__grow((void **)&b->values, &b->cap, b->len + 1, sizeof(*b->values)) != LW_OK) {
     m->c->lost++;
     return;
@@ -64,11 +65,11 @@ static void batch_record(void *data, double value, double window_ms, double end,
   (void)end;
   (void)now;
   if (discarded_for != LW_REASON_ANY) return;
-  if (s->m->keep_batches) batch_push(s->m, &s->m->batch[s->mon], value);
+  if (s->m->keep_batches) lw__mon_batch_push(s->m, &s->m->batch[s->mon], value);
   if (s->m->aggs != NULL) lw_agg_record(&s->m->aggs->mon[s->mon], value);
-  if (s->mon == LW_MON_DRIFT && s->m->delay_window.buckets != NULL) {
-    lw_histogram_record(&s->m->delay_window, value);
-    s->m->delay_sumsq += value * value;
+  if (s->mon == LW_MON_DRIFT && s->m->delay.window.buckets != NULL) {
+    lw_histogram_record(&s->m->delay.window, value);
+    s->m->delay.sumsq += value * value;
   }
   /* The loop's idle and active time over idleAvailability's recorded periods (SPEC §10's
    * nodejs.eventloop.time): its value is the idle share of its window. */
@@ -79,7 +80,7 @@ static void batch_record(void *data, double value, double window_ms, double end,
 }
 
 /* Evidence that cannot be stored is counted as lost. */
-static void evidence_add(lw_monitors_t *m, double start, double end, uint32_t reason, double now) {
+void lw__mon_evidence_add(lw_monitors_t *m, double start, double end, uint32_t reason, double now) {
   if (lw_tracker_add(&m->c->tracker, start, end, reason, now) != LW_OK) m->c->lost++;
 }
 
@@ -120,14 +121,14 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
   lw_blocks_init(&m->blocks, &m->cfg, rd->main.gc_ms, rd->main.data);
   lw_causes_init(&m->causes, LW_HANG_CAUSES, rd->main.gc_ms, rd->main.data);
   m->flush_due = LW_NEVER;
-  m->macro_posted = INFINITY;
+  m->macro.posted = INFINITY;
   m->last_activity = -INFINITY;
   m->resumed_at = -INFINITY;
   for (i = 0; i < 8; i++) m->resumed[i] = -INFINITY;
   if (lw_histogram_init(&m->self_lag_hist) != LW_OK || lw_histogram_init(&m->hang_hist) != LW_OK)
     return LW_ENOMEM;
-  m->delay_window.min = INFINITY;
-  m->delay_window.max = -INFINITY;
+  m->delay.window.min = INFINITY;
+  m->delay.window.max = -INFINITY;
   for (i = 0; i < LW_MON_COUNT; i++) {
     const char *name = mon_names[i];
     if (!lw_mon_validated((lw_mon_t)i)) continue;
@@ -165,7 +166,7 @@ void lw_monitors_free(lw_monitors_t *m) {
   lw_blocks_free(&m->blocks);
   lw_histogram_free(&m->self_lag_hist);
   lw_histogram_free(&m->hang_hist);
-  lw_histogram_free(&m->delay_window);
+  lw_histogram_free(&m->delay.window);
   lw__free(m->aggs);
   memset(m, 0, sizeof(*m));
 }
@@ -175,7 +176,7 @@ size_t lw_monitors_memory(const lw_monitors_t *m) {
   int i;
   if (m->self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
   if (m->hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
-  if (m->delay_window.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
+  if (m->delay.window.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
   if (m->aggs) n += sizeof(*m->aggs);
   for (i = 0; i < LW_MON_COUNT; i++) n += m->batch[i].cap * sizeof(double);
   return n + m->self_lag_batch.cap * sizeof(double);
@@ -192,8 +193,8 @@ void lw_monitors_release(lw_monitors_t *m) {
   lw_histogram_freeze(&m->self_lag_hist);
   lw_histogram_freeze(&m->hang_hist);
   /* driftLag's last window waits for its collection (lw_monitors_take_delay frees it then). */
-  m->delay_released = 1;
-  if (m->delay_window.count == 0) lw_histogram_free(&m->delay_window);
+  m->delay.released = 1;
+  if (m->delay.window.count == 0) lw_histogram_free(&m->delay.window);
 }
 
 static int any_running(const lw_monitors_t *m) {
@@ -215,63 +216,48 @@ int lw__mon_submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, 
   return rc;
 }
 
-static double runnable_now(const lw_monitors_t *m) {
-  return m->rd.runnable ? m->rd.runnable(m->rd.data) : 0;
-}
-
-/* The time the thread was available to its loop, up to `now`: libuv's idle time in Node's loop;
- * in an embedded loop, from the switch on, every moment it was neither on a CPU nor waiting for
- * one (SPEC §6: a task preempted or held back by a quota is busy, as in Node's loop). */
-double lw__mon_idle_now(const lw_monitors_t *m, double now) {
-  if (m->embedded)
-    return m->emb_idle_base + (now - m->emb_t_base) - (runnable_now(m) - m->emb_runnable_base);
-  return m->rd.idle ? m->rd.idle(m->rd.data) : 0;
-}
-
-int lw_monitors_embedded(const lw_monitors_t *m) { return m->embedded; }
-
 void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
   if ((unsigned)mon >= LW_MON_COUNT || m->running[mon]) return;
   if (!any_running(m)) m->flush_due = now + m->cfg.flush_interval_ms;
   m->running[mon] = 1;
   switch (mon) {
     case LW_MON_DRIFT:
-      m->drift_prev = now;
-      m->drift_due = now + m->cfg.drift_interval_ms;
-      m->drift_busy_prev = m->busy_total;
-      m->drift_asleep = 0;
-      m->drift_may_sleep = 0;
-      m->throttle_late = 0;
+      m->drift.prev = now;
+      m->drift.due = now + m->cfg.drift_interval_ms;
+      m->drift.busy_prev = m->loop.busy_total;
+      m->drift.asleep = 0;
+      m->drift.may_sleep = 0;
+      m->throttle.late = 0;
       break;
     case LW_MON_MACROTASK:
-      m->macro_due = now + m->cfg.macrotask_interval_ms;
-      m->macro_posted = INFINITY;
-      m->macro_asleep = 0;
-      m->macro_may_sleep = 0;
-      m->macro_prev = now;
-      m->macro_busy_prev = m->busy_total;
+      m->macro.due = now + m->cfg.macrotask_interval_ms;
+      m->macro.posted = INFINITY;
+      m->macro.asleep = 0;
+      m->macro.may_sleep = 0;
+      m->macro.prev = now;
+      m->macro.busy_prev = m->loop.busy_total;
       break;
     case LW_MON_LOOPBLOCK:
-      m->loop_prev_t = now;
-      m->loop_prev_idle = lw__mon_idle_now(m, now);
+      m->loop.prev_t = now;
+      m->loop.prev_idle = lw__mon_idle_now(m, now);
       break;
     case LW_MON_IDLE:
-      m->idle_due = now + m->cfg.idle_period_ms;
-      m->idle_prev_t = now;
-      m->idle_prev_idle = lw__mon_idle_now(m, now);
+      m->idle.due = now + m->cfg.idle_period_ms;
+      m->idle.prev_t = now;
+      m->idle.prev_idle = lw__mon_idle_now(m, now);
       break;
     case LW_MON_CLOCKDRIFT:
-      m->clock_due = now + m->cfg.clock_interval_ms;
-      m->clock_prev_mono = now;
-      m->clock_prev_wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
-      m->clock_has_sleep = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &m->clock_prev_sleep);
+      m->clock.due = now + m->cfg.clock_interval_ms;
+      m->clock.prev_mono = now;
+      m->clock.prev_wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
+      m->clock.has_sleep = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &m->clock.prev_sleep);
       break;
     case LW_MON_WORKER:
     case LW_MON_LIVENESS:
       lw_worker_start(&m->worker, mon == LW_MON_WORKER, now);
       break;
     case LW_MON_THROTTLE:
-      m->throttle_late = 0;
+      m->throttle.late = 0;
       break;
     default:
       break;
@@ -285,7 +271,7 @@ void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now) {
   if (mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK) lw_monitors_awake(m, now, now);
   m->running[mon] = 0;
   if (mon == LW_MON_WORKER || mon == LW_MON_LIVENESS) lw_worker_stop(&m->worker, mon == LW_MON_WORKER);
-  if (mon == LW_MON_MACROTASK) m->macro_posted = INFINITY;
+  if (mon == LW_MON_MACROTASK) m->macro.posted = INFINITY;
   if (mon == LW_MON_THROTTLE || mon == LW_MON_DRIFT) lw__mon_throttle_close(m, now);
   /* The last stop flushes what is left at once. */
   if (!any_running(m)) m->flush_due = now;
@@ -299,11 +285,11 @@ double lw_monitors_next_due_late(const lw_monitors_t *m, double late_ms) {
   double due = m->flush_due + late_ms;
 #define LW__MIN_IF(on, t) \
   if ((on) && (t) < due) due = (t)
-  LW__MIN_IF(m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due);
-  LW__MIN_IF(m->running[LW_MON_MACROTASK] && !m->macro_asleep,
-             m->macro_posted != INFINITY ? m->macro_posted : m->macro_due + late_ms);
-  LW__MIN_IF(m->running[LW_MON_IDLE], m->idle_due + late_ms);
-  LW__MIN_IF(m->running[LW_MON_CLOCKDRIFT], m->clock_due + late_ms);
+  LW__MIN_IF(m->running[LW_MON_DRIFT] && !m->drift.asleep, m->drift.due);
+  LW__MIN_IF(m->running[LW_MON_MACROTASK] && !m->macro.asleep,
+             m->macro.posted != INFINITY ? m->macro.posted : m->macro.due + late_ms);
+  LW__MIN_IF(m->running[LW_MON_IDLE], m->idle.due + late_ms);
+  LW__MIN_IF(m->running[LW_MON_CLOCKDRIFT], m->clock.due + late_ms);
 #undef LW__MIN_IF
   return due;
 }
@@ -314,69 +300,9 @@ double lw_monitors_next_due_armed(const lw_monitors_t *m) {
   return lw_monitors_next_due_late(m, lw_monitors_sharing(m) ? m->share_ms : 0);
 }
 
-static void jump(lw_monitors_t *m, lw_jump_t kind, double at, double delta) {
-  lw_event_t *ev;
-  m->c->jumps[kind]++;
-  ev = lw__event_push(m->c, LW_EVENT_JUMP, at);
-  if (ev) {
-    ev->jump = kind;
-    ev->duration_ms = delta;
-  }
-}
-
-/* clockDrift (SPEC §6): sleep = growth of (inclusive - exclusive); d = Δwall - Δmonotonic, less
- * the sleep where the monotonic clock excludes it. */
-/* A suspend of `slept` ms seen by clockDrift somewhere since its previous read: a suspend
- * interval over that monotonic span (SPEC §6), which discards what overlaps it. Of the span, the
- * sleep took `slept` ms where the monotonic clock counts it (macOS, Windows), none where it
- * stands still (Linux): that is all of the samples' time it explains (SPEC §5's own part); the
- * rest of the span may be the app's. */
-static void clock_suspend(lw_monitors_t *m, double slept, double now) {
-  double weight = m->rd.mono_includes_sleep ? slept : 0;
-  if (lw_tracker_add_weighted(&m->c->tracker, m->clock_prev_mono, now, LW_REASON_SUSPEND, weight,
-                              now) != LW_OK)
-    m->c->lost++;
-}
-
-static void clock_fire(lw_monitors_t *m, double now) {
-  double wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
-  double dmono = now - m->clock_prev_mono;
-  double dwall = wall - m->clock_prev_wall;
-  double cur = 0, sleep;
-  int has = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &cur);
-  if (has && m->clock_has_sleep) {
-    sleep = cur - m->clock_prev_sleep;
-    double d = dwall - dmono - (m->rd.mono_includes_sleep ? 0 : sleep);
-    if (sleep >= m->cfg.suspend_min_ms) {
-      jump(m, LW_JUMP_SUSPEND, now, sleep);
-      clock_suspend(m, sleep, now);
-    } else if (fabs(d) >= m->cfg.step_min_ms) {
-      jump(m, LW_JUMP_STEP, now, d);
-    }
-  } else if (!has) {
-    /* Without a sleep clock (SPEC §6's fallback): a forward jump is a suspend. */
-    double d = dwall - dmono;
-    if (d >= m->cfg.step_min_ms) {
-      jump(m, LW_JUMP_SUSPEND, now, d);
-      clock_suspend(m, d, now);
-    } else if (d <= -m->cfg.step_min_ms) {
-      jump(m, LW_JUMP_STEP, now, d);
-    }
-  }
-  m->clock_prev_mono = now;
-  m->clock_prev_wall = wall;
-  m->clock_prev_sleep = cur;
-  m->clock_has_sleep = has;
-  m->clock_due = now + m->cfg.clock_interval_ms;
-}
-
-void lw_monitors_evidence(lw_monitors_t *m, double now, int force) {
-  if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock_due <= now + m->coalesce_ms)) clock_fire(m, now);
-}
-
 /* The main thread ran at `now`. A hang ends when the main thread first runs again: the worker
  * sees that only at its next check, so the main thread remembers when it resumed. */
-static void activity(lw_monitors_t *m, double now) {
+void lw__mon_activity(lw_monitors_t *m, double now) {
   if (now - m->last_activity >= 2 * m->cfg.liveness_interval_ms) {
     m->resumed_at = now;
     m->resumed[m->nresumed++ % 8] = now;
@@ -388,29 +314,29 @@ int lw_monitors_run(lw_monitors_t *m, double now) {
   /* Timers that measure nothing of their own lateness join this run up to coalesce_ms early. */
   double soft = now + m->coalesce_ms;
   m->run_turn++;
-  activity(m, now);
+  lw__mon_activity(m, now);
   for (;;) {
     /* The earliest due timer first, so that a late run keeps the order of reality. */
     double best = LW_NEVER;
     int which = -1;
 #define LW__PICK(id, on, t, by) \
   if ((on) && (t) <= (by) && (t) < best) { best = (t); which = (id); }
-    LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT] && !m->drift_asleep, m->drift_due, now);
+    LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT] && !m->drift.asleep, m->drift.due, now);
     /* A task queued in this run waits for the next turn of the loop. */
     LW__PICK(LW_MON_MACROTASK,
-             m->running[LW_MON_MACROTASK] && !m->macro_asleep &&
-                 !(m->macro_posted != INFINITY && m->macro_turn == m->run_turn),
-             m->macro_posted != INFINITY ? m->macro_posted : m->macro_due,
-             m->macro_posted != INFINITY ? now : soft);
-    LW__PICK(LW_MON_IDLE, m->running[LW_MON_IDLE], m->idle_due, soft);
-    LW__PICK(LW_MON_CLOCKDRIFT, m->running[LW_MON_CLOCKDRIFT], m->clock_due, soft);
+             m->running[LW_MON_MACROTASK] && !m->macro.asleep &&
+                 !(m->macro.posted != INFINITY && m->macro.turn == m->run_turn),
+             m->macro.posted != INFINITY ? m->macro.posted : m->macro.due,
+             m->macro.posted != INFINITY ? now : soft);
+    LW__PICK(LW_MON_IDLE, m->running[LW_MON_IDLE], m->idle.due, soft);
+    LW__PICK(LW_MON_CLOCKDRIFT, m->running[LW_MON_CLOCKDRIFT], m->clock.due, soft);
 #undef LW__PICK
     if (which < 0) break;
     switch (which) {
       case LW_MON_DRIFT: lw__mon_drift_fire(m, now); break;
       case LW_MON_MACROTASK: lw__mon_macrotask_fire(m, now); break;
       case LW_MON_IDLE: lw__mon_idle_fire(m, now); break;
-      default: clock_fire(m, now); break;
+      default: lw__mon_clock_fire(m, now); break;
     }
   }
   return m->flush_due <= soft;
@@ -423,54 +349,25 @@ void lw_monitors_flushed(lw_monitors_t *m, double now) {
   m->flush_due = any_running(m) ? now + m->cfg.flush_interval_ms : LW_NEVER;
 }
 
-/* The loop model (SPEC §6), from what the poll did since the last iteration: libuv's idle time
- * grew, so the poll waited: Node's own loop, for good. Else an iteration that began
- * LW_OUTSIDE_MIN_MS or more off a CPU after a poll that could have waited counts towards an
- * embedded loop. A Node loop that never waits in its poll (always an immediate or a callback
- * pending) is never given the chance to, and stays Node's: its gaps are its own callbacks. At the
- * switch the idle reading goes on from where libuv's left it, the time outside libuv that showed
- * it counted as idle already. */
-static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
-  int could = m->poll_could_wait;
-  double idle;
-  m->poll_could_wait = 0;
-  if (m->embedded || m->poll_waited || m->rd.runnable == NULL) return;
-  idle = m->rd.idle ? m->rd.idle(m->rd.data) : 0;
-  if (m->model_seen && idle > m->model_idle) {
-    m->poll_waited = 1;
-    return;
-  }
-  m->model_seen = 1;
-  m->model_idle = idle;
-  if (!could || !(outside_ms >= LW_OUTSIDE_MIN_MS)) return;
-  if (++m->outside_seen < LW_OUTSIDE_ITERATIONS) return;
-  m->emb_idle_base = lw__mon_idle_now(m, now) + outside_ms;
-  m->emb_t_base = now;
-  m->emb_runnable_base = runnable_now(m);
-  m->embedded = 1;
-}
-
-void lw_monitors_poll(lw_monitors_t *m, int could_wait) { m->poll_could_wait = could_wait != 0; }
-
 void lw_monitors_take_delay(lw_monitors_t *m, lw_delay_stats_t *out) {
-  const lw_histogram_t *h = &m->delay_window;
+  const lw_histogram_t *h = &m->delay.window;
   double mean = lw_histogram_mean(h);
   out->count = h->count;
   out->min = h->count ? h->min : NAN;
   out->max = h->count ? h->max : NAN;
   out->mean = mean;
-  out->stddev = h->count ? sqrt(fmax(0, m->delay_sumsq / (double)h->count - mean * mean)) : NAN;
+  out->stddev = h->count ? sqrt(fmax(0, m->delay.sumsq / (double)h->count - mean * mean)) : NAN;
   out->p50 = lw_histogram_quantile(h, 0.5);
   out->p90 = lw_histogram_quantile(h, 0.9);
   out->p99 = lw_histogram_quantile(h, 0.99);
-  lw_histogram_reset(&m->delay_window);
-  m->delay_sumsq = 0;
-  if (m->delay_released) lw_histogram_free(&m->delay_window);
+  lw_histogram_reset(&m->delay.window);
+  m->delay.sumsq = 0;
+  if (m->delay.released) lw_histogram_free(&m->delay.window);
 }
 
 int lw_monitors_keep_delay(lw_monitors_t *m) {
-  if (m->delay_window.buckets != NULL || m->delay_released) return LW_OK;
-  return lw_histogram_init(&m->delay_window);
+  if (m->delay.window.buckets != NULL || m->delay.released) return LW_OK;
+  return lw_histogram_init(&m->delay.window);
 }
 
 int lw_monitors_keep_aggregates(lw_monitors_t *m, int keep) {
@@ -495,144 +392,4 @@ int lw_monitors_batches_wanted(const lw_monitors_t *m) {
   for (i = 0; i < LW_MON_COUNT; i++)
     if (m->batch[i].len > 0) return 1;
   return 0;
-}
-
-int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
-  double idle, busy;
-  int embedded = m->embedded, changed;
-  activity(m, now);
-  loop_model(m, now, outside_ms);
-  if (!m->running[LW_MON_LOOPBLOCK]) return m->embedded != embedded;
-  idle = lw__mon_idle_now(m, now);
-  busy = (now - m->loop_prev_t) - (idle - m->loop_prev_idle);
-  if (busy < 0) busy = 0;
-  m->busy_total += busy;
-  m->loop_prev_t = now;
-  m->loop_prev_idle = idle;
-  /* A sample recorded at once changes no due time; a held or discarded one may. */
-  changed = lw__mon_submit(m, LW_MON_LOOPBLOCK, busy, busy, now) != LW_VERDICT_RECORDED;
-  /* A block: held by its validator (it is at its threshold), unless evidence discards it now. */
-  if (m->block_vid != UINT32_MAX && busy >= m->cfg.block_threshold_ms) {
-    uint64_t detail;
-    int rc = lw_validator_submit(m->c, m->block_vid, busy, busy, now, &detail);
-    if (rc == LW_ENOMEM) m->c->lost++;
-    changed = 1;
-  }
-  return changed || m->embedded != embedded;
-}
-
-void lw_monitors_debugged(lw_monitors_t *m, double since, double until, double now) {
-  if (!isfinite(since)) return;
-  activity(m, now);
-  if (m->dbg_seq != 0 && m->dbg_since != since) {
-    /* Another pause: the one still open ended before it began, at the latest. */
-    lw_tracker_close(&m->c->tracker, m->dbg_seq, since);
-    m->dbg_seq = 0;
-  }
-  if (until == INFINITY) {
-    if (m->dbg_seq == 0 &&
-        lw_tracker_open(&m->c->tracker, LW_REASON_DEBUGGER, since, 0, &m->dbg_seq) != LW_OK) {
-      m->c->lost++;
-      m->dbg_seq = 0;
-      return;
-    }
-    m->dbg_since = since;
-    return;
-  }
-  if (m->dbg_seq != 0) {
-    lw_tracker_close(&m->c->tracker, m->dbg_seq, until);
-    m->dbg_seq = 0;
-    return;
-  }
-  evidence_add(m, since, until, LW_REASON_DEBUGGER, now);
-}
-
-int lw_monitors_continued(lw_monitors_t *m, double seen, double at, double now) {
-  if (!(seen > -INFINITY) || !(at > seen)) return 0;
-  activity(m, now);
-  evidence_add(m, seen, at, LW_REASON_PAUSE, now);
-  return 1;
-}
-
-/* The end of a stop the worker saw. The worker notices a stop only when it runs again, a little
- * after the process resumed; the main thread resumed at the same moment and may already have
- * started new work. The process cannot have been stopped at a moment the main thread ran, so
- * the stop ends at the main thread's first run after it, if that came before the worker's: the
- * app's own work right after the stop is then judged on its own. */
-static double stop_end(const lw_monitors_t *m, const lw_msg_t *msg) {
-  double end = msg->ev_end;
-  unsigned i;
-  /* A continue's evidence ends exactly; it may begin before the main thread's last runs before
-   * the stop (at the worker's last run), which must not cut it short. */
-  if (msg->ev_exact) return end;
-  for (i = 0; i < 8; i++)
-    if (m->resumed[i] > msg->ev_start && m->resumed[i] < end) end = m->resumed[i];
-  return end;
-}
-
-/* One message, after the evidence of every message received with it is in the tracker. */
-static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
-  lw_event_t *ev;
-  lw_hang_cause_t *h, spare;
-  double end;
-  switch (msg->type) {
-    case LW_MSG_HEARTBEAT:
-      lw_histogram_record(&m->self_lag_hist, msg->self_lag);
-      if (m->aggs != NULL) lw_agg_record(&m->aggs->self_lag, msg->self_lag);
-      if (m->keep_batches) batch_push(m, &m->self_lag_batch, msg->self_lag);
-      m->self_lag_last = msg->self_lag;
-      m->self_lag_count++;
-      if (m->running[LW_MON_WORKER])
-        lw__mon_submit(m, LW_MON_WORKER, now - msg->sent_at, now - msg->sent_at, now);
-      break;
-    case LW_MSG_HANG_START:
-      m->worker_hangs++;
-      break;
-    case LW_MSG_HANG_END:
-      end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
-                                                                               : msg->hang_end;
-      /* Its time: from where the loop last made progress, less the stops inside it. */
-      lw_histogram_record(&m->hang_hist, end - msg->hang_start - msg->hang_stopped);
-      if ((h = lw_causes_next(&m->causes)) == NULL) {
-        /* The worker hang keeps its cause; the episode will not find it (counted as lost). */
-        m->c->lost++;
-        h = &spare;
-      }
-      lw_hang_cause_from_msg(h, msg, end);
-      ev = lw__event_push(m->c, LW_EVENT_WORKER_HANG, now);
-      if (ev) {
-        ev->start = msg->hang_start;
-        ev->end = end;
-        ev->detected_at = msg->detected_at;
-        ev->duration_ms = end - msg->hang_start - msg->hang_stopped;
-        lw_cause_compute(&m->causes, h, &ev->cause);
-        h->gc_seen = ev->cause.gc_ms;
-      }
-      break;
-    case LW_MSG_BLOCK_START:
-      m->blocks.watched++;
-      break;
-    case LW_MSG_BLOCK_END:
-      end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
-                                                                               : msg->hang_end;
-      lw_blocks_watch_ended(&m->blocks, m->c, msg, end);
-      break;
-    case LW_MSG_EVIDENCE:
-      break;
-    case LW_MSG_PING:
-      break;
-  }
-}
-
-void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, double now) {
-  size_t i;
-  if (n == 0) return;
-  activity(m, now);
-  /* Evidence first (SPEC §4): every interval these messages carry is in the tracker before any
-   * sample, the heartbeats' own included, is judged. */
-  for (i = 0; i < n; i++)
-    if ((msgs[i].type == LW_MSG_HEARTBEAT || msgs[i].type == LW_MSG_EVIDENCE) &&
-        msgs[i].ev_reason != LW_REASON_ANY)
-      evidence_add(m, msgs[i].ev_start, stop_end(m, &msgs[i]), msgs[i].ev_reason, now);
-  for (i = 0; i < n; i++) receive_one(m, &msgs[i], now);
 }

@@ -102,9 +102,11 @@ typedef struct lw_monitors_s {
   } *aggs;
   /* driftLag's recorded lateness since the last lw_monitors_take_delay (nodejs.eventloop.delay.*),
    * and the sum of its squares; its buckets are allocated by lw_monitors_keep_delay. */
-  lw_histogram_t delay_window;
-  double delay_sumsq;
-  int delay_released; /* lw_monitors_release: the window is freed once taken */
+  struct lw_delay_window_s {
+    lw_histogram_t window;
+    double sumsq;
+    int released; /* lw_monitors_release: the window is freed once taken */
+  } delay;
   double loop_idle_ms;       /* idle and active time over idleAvailability's recorded periods */
   double loop_active_ms;
   struct lw_sink_s {
@@ -114,31 +116,36 @@ typedef struct lw_monitors_s {
   double flush_due;
 
   /* driftLag */
-  double drift_prev;
-  double drift_due;
-  /* driftLag asleep while the loop waits (lw_monitors_idle): its timer is not armed. */
-  int drift_asleep;
-  int drift_may_sleep; /* its last firing was on time, over a window the loop mostly waited */
+  struct lw_drift_state_s {
+    double prev;
+    double due;
+    int asleep;      /* its timer is not armed while the loop waits (lw_monitors_idle) */
+    int may_sleep;   /* its last firing was on time, over a window the loop mostly waited */
+    double busy_prev; /* loop.busy_total at the previous firing */
+  } drift;
   /* How early a timer that measures nothing of its own lateness may fire with another
    * (LW_COALESCE_MS in real time, 0 on the simulation: every timer at its due time). */
   double coalesce_ms;
   /* How late those timers may wait for the worker's heartbeat while the loop waits (LW_SHARE_MS
    * in real time, 0 on the simulation: every timer at its due time). */
   double share_ms;
+  unsigned run_turn; /* counts lw_monitors_run() calls */
   /* macrotaskLag */
-  double macro_due;
-  double macro_posted; /* +INFINITY when no task is queued */
-  int macro_asleep;    /* its timer is not armed: the loop waits (lw_monitors_idle) */
-  int macro_may_sleep; /* its last task was on time, over a window the loop mostly waited */
-  double macro_prev;   /* its last task's run, and the loop's busy total then */
-  double macro_busy_prev;
-  unsigned run_turn;   /* counts lw_monitors_run() calls */
-  unsigned macro_turn; /* the run that queued the task: it runs in a later one */
+  struct lw_macro_state_s {
+    double due;
+    double posted;  /* +INFINITY when no task is queued */
+    int asleep;     /* its timer is not armed: the loop waits (lw_monitors_idle) */
+    int may_sleep;  /* its last task was on time, over a window the loop mostly waited */
+    double prev;    /* its last task's run, and the loop's busy total then */
+    double busy_prev;
+    unsigned turn;  /* the run that queued the task: it runs in a later one */
+  } macro;
   /* loopBlock: the previous iteration, and the cumulative busy time for timerThrottle */
-  double loop_prev_t;
-  double loop_prev_idle;
-  int loop_seen;
-  double busy_total;
+  struct lw_loop_state_s {
+    double prev_t;
+    double prev_idle;
+    double busy_total;
+  } loop;
   /* The loop model (SPEC §6, embedded loops). Node runs its loop itself and waits in its poll,
    * where libuv counts the idle time. An embedder such as Electron runs one non-waiting
    * iteration at a time from its own message loop, so the thread waits outside libuv and libuv's
@@ -149,34 +156,40 @@ typedef struct lw_monitors_s {
    * A synchronous wait in a callback leaves the same gap, but in Node's loop a poll that could
    * wait always waits. From the switch on the thread is available to its loop whenever it is
    * not on a CPU. */
-  int embedded;
-  int poll_waited;       /* libuv's idle time grew across an iteration: Node's loop for good */
-  int poll_could_wait;   /* the last poll could have waited in Node's loop (lw_monitors_poll) */
-  int model_seen;        /* model_idle holds libuv's idle reading at the last iteration */
-  double model_idle;
-  unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS off a CPU after such a poll */
-  double emb_idle_base;  /* the idle reading, the time and the runnable time at the switch */
-  double emb_t_base;
-  double emb_runnable_base;
+  struct lw_loop_model_s {
+    int embedded;
+    int poll_waited;       /* libuv's idle time grew across an iteration: Node's loop for good */
+    int poll_could_wait;   /* the last poll could have waited in Node's loop (lw_monitors_poll) */
+    int seen;              /* `idle` holds libuv's idle reading at the last iteration */
+    double idle;
+    unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS off a CPU after such a poll */
+    double emb_idle_base;  /* the idle reading, the time and the runnable time at the switch */
+    double emb_t_base;
+    double emb_runnable_base;
+  } model;
   /* idleAvailability */
-  double idle_due;
-  double idle_prev_t;
-  double idle_prev_idle;
+  struct lw_idle_state_s {
+    double due;
+    double prev_t;
+    double prev_idle;
+  } idle;
   /* clockDrift */
-  double clock_due;
-  double clock_prev_mono;
-  double clock_prev_wall;
-  double clock_prev_sleep;
-  int clock_has_sleep;
+  struct lw_clock_state_s {
+    double due;
+    double prev_mono;
+    double prev_wall;
+    double prev_sleep;
+    int has_sleep;
+  } clock;
   /* timerThrottle */
-  int throttle_late;
-  double throttle_first_ws;
-  double throttle_busy_at[8];
-  uint64_t throttle_seq; /* open interval, 0 if none */
-  double drift_busy_prev; /* busy_total at the previous drift firing */
-  double throttle_runq;   /* the main thread's run-queue delay at the last late firing */
-  double throttle_runq_at;
-  int throttle_has_runq;
+  struct lw_throttle_state_s {
+    int late;
+    double first_ws;
+    uint64_t seq;    /* open interval, 0 if none */
+    double runq;     /* the main thread's run-queue delay at the last late firing */
+    double runq_at;
+    int has_runq;
+  } throttle;
   /* worker */
   double self_lag_last;
   uint64_t self_lag_count;
@@ -184,9 +197,11 @@ typedef struct lw_monitors_s {
   double last_activity; /* the main thread's last run, iteration or receipt */
   double resumed_at;    /* its first activity after a gap of 2 liveness intervals */
   double resumed[8];    /* the last such resumptions, a ring (-INFINITY: none) */
-  uint64_t dbg_seq;     /* the open `debugger` interval (lw_monitors_debugged), or 0 */
-  double dbg_since;     /* when it began */
   unsigned nresumed;
+  struct lw_debugger_state_s {
+    uint64_t seq; /* the open `debugger` interval (lw_monitors_debugged), or 0 */
+    double since; /* when it began */
+  } dbg;
   uint64_t worker_hangs;
   lw_histogram_t hang_hist;
   lw_causes_t causes; /* the last worker hangs' causes, for the hang episodes they overlap */
@@ -294,7 +309,7 @@ int lw_monitors_idle(lw_monitors_t *m, double now);
 int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end);
 /* Whether a timer sleeps (lw_monitors_idle): the driver then calls lw_monitors_awake(). */
 /* Inline: the loop's check hook asks at every iteration. */
-static inline int lw_monitors_asleep(const lw_monitors_t *m) { return m->drift_asleep || m->macro_asleep; }
+static inline int lw_monitors_asleep(const lw_monitors_t *m) { return m->drift.asleep || m->macro.asleep; }
 /* driftLag's recorded lateness since the last call (nodejs.eventloop.delay.*, SPEC §10): count,
  * min, max, mean and standard deviation exact, percentiles within 1/LW_HIST_SUB (histogram.h);
  * NAN but count when none. Then a new window. */
@@ -348,7 +363,7 @@ static inline void lw_monitors_set_coalesce(lw_monitors_t *m, double ms) { m->co
 static inline void lw_monitors_set_share(lw_monitors_t *m, double ms) { m->share_ms = ms; }
 /* 1 while they wait for it: the loop waits (a lateness timer asleep) and the heartbeat runs. */
 static inline int lw_monitors_sharing(const lw_monitors_t *m) {
-  return m->share_ms > 0 && (m->drift_asleep || m->macro_asleep) && m->running[LW_MON_WORKER];
+  return m->share_ms > 0 && (m->drift.asleep || m->macro.asleep) && m->running[LW_MON_WORKER];
 }
 /* 1 once the loop is recognised as run from outside (Electron's). */
 int lw_monitors_embedded(const lw_monitors_t *m);

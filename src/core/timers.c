@@ -5,9 +5,9 @@
 #include <math.h>
 
 void lw__mon_throttle_close(lw_monitors_t *m, double now) {
-  if (m->throttle_seq != 0) lw_tracker_close(&m->c->tracker, m->throttle_seq, now);
-  m->throttle_seq = 0;
-  m->throttle_late = 0;
+  if (m->throttle.seq != 0) lw_tracker_close(&m->c->tracker, m->throttle.seq, now);
+  m->throttle.seq = 0;
+  m->throttle.late = 0;
 }
 
 /* Linux (SPEC §12): a late firing of an idle loop is starvation, not timer throttling, when the
@@ -17,13 +17,13 @@ static int throttle_starved(lw_monitors_t *m, double now) {
   lw_thread_times_t t;
   int starved;
   if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0 || !isfinite(t.runq_ms)) {
-    m->throttle_has_runq = 0;
+    m->throttle.has_runq = 0;
     return 0;
   }
-  starved = m->throttle_has_runq && t.runq_ms - m->throttle_runq >= (now - m->throttle_runq_at) / 2;
-  m->throttle_runq = t.runq_ms;
-  m->throttle_runq_at = now;
-  m->throttle_has_runq = 1;
+  starved = m->throttle.has_runq && t.runq_ms - m->throttle.runq >= (now - m->throttle.runq_at) / 2;
+  m->throttle.runq = t.runq_ms;
+  m->throttle.runq_at = now;
+  m->throttle.has_runq = 1;
   return starved;
 }
 
@@ -35,24 +35,24 @@ static void throttle_check(lw_monitors_t *m, double lateness, double ws, double 
   int late = lateness >= m->cfg.throttle_late_ms;
   int idle = m->running[LW_MON_LOOPBLOCK] && busy < lateness / 2;
   if (!m->running[LW_MON_THROTTLE]) return;
-  if (m->throttle_seq != 0) {
+  if (m->throttle.seq != 0) {
     if (!late) lw__mon_throttle_close(m, now);
     return;
   }
   if (!(late && idle)) {
-    m->throttle_late = 0;
+    m->throttle.late = 0;
     return;
   }
   if (throttle_starved(m, now)) {
-    m->throttle_late = 0; /* starvation (SPEC §12) is no timer throttling */
+    m->throttle.late = 0; /* starvation (SPEC §12) is no timer throttling */
     return;
   }
-  if (m->throttle_late++ == 0) m->throttle_first_ws = ws;
-  if (m->throttle_late >= m->cfg.throttle_firings) {
+  if (m->throttle.late++ == 0) m->throttle.first_ws = ws;
+  if (m->throttle.late >= m->cfg.throttle_firings) {
     uint64_t seq;
-    if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, m->throttle_first_ws, 0, &seq) ==
+    if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, m->throttle.first_ws, 0, &seq) ==
         LW_OK)
-      m->throttle_seq = seq;
+      m->throttle.seq = seq;
     else
       m->c->lost++;
   }
@@ -60,9 +60,9 @@ static void throttle_check(lw_monitors_t *m, double lateness, double ws, double 
 
 /* The loop's busy time up to `now`, counting the iteration in progress. */
 static double busy_until(const lw_monitors_t *m, double now) {
-  double b = m->busy_total;
+  double b = m->loop.busy_total;
   if (m->running[LW_MON_LOOPBLOCK]) {
-    double part = (now - m->loop_prev_t) - (lw__mon_idle_now(m, now) - m->loop_prev_idle);
+    double part = (now - m->loop.prev_t) - (lw__mon_idle_now(m, now) - m->loop.prev_idle);
     if (part > 0) b += part;
   }
   return b;
@@ -76,38 +76,38 @@ static int may_sleep(double late, double busy, double window) {
 }
 
 void lw__mon_drift_fire(lw_monitors_t *m, double now) {
-  double lateness = now - m->drift_due;
-  double ws = m->drift_prev;
+  double lateness = now - m->drift.due;
+  double ws = m->drift.prev;
   double busy = busy_until(m, now);
   if (lateness < 0) lateness = 0;
   lw__mon_submit(m, LW_MON_DRIFT, lateness, now - ws, now);
-  throttle_check(m, lateness, ws, busy - m->drift_busy_prev, now);
-  m->drift_may_sleep = may_sleep(lateness, busy - m->drift_busy_prev, now - ws);
-  m->drift_busy_prev = busy;
-  m->drift_prev = now;
-  m->drift_due = now + m->cfg.drift_interval_ms;
+  throttle_check(m, lateness, ws, busy - m->drift.busy_prev, now);
+  m->drift.may_sleep = may_sleep(lateness, busy - m->drift.busy_prev, now - ws);
+  m->drift.busy_prev = busy;
+  m->drift.prev = now;
+  m->drift.due = now + m->cfg.drift_interval_ms;
 }
 
 /* macrotaskLag's task ran at `now`, `delay` after it was queued: a window ends. */
 static void macro_window_end(lw_monitors_t *m, double delay, double now) {
   double busy = busy_until(m, now);
-  m->macro_may_sleep = may_sleep(delay, busy - m->macro_busy_prev, now - m->macro_prev);
-  m->macro_busy_prev = busy;
-  m->macro_prev = now;
+  m->macro.may_sleep = may_sleep(delay, busy - m->macro.busy_prev, now - m->macro.prev);
+  m->macro.busy_prev = busy;
+  m->macro.prev = now;
 }
 
 int lw_monitors_idle(lw_monitors_t *m, double now) {
   double before = lw_monitors_next_due(m);
-  if (m->embedded) return 0;
+  if (m->model.embedded) return 0;
   /* An overdue firing (the loop was busy past it) is a real one, late. */
-  if (!m->drift_asleep && m->running[LW_MON_DRIFT] && m->drift_may_sleep && m->throttle_seq == 0 &&
-      m->drift_due > now)
-    m->drift_asleep = 1;
+  if (!m->drift.asleep && m->running[LW_MON_DRIFT] && m->drift.may_sleep && m->throttle.seq == 0 &&
+      m->drift.due > now)
+    m->drift.asleep = 1;
   /* macrotaskLag's task, queued while the loop waits, runs at once: its delay is 0. Not while a
    * task waits (it runs in this very turn) or the interval is due, nor on a busy loop. */
-  if (!m->macro_asleep && m->running[LW_MON_MACROTASK] && m->macro_may_sleep &&
-      m->macro_posted == INFINITY && m->macro_due > now)
-    m->macro_asleep = 1;
+  if (!m->macro.asleep && m->running[LW_MON_MACROTASK] && m->macro.may_sleep &&
+      m->macro.posted == INFINITY && m->macro.due > now)
+    m->macro.asleep = 1;
   return lw_monitors_next_due(m) != before;
 }
 
@@ -116,7 +116,7 @@ int lw_monitors_idle(lw_monitors_t *m, double now) {
 static void macro_caught_up(lw_monitors_t *m, double t) {
   lw__mon_submit(m, LW_MON_MACROTASK, 0, 0, t);
   macro_window_end(m, 0, t);
-  m->macro_due = t + m->cfg.macrotask_interval_ms;
+  m->macro.due = t + m->cfg.macrotask_interval_ms;
 }
 
 /* A stop the evidence shows at `t` or up to one of the worker's checks after it (an interval
@@ -137,13 +137,13 @@ static int stopped_near(lw_monitors_t *m, double t, double now, lw_interval_t *i
 
 int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
   double wake_due, until;
-  int drift = m->drift_asleep, macro = m->macro_asleep;
+  int drift = m->drift.asleep, macro = m->macro.asleep;
   lw_interval_t iv;
   if (!drift && !macro) return 0;
   /* The armed timer's due: the loop woke up by then at the latest, unless it was held. */
   wake_due = lw_monitors_next_due_armed(m);
-  m->drift_asleep = 0;
-  m->macro_asleep = 0;
+  m->drift.asleep = 0;
+  m->macro.asleep = 0;
   if (idle_end > now) idle_end = now;
   if (idle_end - wake_due >= LW_STOP_MIN_MS) {
     /* The wake-up was held (a stop, starvation, timers throttled): so were the timers, from when
@@ -157,16 +157,16 @@ int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
   until = idle_end < wake_due ? idle_end : wake_due;
   /* Each due time up to the wake-up fired on time, unless a stop covers it: then when the
    * process ran again. */
-  while (drift && m->drift_due <= until) {
-    double due = m->drift_due;
+  while (drift && m->drift.due <= until) {
+    double due = m->drift.due;
     if (stopped_near(m, due, now, &iv))
       lw__mon_drift_fire(m, iv.end < now ? iv.end : now);
     else
       lw__mon_drift_fire(m, due);
   }
-  if (drift && m->drift_due <= now) lw__mon_drift_fire(m, now);
-  while (macro && m->macro_due <= until) {
-    double due = m->macro_due;
+  if (drift && m->drift.due <= now) lw__mon_drift_fire(m, now);
+  while (macro && m->macro.due <= until) {
+    double due = m->macro.due;
     macro_caught_up(m, stopped_near(m, due, now, &iv) ? (iv.end < now ? iv.end : now) : due);
   }
   return 1;
@@ -175,25 +175,25 @@ int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
 /* macrotaskLag: every interval a zero-delay task is queued (its due time is the time it was
  * queued: the driver runs it at its next turn); its delay is the sample. */
 void lw__mon_macrotask_fire(lw_monitors_t *m, double now) {
-  if (m->macro_posted == INFINITY) {
-    m->macro_posted = now;
-    m->macro_turn = m->run_turn;
+  if (m->macro.posted == INFINITY) {
+    m->macro.posted = now;
+    m->macro.turn = m->run_turn;
     return;
   }
-  lw__mon_submit(m, LW_MON_MACROTASK, now - m->macro_posted, now - m->macro_posted, now);
-  macro_window_end(m, now - m->macro_posted, now);
-  m->macro_posted = INFINITY;
-  m->macro_due = now + m->cfg.macrotask_interval_ms;
+  lw__mon_submit(m, LW_MON_MACROTASK, now - m->macro.posted, now - m->macro.posted, now);
+  macro_window_end(m, now - m->macro.posted, now);
+  m->macro.posted = INFINITY;
+  m->macro.due = now + m->cfg.macrotask_interval_ms;
 }
 
 void lw__mon_idle_fire(lw_monitors_t *m, double now) {
   double idle = lw__mon_idle_now(m, now);
-  double span = now - m->idle_prev_t;
-  double share = span > 0 ? (idle - m->idle_prev_idle) / span : 1;
+  double span = now - m->idle.prev_t;
+  double share = span > 0 ? (idle - m->idle.prev_idle) / span : 1;
   if (share < 0) share = 0;
   if (share > 1) share = 1;
   lw__mon_submit(m, LW_MON_IDLE, share, span, now);
-  m->idle_prev_t = now;
-  m->idle_prev_idle = idle;
-  m->idle_due = now + m->cfg.idle_period_ms;
+  m->idle.prev_t = now;
+  m->idle.prev_idle = idle;
+  m->idle.due = now + m->cfg.idle_period_ms;
 }

@@ -18,15 +18,15 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   x.f.idle = 55;
   ASSERT_EQ(lw_monitors_iteration(&x.m, 100, 0), 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30);
-  ASSERT_DBL_EQ(x.m.busy_total, 30);
+  ASSERT_DBL_EQ(x.m.loop.busy_total, 30);
   /* More idle than time passed: clamped to 0. */
   x.f.idle = 105;
   lw_monitors_iteration(&x.m, 140, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0);
-  ASSERT_DBL_EQ(x.m.busy_total, 30);
+  ASSERT_DBL_EQ(x.m.loop.busy_total, 30);
   lw_monitors_iteration(&x.m, 240.5, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0, 100.5);
-  ASSERT_DBL_EQ(x.m.busy_total, 130.5);
+  ASSERT_DBL_EQ(x.m.loop.busy_total, 130.5);
   /* A long block is held: value and window are the busy time, the window ends now. */
   x.f.idle = 105 + 10;
   ASSERT_EQ(lw_monitors_iteration(&x.m, 6250.5, 0), 1); /* held: the conditions have a due time */
@@ -34,7 +34,7 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   ASSERT_DBL_EQ(last_held(&x)->value, 6000);
   ASSERT_DBL_EQ(last_held(&x)->ws, 250.5);
   ASSERT_DBL_EQ(last_held(&x)->we, 6250.5);
-  ASSERT_DBL_EQ(x.m.busy_total, 6130.5);
+  ASSERT_DBL_EQ(x.m.loop.busy_total, 6130.5);
   lw_conditions_run(&x.c, 8250.5);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0, 100.5, 6000);
   ASSERT_EQ(ns->submitted, 4);
@@ -45,7 +45,7 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   ASSERT_EQ(lw_monitors_iteration(&x.m, 6260.5, 0), 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 4);
   ASSERT_EQ(ns->recorded, 5);
-  ASSERT_DBL_EQ(x.m.busy_total, 6130.5 + 6);
+  ASSERT_DBL_EQ(x.m.loop.busy_total, 6130.5 + 6);
   lw_monitors_keep_batches(&x.m, 1);
   lw_monitors_iteration(&x.m, 6270.5, 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 5);

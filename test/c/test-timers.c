@@ -74,7 +74,7 @@ TEST_IMPL(monitors_drift_sleep_rules) {
   /* Not while overdue (the loop was busy past the due: a real, late firing). */
   ASSERT_EQ(lw_monitors_idle(&x.m, 40), 0);
   ASSERT_EQ(lw_monitors_idle(&x.m, 30), 1);
-  ASSERT_EQ(x.m.drift_asleep, 1);
+  ASSERT_EQ(x.m.drift.asleep, 1);
   ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1000); /* the flush's, not driftLag's 40 */
   ASSERT_EQ(lw_monitors_idle(&x.m, 30), 0);        /* already asleep */
   /* A poll that ended at 130 for a callback, now 135: 40 .. 120 on time, 140 later. */
@@ -119,9 +119,9 @@ TEST_IMPL(monitors_drift_sleep_rules) {
   }
   ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1460);
   /* An embedded loop never waits in its poll: driftLag keeps its timer. */
-  x.m.embedded = 1;
+  x.m.model.embedded = 1;
   ASSERT_EQ(lw_monitors_idle(&x.m, 1451), 0);
-  x.m.embedded = 0;
+  x.m.model.embedded = 0;
   /* Stopping driftLag while it sleeps fires what was due (nothing is lost). */
   ASSERT_EQ(lw_monitors_idle(&x.m, 1451), 1);
   {
@@ -148,23 +148,23 @@ TEST_IMPL(monitors_macro_sleep_rules) {
   lw_monitors_start(&x.m, LW_MON_LIVENESS, 0);  /* its checks (100 ms) bound a stop's start */
   /* Not while its interval is due. */
   ASSERT_EQ(lw_monitors_idle(&x.m, 250), 0);
-  ASSERT_EQ(x.m.macro_asleep, 0);
+  ASSERT_EQ(x.m.macro.asleep, 0);
   /* Not while its task waits for the next turn (it runs in this one). */
   lw_monitors_run(&x.m, 250);
-  ASSERT_DBL_EQ(x.m.macro_posted, 250);
+  ASSERT_DBL_EQ(x.m.macro.posted, 250);
   ASSERT_EQ(lw_monitors_idle(&x.m, 250), 0);
   lw_monitors_run(&x.m, 251);
   ASSERT_BATCH(b, 1);
-  ASSERT_DBL_EQ(x.m.macro_due, 501);
+  ASSERT_DBL_EQ(x.m.macro.due, 501);
   /* Waiting: asleep, the armed due is the flush's (1000). */
   ASSERT_EQ(lw_monitors_idle(&x.m, 260), 1);
-  ASSERT_EQ(x.m.macro_asleep, 1);
+  ASSERT_EQ(x.m.macro.asleep, 1);
   ASSERT_EQ(lw_monitors_asleep(&x.m), 1);
   ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1000);
   /* The loop woke at 1000 on time: 501 and 751 each queued a task that ran at once. */
   ASSERT_EQ(lw_monitors_awake(&x.m, 1000, 1000), 1);
   ASSERT_BATCH(b, 1, 0, 0);
-  ASSERT_DBL_EQ(x.m.macro_due, 1001);
+  ASSERT_DBL_EQ(x.m.macro.due, 1001);
   ASSERT_EQ(lw_monitors_asleep(&x.m), 0);
   lw_monitors_flushed(&x.m, 1000); /* next flush 2000 */
   /* A stop the evidence shows, [1150, 1400]: 1001 on time, 1251 when the process ran again. */
@@ -176,22 +176,22 @@ TEST_IMPL(monitors_macro_sleep_rules) {
   }
   ASSERT_EQ(lw_monitors_awake(&x.m, 1450, 1450), 1);
   ASSERT_EQ(b->len, 2); /* (the flush at 1000 emptied the batch) */
-  ASSERT_DBL_EQ(x.m.macro_due, 1650); /* from 1400 */
+  ASSERT_DBL_EQ(x.m.macro.due, 1650); /* from 1400 */
   /* A wake-up held past the armed due (2000) by LW_STOP_MIN_MS or more: the timer was held too;
    * its due has passed and it fires in the next run, its task queued then. */
   ASSERT_EQ(lw_monitors_idle(&x.m, 1450), 1);
   ASSERT_EQ(lw_monitors_awake(&x.m, 2300, 2300), 1);
   ASSERT_EQ(b->len, 2);
-  ASSERT_DBL_EQ(x.m.macro_due, 1650);
+  ASSERT_DBL_EQ(x.m.macro.due, 1650);
   lw_monitors_run(&x.m, 2300);
-  ASSERT_DBL_EQ(x.m.macro_posted, 2300);
+  ASSERT_DBL_EQ(x.m.macro.posted, 2300);
   lw_monitors_run(&x.m, 2301);
   ASSERT_EQ(b->len, 3);
   lw_monitors_flushed(&x.m, 2301);
   /* An embedded loop never waits in its poll: the timer stays armed. */
-  x.m.embedded = 1;
+  x.m.model.embedded = 1;
   ASSERT_EQ(lw_monitors_idle(&x.m, 2302), 0);
-  x.m.embedded = 0;
+  x.m.model.embedded = 0;
   /* Stopping macrotaskLag while it sleeps fires what was due (nothing is lost). */
   ASSERT_EQ(lw_monitors_idle(&x.m, 2302), 1);
   lw_monitors_stop(&x.m, LW_MON_MACROTASK, 3100); /* 2551, 2801, 3051 */
@@ -210,13 +210,13 @@ TEST_IMPL(monitors_macro_no_sleep_when_busy) {
   ASSERT_EQ(lw_monitors_idle(&x.m, 10), 0);     /* no task has run yet */
   loop_turn(&x, 250, 200);                      /* busy 200 of 250: queues the task */
   loop_turn(&x, 251, 1);                        /* the task: 1 ms late */
-  ASSERT_EQ(x.m.macro_may_sleep, 0);
+  ASSERT_EQ(x.m.macro.may_sleep, 0);
   ASSERT_EQ(lw_monitors_idle(&x.m, 252), 0);
   loop_turn(&x, 501, 10);  /* queued at 501 */
   loop_turn(&x, 501.5, 0); /* ran 0.5 late over a window busy 10 of 250.5 */
-  ASSERT_EQ(x.m.macro_may_sleep, 1);
+  ASSERT_EQ(x.m.macro.may_sleep, 1);
   ASSERT_EQ(lw_monitors_idle(&x.m, 502), 1);
-  ASSERT_EQ(x.m.macro_asleep, 1);
+  ASSERT_EQ(x.m.macro.asleep, 1);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
   return 0;
@@ -277,41 +277,41 @@ TEST_IMPL(monitors_coalesce_rules) {
   lw_monitors_start(&x.m, LW_MON_CLOCKDRIFT, 6); /* due 1006 */
   lw_monitors_start(&x.m, LW_MON_DRIFT, 8);      /* due 28 */
   /* Without coalescing: a run at 1000 fires only what is due by 1000. */
-  x.m.drift_due = 2000; /* out of the way */
-  x.m.macro_due = 1000;
+  x.m.drift.due = 2000; /* out of the way */
+  x.m.macro.due = 1000;
   ASSERT_EQ(lw_monitors_run(&x.m, 1000), 1); /* the flush (due 1000) */
-  ASSERT_DBL_EQ(x.m.macro_posted, 1000);
-  ASSERT_DBL_EQ(x.m.idle_due, 1003);
-  ASSERT_DBL_EQ(x.m.clock_due, 1006);
+  ASSERT_DBL_EQ(x.m.macro.posted, 1000);
+  ASSERT_DBL_EQ(x.m.idle.due, 1003);
+  ASSERT_DBL_EQ(x.m.clock.due, 1006);
   lw_monitors_flushed(&x.m, 1000);
   lw_monitors_run(&x.m, 1001); /* the task ran: next interval 1251 */
-  ASSERT_DBL_EQ(x.m.macro_due, 1251);
+  ASSERT_DBL_EQ(x.m.macro.due, 1251);
   /* Coalescing by 10 ms: a run at 1003 for idleAvailability takes clockDrift (1006) along:
    * both read at 1003, both next due at 2003; driftLag due at 1010 waits for its time. */
   x.m.coalesce_ms = 10;
-  x.m.drift_due = 1010;
+  x.m.drift.due = 1010;
   ASSERT_EQ(lw_monitors_run(&x.m, 1003), 0); /* the flush is due at 2000 */
-  ASSERT_DBL_EQ(x.m.idle_due, 2003);
-  ASSERT_DBL_EQ(x.m.clock_due, 2003);
-  ASSERT_DBL_EQ(x.m.drift_due, 1010);
+  ASSERT_DBL_EQ(x.m.idle.due, 2003);
+  ASSERT_DBL_EQ(x.m.clock.due, 2003);
+  ASSERT_DBL_EQ(x.m.drift.due, 1010);
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 0);
   /* A run at 1245 for anything takes macrotaskLag's interval (1251) along: its task is queued
    * now and runs at the next turn. And the flush (2000), idleAvailability and clockDrift (2003)
    * join a run at 1995. */
-  x.m.drift_due = 1245;
+  x.m.drift.due = 1245;
   lw_monitors_run(&x.m, 1245);
-  ASSERT_DBL_EQ(x.m.macro_posted, 1245);
+  ASSERT_DBL_EQ(x.m.macro.posted, 1245);
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 1);
-  x.m.drift_due = 1995;
+  x.m.drift.due = 1995;
   ASSERT_EQ(lw_monitors_run(&x.m, 1995), 1);
   lw_monitors_flushed(&x.m, 1995);
-  ASSERT_DBL_EQ(x.m.idle_due, 2995);
-  ASSERT_DBL_EQ(x.m.clock_due, 2995);
+  ASSERT_DBL_EQ(x.m.idle.due, 2995);
+  ASSERT_DBL_EQ(x.m.clock.due, 2995);
   /* The evidence step reads clockDrift early too: not at 2984 (+ 10 < 2995), at 2986. */
   lw_monitors_evidence(&x.m, 2984, 0);
-  ASSERT_DBL_EQ(x.m.clock_due, 2995);
+  ASSERT_DBL_EQ(x.m.clock.due, 2995);
   lw_monitors_evidence(&x.m, 2986, 0);
-  ASSERT_DBL_EQ(x.m.clock_due, 3986);
+  ASSERT_DBL_EQ(x.m.clock.due, 3986);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
   return 0;
@@ -461,7 +461,7 @@ TEST_IMPL(monitors_throttle_opens_and_closes) {
   ASSERT_EQ(discarded_of(&x.c, LW_REASON_THROTTLED), 2);
   loop_turn(&x, 3040, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_DRIFT], 980, 980, 980, 0);
-  ASSERT_EQ(x.m.throttle_seq, 0);
+  ASSERT_EQ(x.m.throttle.seq, 0);
   ASSERT_EQ(stalls_total(&x.c), 0);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
@@ -519,7 +519,7 @@ TEST_IMPL(monitors_throttle_busy_in_turn) {
     lw_monitors_iteration(&x.m, t, 0);
   }
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 4);
-  ASSERT_DBL_EQ(x.m.busy_total, 4000);
+  ASSERT_DBL_EQ(x.m.loop.busy_total, 4000);
   ASSERT_EQ(n_intervals(&x, 4000), 0);
   fx_free(&x);
   return 0;
@@ -571,7 +571,7 @@ TEST_IMPL(monitors_throttle_closed_by_stop) {
     iv = only_interval(&x, 3500.5);
     ASSERT_DBL_EQ(iv.start, 0);
     ASSERT_DBL_EQ(iv.end, 3500.5);
-    ASSERT_EQ(x.m.throttle_seq, 0);
+    ASSERT_EQ(x.m.throttle.seq, 0);
     fx_free(&x);
   }
   return 0;

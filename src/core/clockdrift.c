@@ -1,0 +1,66 @@
+/* clockDrift (SPEC §6): the wall clock read against the monotonic and sleep clocks, at its own
+ * interval; a suspend is a jump and evidence, a step of the wall clock a jump. */
+#include "monitors-internal.h"
+
+#include <math.h>
+
+static void jump(lw_monitors_t *m, lw_jump_t kind, double at, double delta) {
+  lw_event_t *ev;
+  m->c->jumps[kind]++;
+  ev = lw__event_push(m->c, LW_EVENT_JUMP, at);
+  if (ev) {
+    ev->jump = kind;
+    ev->duration_ms = delta;
+  }
+}
+
+/* A suspend of `slept` ms seen by clockDrift somewhere since its previous read: a suspend
+ * interval over that monotonic span (SPEC §6), which discards what overlaps it. Of the span, the
+ * sleep took `slept` ms where the monotonic clock counts it (macOS, Windows), none where it
+ * stands still (Linux): that is all of the samples' time it explains (SPEC §5's own part); the
+ * rest of the span may be the app's. */
+static void clock_suspend(lw_monitors_t *m, double slept, double now) {
+  double weight = m->rd.mono_includes_sleep ? slept : 0;
+  if (lw_tracker_add_weighted(&m->c->tracker, m->clock.prev_mono, now, LW_REASON_SUSPEND, weight,
+                              now) != LW_OK)
+    m->c->lost++;
+}
+
+/* clockDrift's reading: sleep = growth of (inclusive - exclusive); d = Δwall - Δmonotonic, less
+ * the sleep where the monotonic clock excludes it. */
+void lw__mon_clock_fire(lw_monitors_t *m, double now) {
+  double wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
+  double dmono = now - m->clock.prev_mono;
+  double dwall = wall - m->clock.prev_wall;
+  double cur = 0, sleep;
+  int has = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &cur);
+  if (has && m->clock.has_sleep) {
+    sleep = cur - m->clock.prev_sleep;
+    double d = dwall - dmono - (m->rd.mono_includes_sleep ? 0 : sleep);
+    if (sleep >= m->cfg.suspend_min_ms) {
+      jump(m, LW_JUMP_SUSPEND, now, sleep);
+      clock_suspend(m, sleep, now);
+    } else if (fabs(d) >= m->cfg.step_min_ms) {
+      jump(m, LW_JUMP_STEP, now, d);
+    }
+  } else if (!has) {
+    /* Without a sleep clock (SPEC §6's fallback): a forward jump is a suspend. */
+    double d = dwall - dmono;
+    if (d >= m->cfg.step_min_ms) {
+      jump(m, LW_JUMP_SUSPEND, now, d);
+      clock_suspend(m, d, now);
+    } else if (d <= -m->cfg.step_min_ms) {
+      jump(m, LW_JUMP_STEP, now, d);
+    }
+  }
+  m->clock.prev_mono = now;
+  m->clock.prev_wall = wall;
+  m->clock.prev_sleep = cur;
+  m->clock.has_sleep = has;
+  m->clock.due = now + m->cfg.clock_interval_ms;
+}
+
+void lw_monitors_evidence(lw_monitors_t *m, double now, int force) {
+  if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock.due <= now + m->coalesce_ms))
+    lw__mon_clock_fire(m, now);
+}

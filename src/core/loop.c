@@ -1,0 +1,73 @@
+/* The loop's iterations (SPEC §6): the loop model, read from what the poll did, the time the
+ * thread was available to its loop in either model, and loopBlock's sample of each iteration. */
+#include "monitors-internal.h"
+
+#include <stdint.h>
+
+static double runnable_now(const lw_monitors_t *m) {
+  return m->rd.runnable ? m->rd.runnable(m->rd.data) : 0;
+}
+
+/* The time the thread was available to its loop, up to `now`: libuv's idle time in Node's loop;
+ * in an embedded loop, from the switch on, every moment it was neither on a CPU nor waiting for
+ * one (SPEC §6: a task preempted or held back by a quota is busy, as in Node's loop). */
+double lw__mon_idle_now(const lw_monitors_t *m, double now) {
+  if (m->model.embedded)
+    return m->model.emb_idle_base + (now - m->model.emb_t_base) - (runnable_now(m) - m->model.emb_runnable_base);
+  return m->rd.idle ? m->rd.idle(m->rd.data) : 0;
+}
+
+int lw_monitors_embedded(const lw_monitors_t *m) { return m->model.embedded; }
+
+/* The loop model (SPEC §6), from what the poll did since the last iteration: libuv's idle time
+ * grew, so the poll waited: Node's own loop, for good. Else an iteration that began
+ * LW_OUTSIDE_MIN_MS or more off a CPU after a poll that could have waited counts towards an
+ * embedded loop. A Node loop that never waits in its poll (always an immediate or a callback
+ * pending) is never given the chance to, and stays Node's: its gaps are its own callbacks. At the
+ * switch the idle reading goes on from where libuv's left it, the time outside libuv that showed
+ * it counted as idle already. */
+static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
+  int could = m->model.poll_could_wait;
+  double idle;
+  m->model.poll_could_wait = 0;
+  if (m->model.embedded || m->model.poll_waited || m->rd.runnable == NULL) return;
+  idle = m->rd.idle ? m->rd.idle(m->rd.data) : 0;
+  if (m->model.seen && idle > m->model.idle) {
+    m->model.poll_waited = 1;
+    return;
+  }
+  m->model.seen = 1;
+  m->model.idle = idle;
+  if (!could || !(outside_ms >= LW_OUTSIDE_MIN_MS)) return;
+  if (++m->model.outside_seen < LW_OUTSIDE_ITERATIONS) return;
+  m->model.emb_idle_base = lw__mon_idle_now(m, now) + outside_ms;
+  m->model.emb_t_base = now;
+  m->model.emb_runnable_base = runnable_now(m);
+  m->model.embedded = 1;
+}
+
+void lw_monitors_poll(lw_monitors_t *m, int could_wait) { m->model.poll_could_wait = could_wait != 0; }
+
+int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
+  double idle, busy;
+  int embedded = m->model.embedded, changed;
+  lw__mon_activity(m, now);
+  loop_model(m, now, outside_ms);
+  if (!m->running[LW_MON_LOOPBLOCK]) return m->model.embedded != embedded;
+  idle = lw__mon_idle_now(m, now);
+  busy = (now - m->loop.prev_t) - (idle - m->loop.prev_idle);
+  if (busy < 0) busy = 0;
+  m->loop.busy_total += busy;
+  m->loop.prev_t = now;
+  m->loop.prev_idle = idle;
+  /* A sample recorded at once changes no due time; a held or discarded one may. */
+  changed = lw__mon_submit(m, LW_MON_LOOPBLOCK, busy, busy, now) != LW_VERDICT_RECORDED;
+  /* A block: held by its validator (it is at its threshold), unless evidence discards it now. */
+  if (m->block_vid != UINT32_MAX && busy >= m->cfg.block_threshold_ms) {
+    uint64_t detail;
+    int rc = lw_validator_submit(m->c, m->block_vid, busy, busy, now, &detail);
+    if (rc == LW_ENOMEM) m->c->lost++;
+    changed = 1;
+  }
+  return changed || m->model.embedded != embedded;
+}

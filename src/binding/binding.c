@@ -1,15 +1,7 @@
 /* The Node-API binding's module: its per-thread state and the registration of every function.
  * The binding converts and validates arguments, wraps the core's objects and hands events to
- * JS; no rule of SPEC.md lives in it. One concern per file:
- *   args.c        reading and checking JS values, building JS objects
- *   events.c      events and batches to the JS dispatch function
- *   simulation.c  the simulated clock and its verbs
- *   conditions.c  the conditions' handle, driver client, memory, lifecycle, flush, dispose
- *   validators.c  validators and the submit path
- *   tracker.c     the tracker and stats()
- *   monitors.c    the monitor sets (over src/driver/monset.c: the one file that includes it)
- *   names.c       what the core names and numbers (monitors, options, defaults, causes, bounds)
- *   stacks.c      the stack thread's and the debugger watcher's calls
+ * JS; no rule of SPEC.md lives in it. One concern per file, each named with its concern in
+ * docs/architecture.md's layout.
  *
  * Per-thread state (one JS thread = one napi_env) is the instance data: the uv driver and the
  * JS dispatch function. The common submit path makes no call into JS: it returns a verdict code

@@ -10,21 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/statedir.h"
-#include "../driver/monset.h"
-#include "binding.h"
+#include "monitors.h"
 #include "names.h"
-
-struct lwb_mon_s {
-  lw_monset_t set;
-  lwb_env_t *e;
-  lwb_cond_t *cond;
-  napi_ref self; /* the JS monitors object: strong while a monitor runs */
-  unsigned self_strong;
-  unsigned refs;       /* the external, and the open uv handles */
-  int64_t reported;    /* bytes reported to V8 */
-  lwb_mon_t *env_next; /* the environment's list, for its cleanup */
-};
 
 static const napi_type_tag mon_tag = {0x6c61677761746368ULL, 0x6d6f6e69746f0001ULL};
 
@@ -69,7 +56,7 @@ static int read_extra(napi_env env, napi_value arr, uint32_t *len, void *data) {
 }
 
 /* The memory the set holds, reported to V8 so that its garbage collector sees it. */
-static void report_memory(lwb_mon_t *m, int64_t bytes) {
+void lwb_mon_report_memory(lwb_mon_t *m, int64_t bytes) {
   int64_t out;
   if (bytes == m->reported) return;
   napi_adjust_external_memory(m->e->env, bytes - m->reported, &out);
@@ -95,12 +82,12 @@ static void owner_deliver(void *data, int batches, int from_loop) {
    * calls no JS: an idle process then runs no JS of ours at all. */
   lwb_deliver(m->cond, batches && lw_monset_batches_wanted(&m->set) ? batch_extra : NULL, m);
   m->e->in_uv_callback = was;
-  if (batches) report_memory(m, (int64_t)lw_monset_memory(&m->set));
+  if (batches) lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
 }
 
 static void mon_free_if_done(lwb_mon_t *m) {
   if (m->refs > 0) return;
-  report_memory(m, 0);
+  lwb_mon_report_memory(m, 0);
   if (m->cond->set == &m->set) m->cond->set = NULL;
   lw_monset_free(&m->set);
   lwb_cond_unref(m->e->env, m->cond);
@@ -159,7 +146,7 @@ static void keep_alive(napi_env env, lwb_mon_t *m) {
 
 /* JS functions ------------------------------------------------------------------------------- */
 
-static lwb_mon_t *get_mon(napi_env env, napi_value v) {
+lwb_mon_t *lwb_mon_get(napi_env env, napi_value v) {
   return lwb_unwrap_tagged(env, v, &mon_tag, "monitors");
 }
 
@@ -250,7 +237,7 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
     LW_NAPI_THROW_LAST(env);
     return NULL;
   }
-  report_memory(m, (int64_t)lw_monset_memory(&m->set));
+  lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
   lwb_cond_report_memory(c); /* the set's validators */
   LW_NAPI_CALL(env, napi_type_tag_object(env, ext, &mon_tag));
   LW_NAPI_CALL(env, napi_create_reference(env, argv[1], 0, &m->self));
@@ -265,7 +252,7 @@ static napi_value b_mon_start(napi_env env, napi_callback_info info) {
   int rc;
   char msg[160];
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
   if (!lw_monset_registered(&m->set)) return NULL; /* after the environment's teardown: nothing */
   rc = lw_monset_start(&m->set, mon);
   keep_alive(env, m);
@@ -284,7 +271,7 @@ static napi_value b_mon_stop(napi_env env, napi_callback_info info) {
   lwb_mon_t *m;
   lw_mon_t mon;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
   lw_monset_stop(&m->set, mon);
   keep_alive(env, m);
   return NULL;
@@ -295,10 +282,10 @@ static napi_value b_mon_finish(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   lw_monset_finish(&m->set);
   keep_alive(env, m);
-  report_memory(m, (int64_t)lw_monset_memory(&m->set));
+  lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
   return NULL;
 }
 
@@ -307,7 +294,7 @@ static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   lw_monset_flush(&m->set);
   return NULL;
 }
@@ -317,40 +304,8 @@ static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   return lwb_make_number(env, (double)lw_monset_set_id(&m->set));
-}
-
-/* monStateDir(m, dir, process): the records of running hangs go to `dir` from now on (null:
- * nowhere), `process` being the JSON of this process's identity (lib/fatal.js). */
-static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  napi_valuetype t;
-  lwb_mon_t *m;
-  char dir[4096], process[1024];
-  size_t dlen, plen;
-  int rc;
-  if (lwb_get_args(env, info, 3, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  LW_NAPI_CALL(env, napi_typeof(env, argv[1], &t));
-  if (t == napi_null) return lwb_make_number(env, lw_monset_state_dir(&m->set, NULL, "", 0));
-  if (lwb_arg_string(env, argv[1], "stateDir", dir, sizeof(dir), &dlen) ||
-      lwb_arg_string(env, argv[2], "process", process, sizeof(process), &plen))
-    return NULL;
-  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
-    lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
-    return NULL;
-  }
-  if (plen >= sizeof(process) - 1) {
-    lwb_throw_range(env, "process", "at most 1000 bytes");
-    return NULL;
-  }
-  rc = lw_monset_state_dir(&m->set, dir, process, (int)uv_os_getpid());
-  if (rc == LW_ENOMEM) {
-    napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
-    return NULL;
-  }
-  return lwb_make_number(env, rc);
 }
 
 /* monHangLine(m, on): whether the worker says on stderr, once per hang, that one is running. */
@@ -359,75 +314,10 @@ static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
   lwb_mon_t *m;
   bool on;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   if (lwb_arg_bool(env, argv[1], "hangLine", &on)) return NULL;
   lw_monset_hang_line(&m->set, on);
   return NULL;
-}
-
-/* monStateErrors(m) -> { errors, firstError }: record writes or removals that failed. */
-static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
-  napi_value argv[1], o;
-  lwb_mon_t *m;
-  int first = 0;
-  uint64_t n, refused;
-  char why[128];
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  n = lw_monset_state_errors(&m->set, &first);
-  refused = lw_monset_state_refused(&m->set, why, sizeof(why));
-  LW_NAPI_CALL(env, napi_create_object(env, &o));
-  if (lwb_set_number(env, o, "errors", (double)n) ||
-      lwb_set_string(env, o, "firstError", first != 0 ? uv_err_name(first) : "") ||
-      lwb_set_number(env, o, "refused", (double)refused) || lwb_set_string(env, o, "refusedWhy", why))
-    return NULL;
-  return o;
-}
-
-/* stateDirCheck(dir) -> null when `dir` may keep hang records (or is not there yet), else what
- * is wrong with it ("a symbolic link", "owned by uid 65534", ...): src/core/statedir.h. */
-static napi_value b_state_dir_check(napi_env env, napi_callback_info info) {
-  napi_value argv[1], out;
-  char dir[4096], why[128];
-  size_t dlen;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if (lwb_arg_string(env, argv[0], "stateDir", dir, sizeof(dir), &dlen)) return NULL;
-  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
-    lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
-    return NULL;
-  }
-  if (lw_hangrec_check_dir(dir, why, sizeof(why)) != 1) {
-    LW_NAPI_CALL(env, napi_get_null(env, &out));
-    return out;
-  }
-  LW_NAPI_CALL(env, napi_create_string_utf8(env, why, NAPI_AUTO_LENGTH, &out));
-  return out;
-}
-
-/* stateRecordCheck(isLink, isFile, uid, ownUid, size) -> null when an entry of the state
- * directory may be read as a hang record, else why not (src/core/statedir.h). `ownUid` null:
- * the platform tells no owners. */
-static napi_value b_state_record_check(napi_env env, napi_callback_info info) {
-  napi_value argv[5], out;
-  napi_valuetype t;
-  bool is_link, is_file;
-  double uid, own = 0, size;
-  char why[128];
-  lw_dir_verdict_t v;
-  if (lwb_get_args(env, info, 5, argv) || lwb_arg_bool(env, argv[0], "isLink", &is_link) ||
-      lwb_arg_bool(env, argv[1], "isFile", &is_file) || lwb_arg_nonneg(env, argv[2], "uid", &uid) ||
-      lwb_arg_nonneg(env, argv[4], "size", &size))
-    return NULL;
-  LW_NAPI_CALL(env, napi_typeof(env, argv[3], &t));
-  if (t != napi_null && lwb_arg_nonneg(env, argv[3], "ownUid", &own)) return NULL;
-  v = lw_statedir_record_verdict(is_link, is_file, (unsigned long)uid, (unsigned long)own, t != napi_null, size);
-  if (v == LW_DIR_OK) {
-    LW_NAPI_CALL(env, napi_get_null(env, &out));
-    return out;
-  }
-  lw_statedir_why(v, (unsigned long)uid, 0, why, sizeof(why));
-  LW_NAPI_CALL(env, napi_create_string_utf8(env, why, NAPI_AUTO_LENGTH, &out));
-  return out;
 }
 
 /* monProgressAt(m) -> when the main thread last made progress (-Infinity: never, or simulated). */
@@ -435,7 +325,7 @@ static napi_value b_mon_progress_at(napi_env env, napi_callback_info info) {
   napi_value argv[1], out;
   lwb_mon_t *m;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_create_double(env, lw_monset_progress_at(&m->set), &out));
   return out;
 }
@@ -451,7 +341,7 @@ static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
   void *data;
   const double *d;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_is_typedarray(env, argv[1], &is_ta));
   if (is_ta) LW_NAPI_CALL(env, napi_get_typedarray_info(env, argv[1], &type, &n, &data, NULL, NULL));
   if (!is_ta || type != napi_float64_array)
@@ -468,7 +358,7 @@ static napi_value b_mon_times(napi_env env, napi_callback_info info) {
   lwb_mon_t *m;
   lw_thread_times_t t;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   if (lw_monset_main_times(&m->set, &t) != 0) {
     LW_NAPI_CALL(env, napi_get_null(env, &o));
     return o;
@@ -487,7 +377,7 @@ static napi_value b_mon_keep_batches(napi_env env, napi_callback_info info) {
   lwb_mon_t *m;
   bool keep;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &keep));
   lw_monset_keep_batches(&m->set, keep);
   return NULL;
@@ -500,104 +390,10 @@ static napi_value b_mon_loop_time(napi_env env, napi_callback_info info) {
   lwb_mon_t *m;
   double active, idle;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   lw_monset_loop_time(&m->set, &active, &idle);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   if (lwb_set_stat(env, o, "activeMs", active) || lwb_set_stat(env, o, "idleMs", idle)) return NULL;
-  return o;
-}
-
-/* Metric histograms ------------------------------------------------------------------------ */
-
-/* `n` counts as a Float64Array (counts stay exact below 2^53), or NULL with an exception. */
-static napi_value counts_array(napi_env env, const uint64_t *counts, size_t n) {
-  napi_value ab, ta;
-  double *buf;
-  size_t i;
-  LW_NAPI_CALL(env, napi_create_arraybuffer(env, n * sizeof(double), (void **)&buf, &ab));
-  for (i = 0; i < n; i++) buf[i] = (double)counts[i];
-  LW_NAPI_CALL(env, napi_create_typedarray(env, napi_float64_array, n, ab, 0, &ta));
-  return ta;
-}
-
-/* One aggregate as { count, sum, min, max, counts, scale, zeroCount, offset, bucketCounts }
- * (min and max null while empty), or NULL with an exception. */
-static napi_value agg_object(napi_env env, const lw_agg_t *a) {
-  napi_value o;
-  LW_NAPI_CALL(env, napi_create_object(env, &o));
-  if (lwb_set_number(env, o, "count", (double)a->count) || lwb_set_number(env, o, "sum", a->sum) ||
-      lwb_set_stat(env, o, "min", a->count ? a->min : NAN) ||
-      lwb_set_stat(env, o, "max", a->count ? a->max : NAN) ||
-      lwb_set_value(env, o, "counts", counts_array(env, a->counts, a->nbounds + 1)) ||
-      lwb_set_number(env, o, "scale", a->exp_scale) ||
-      lwb_set_number(env, o, "zeroCount", (double)a->zero_count) ||
-      lwb_set_number(env, o, "offset", (double)a->exp_offset) ||
-      lwb_set_value(env, o, "bucketCounts", counts_array(env, a->exp_counts, a->exp_len)))
-    return NULL;
-  return o;
-}
-
-/* monAggregates(m) -> { [monitor]: aggregate, selfLag: aggregate }, or null unless kept: the
- * metric histograms of the recorded samples, for lib/producer.js (one call per collection). */
-static napi_value b_mon_aggregates(napi_env env, napi_callback_info info) {
-  napi_value argv[1], o;
-  lwb_mon_t *m;
-  int i;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  if (lw_monset_self_lag_agg(&m->set) == NULL) {
-    LW_NAPI_CALL(env, napi_get_null(env, &o));
-    return o;
-  }
-  LW_NAPI_CALL(env, napi_create_object(env, &o));
-  for (i = 0; i < LW_MON_COUNT; i++) {
-    if (!lw_mon_validated((lw_mon_t)i)) continue;
-    if (lwb_set_value(env, o, lw_mon_name((lw_mon_t)i), agg_object(env, lw_monset_agg(&m->set, (lw_mon_t)i))))
-      return NULL;
-  }
-  if (lwb_set_value(env, o, "selfLag", agg_object(env, lw_monset_self_lag_agg(&m->set)))) return NULL;
-  return o;
-}
-
-/* monKeepAggregates(m, keep): whether the metric histograms are kept (producers read them). */
-static napi_value b_mon_keep_aggregates(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  lwb_mon_t *m;
-  bool keep;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &keep));
-  if (lwb_throw_core(env, lw_monset_keep_aggregates(&m->set, keep), NULL, "")) return NULL;
-  report_memory(m, (int64_t)lw_monset_memory(&m->set));
-  return NULL;
-}
-
-/* monKeepDelay(m): driftLag's window is kept from now on (a meter reads nodejs.eventloop.delay.*). */
-static napi_value b_mon_keep_delay(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  lwb_mon_t *m;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  if (lwb_throw_core(env, lw_monset_keep_delay(&m->set), NULL, "")) return NULL;
-  report_memory(m, (int64_t)lw_monset_memory(&m->set));
-  return NULL;
-}
-
-/* monTakeDelay(m) -> { count, min, max, mean, stddev, p50, p90, p99 } (ms, null when none):
- * driftLag's recorded lateness since the last call, then a new window. */
-static napi_value b_mon_take_delay(napi_env env, napi_callback_info info) {
-  napi_value argv[1], o;
-  lwb_mon_t *m;
-  lw_delay_stats_t d;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
-  lw_monset_take_delay(&m->set, &d);
-  LW_NAPI_CALL(env, napi_create_object(env, &o));
-  if (lwb_set_number(env, o, "count", (double)d.count) || lwb_set_stat(env, o, "min", d.min) ||
-      lwb_set_stat(env, o, "max", d.max) || lwb_set_stat(env, o, "mean", d.mean) ||
-      lwb_set_stat(env, o, "stddev", d.stddev) || lwb_set_stat(env, o, "p50", d.p50) ||
-      lwb_set_stat(env, o, "p90", d.p90) || lwb_set_stat(env, o, "p99", d.p99))
-    return NULL;
   return o;
 }
 
@@ -606,7 +402,7 @@ static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   return lwb_make_number(env, (double)lw_monset_memory(&m->set));
 }
 
@@ -619,7 +415,7 @@ static napi_value b_mon_blocks(napi_env env, napi_callback_info info) {
   const char *name;
   uint32_t r;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   lw_monset_stats(&m->set, &st);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &d));
@@ -640,7 +436,7 @@ static napi_value b_mon_running(napi_env env, napi_callback_info info) {
   lwb_mon_t *m;
   lw_mon_t mon;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
   LW_NAPI_CALL(env, napi_get_boolean(env, lw_monset_running(&m->set, mon) != 0, &r));
   return r;
 }
@@ -652,7 +448,7 @@ static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
   lwb_mon_t *m;
   lw_monitors_stats_t st;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = get_mon(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
   lw_monset_stats(&m->set, &st);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &sl));
@@ -682,14 +478,13 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
-      {"monStateDir", b_mon_state_dir}, {"monHangLine", b_mon_hang_line}, {"monStateErrors", b_mon_state_errors},
-      {"stateDirCheck", b_state_dir_check}, {"stateRecordCheck", b_state_record_check},
-      {"monProgressAt", b_mon_progress_at},
-      {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
-      {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},
+      {"monHangLine", b_mon_hang_line}, {"monProgressAt", b_mon_progress_at},
       {"monMemory", b_mon_memory}, {"monBlocks", b_mon_blocks},
   };
-  return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
+  if (lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0])) || lwb_mon_metrics_init(env, exports) ||
+      lwb_mon_statedir_init(env, exports))
+    return -1;
+  return 0;
 }
 
 void lwb_cond_entered(lwb_cond_t *c) {

@@ -1,0 +1,111 @@
+/* The state directory of a monitor set's hang records (SPEC §13): where they go, what failed, and
+ * the core's judgement of a directory and of an entry, for lib/fatal.js. */
+#include <string.h>
+
+#include "../core/statedir.h"
+#include "monitors.h"
+
+/* monStateDir(m, dir, process): the records of running hangs go to `dir` from now on (null:
+ * nowhere), `process` being the JSON of this process's identity (lib/fatal.js). */
+static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  napi_valuetype t;
+  lwb_mon_t *m;
+  char dir[4096], process[1024];
+  size_t dlen, plen;
+  int rc;
+  if (lwb_get_args(env, info, 3, argv)) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  LW_NAPI_CALL(env, napi_typeof(env, argv[1], &t));
+  if (t == napi_null) return lwb_make_number(env, lw_monset_state_dir(&m->set, NULL, "", 0));
+  if (lwb_arg_string(env, argv[1], "stateDir", dir, sizeof(dir), &dlen) ||
+      lwb_arg_string(env, argv[2], "process", process, sizeof(process), &plen))
+    return NULL;
+  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
+    lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
+    return NULL;
+  }
+  if (plen >= sizeof(process) - 1) {
+    lwb_throw_range(env, "process", "at most 1000 bytes");
+    return NULL;
+  }
+  rc = lw_monset_state_dir(&m->set, dir, process, (int)uv_os_getpid());
+  if (rc == LW_ENOMEM) {
+    napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
+    return NULL;
+  }
+  return lwb_make_number(env, rc);
+}
+
+/* monStateErrors(m) -> { errors, firstError }: record writes or removals that failed. */
+static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
+  napi_value argv[1], o;
+  lwb_mon_t *m;
+  int first = 0;
+  uint64_t n, refused;
+  char why[128];
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  n = lw_monset_state_errors(&m->set, &first);
+  refused = lw_monset_state_refused(&m->set, why, sizeof(why));
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  if (lwb_set_number(env, o, "errors", (double)n) ||
+      lwb_set_string(env, o, "firstError", first != 0 ? uv_err_name(first) : "") ||
+      lwb_set_number(env, o, "refused", (double)refused) || lwb_set_string(env, o, "refusedWhy", why))
+    return NULL;
+  return o;
+}
+
+/* stateDirCheck(dir) -> null when `dir` may keep hang records (or is not there yet), else what
+ * is wrong with it ("a symbolic link", "owned by uid 65534", ...): src/core/statedir.h. */
+static napi_value b_state_dir_check(napi_env env, napi_callback_info info) {
+  napi_value argv[1], out;
+  char dir[4096], why[128];
+  size_t dlen;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if (lwb_arg_string(env, argv[0], "stateDir", dir, sizeof(dir), &dlen)) return NULL;
+  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
+    lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
+    return NULL;
+  }
+  if (lw_hangrec_check_dir(dir, why, sizeof(why)) != 1) {
+    LW_NAPI_CALL(env, napi_get_null(env, &out));
+    return out;
+  }
+  LW_NAPI_CALL(env, napi_create_string_utf8(env, why, NAPI_AUTO_LENGTH, &out));
+  return out;
+}
+
+/* stateRecordCheck(isLink, isFile, uid, ownUid, size) -> null when an entry of the state
+ * directory may be read as a hang record, else why not (src/core/statedir.h). `ownUid` null:
+ * the platform tells no owners. */
+static napi_value b_state_record_check(napi_env env, napi_callback_info info) {
+  napi_value argv[5], out;
+  napi_valuetype t;
+  bool is_link, is_file;
+  double uid, own = 0, size;
+  char why[128];
+  lw_dir_verdict_t v;
+  if (lwb_get_args(env, info, 5, argv) || lwb_arg_bool(env, argv[0], "isLink", &is_link) ||
+      lwb_arg_bool(env, argv[1], "isFile", &is_file) || lwb_arg_nonneg(env, argv[2], "uid", &uid) ||
+      lwb_arg_nonneg(env, argv[4], "size", &size))
+    return NULL;
+  LW_NAPI_CALL(env, napi_typeof(env, argv[3], &t));
+  if (t != napi_null && lwb_arg_nonneg(env, argv[3], "ownUid", &own)) return NULL;
+  v = lw_statedir_record_verdict(is_link, is_file, (unsigned long)uid, (unsigned long)own, t != napi_null, size);
+  if (v == LW_DIR_OK) {
+    LW_NAPI_CALL(env, napi_get_null(env, &out));
+    return out;
+  }
+  lw_statedir_why(v, (unsigned long)uid, 0, why, sizeof(why));
+  LW_NAPI_CALL(env, napi_create_string_utf8(env, why, NAPI_AUTO_LENGTH, &out));
+  return out;
+}
+
+int lwb_mon_statedir_init(napi_env env, napi_value exports) {
+  static const lwb_fn_t fns[] = {
+      {"monStateDir", b_mon_state_dir}, {"monStateErrors", b_mon_state_errors},
+      {"stateDirCheck", b_state_dir_check}, {"stateRecordCheck", b_state_record_check},
+  };
+  return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
+}

@@ -48,6 +48,13 @@ struct lw_monset_backend_s {
 extern const lw_monset_backend_t lw__monset_sim;
 extern const lw_monset_backend_t lw__monset_uv;
 
+/* monset-uv-readings.c: the real-time readings of a set; libuv's idle time (main thread). */
+void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd);
+double lw__monset_uv_idle(void *d);
+/* monset-uv-hangs.c: the worker thread's callbacks at a hang's flag and after each of its runs. */
+void lw__monset_uv_stacks_wake(void *data, double detected_at, int block);
+void lw__monset_uv_record_hang(void *data, const lw_msg_t *msgs, size_t n, double now);
+
 /* monset.c: the common flow, for the backends' callbacks. */
 /* Evidence first: the messages that have arrived, a due clockDrift reading. 1 if events came. */
 int lw__monset_evidence(lw_monset_t *s, double now);

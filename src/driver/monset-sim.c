@@ -49,19 +49,19 @@ static void sim_readings_of(lw_monset_t *s, lw_readings_t *rd) {
 static void sim_queue_push(lw_monset_t *s, const lw_msg_t *msgs, size_t n, double at) {
   size_t i, cap;
   for (i = 0; i < n; i++) {
-    cap = s->queue_cap;
-    if (lw__grow((void **)&s->queue, &cap, s->nqueue + 1, sizeof(*s->queue)) != LW_OK) {
+    cap = s->inflight.cap;
+    if (lw__grow((void **)&s->inflight.msgs, &cap, s->inflight.n + 1, sizeof(*s->inflight.msgs)) != LW_OK) {
       lw_conditions_count_lost(s->c, n - i);
       return;
     }
-    cap = s->queue_cap;
-    if (lw__grow((void **)&s->queue_at, &cap, s->nqueue + 1, sizeof(*s->queue_at)) != LW_OK) {
+    cap = s->inflight.cap;
+    if (lw__grow((void **)&s->inflight.at, &cap, s->inflight.n + 1, sizeof(*s->inflight.at)) != LW_OK) {
       lw_conditions_count_lost(s->c, n - i);
       return;
     }
-    s->queue_cap = cap;
-    s->queue[s->nqueue] = msgs[i];
-    s->queue_at[s->nqueue++] = at;
+    s->inflight.cap = cap;
+    s->inflight.msgs[s->inflight.n] = msgs[i];
+    s->inflight.at[s->inflight.n++] = at;
   }
 }
 
@@ -72,12 +72,12 @@ static int sim_receive(lw_monset_t *s, double now) {
   double since, until;
   int dbg = lw_sim_debug_take(s->sim, &since, &until);
   if (dbg) lw_monitors_debugged(&s->core, since, until, now);
-  while (n < s->nqueue && s->queue_at[n] <= now) n++;
+  while (n < s->inflight.n && s->inflight.at[n] <= now) n++;
   if (n == 0) return dbg;
-  lw_monitors_receive(&s->core, s->queue, n, now);
-  memmove(s->queue, s->queue + n, (s->nqueue - n) * sizeof(*s->queue));
-  memmove(s->queue_at, s->queue_at + n, (s->nqueue - n) * sizeof(*s->queue_at));
-  s->nqueue -= n;
+  lw_monitors_receive(&s->core, s->inflight.msgs, n, now);
+  memmove(s->inflight.msgs, s->inflight.msgs + n, (s->inflight.n - n) * sizeof(*s->inflight.msgs));
+  memmove(s->inflight.at, s->inflight.at + n, (s->inflight.n - n) * sizeof(*s->inflight.at));
+  s->inflight.n -= n;
   return 1;
 }
 
@@ -111,7 +111,7 @@ static void main_wake_cb(lw_client_t *c, double now) {
 
 static double async_next_due(lw_client_t *c) {
   lw_monset_t *s = LW_MONSET_OF(c, async_client);
-  return s->nqueue ? s->queue_at[0] : LW_NEVER;
+  return s->inflight.n ? s->inflight.at[0] : LW_NEVER;
 }
 static void async_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, async_client);
@@ -168,11 +168,11 @@ static int sim_close(lw_monset_t *s) {
   return 0;
 }
 static void sim_release(lw_monset_t *s) {
-  lw__free(s->queue);
-  lw__free(s->queue_at);
-  s->queue = NULL;
-  s->queue_at = NULL;
-  s->nqueue = s->queue_cap = 0;
+  lw__free(s->inflight.msgs);
+  lw__free(s->inflight.at);
+  s->inflight.msgs = NULL;
+  s->inflight.at = NULL;
+  s->inflight.n = s->inflight.cap = 0;
 }
 static void sim_free(lw_monset_t *s) {
   sim_release(s);
@@ -182,7 +182,7 @@ static const char *sim_sleep_clock(const lw_monset_t *s) {
   (void)s;
   return "simulated";
 }
-static size_t sim_memory(const lw_monset_t *s) { return s->queue_cap * (sizeof(*s->queue) + sizeof(*s->queue_at)); }
+static size_t sim_memory(const lw_monset_t *s) { return s->inflight.cap * (sizeof(*s->inflight.msgs) + sizeof(*s->inflight.at)); }
 
 const lw_monset_backend_t lw__monset_sim = {
     sim_now,     sim_readings_of, sim_setup, sim_unregister, sim_receive,     sim_receive_last,

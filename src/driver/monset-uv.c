@@ -1,104 +1,14 @@
-/* The monitor set in real time on libuv (monset-internal.h): the platform's clocks as readings,
- * the worker thread (uvworker.c) whose messages reach the main loop through a uv_async_t, and the
- * loop's prepare and check hooks (loopBlock's iteration, the progress stamp, the loop model). */
-#include <stdio.h>
-#include <string.h>
-
+/* The monitor set in real time on libuv (monset-internal.h): the worker thread (uvworker.c) whose
+ * messages reach the main loop through a uv_async_t, and the loop's prepare and check hooks
+ * (loopBlock's iteration, the progress stamp, the loop model). The platform's clocks as the
+ * core's readings are in monset-uv-readings.c, a running hang's reports from the worker thread
+ * in monset-uv-hangs.c. */
 #include "../platform/clocks.h"
 #include "../platform/sigcont.h"
-#include "monset-internal.h"
 #include "debugger.h"
-#include "stacks.h"
-#include "../core/cause.h"
-
-static double rt_wall(void *d) {
-  (void)d;
-  return lw_clock_wall_ms();
-}
-static int rt_pair(void *d, double *a, double *b) {
-  (void)d;
-  return lw_clock_sleep_pair_ms(a, b);
-}
-static double rt_idle(void *d) {
-  lw_monset_t *s = d;
-  /* No poll since the last reading could have waited (prepare_cb, check_cb): libuv counted no
-   * idle time, and the reading is the last one. */
-  if (s->idle_valid && uv_is_active((uv_handle_t *)&s->prepare)) return s->idle_last;
-  s->idle_last = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
-  s->idle_valid = 1;
-  return s->idle_last;
-}
-/* Worker thread: the main thread's last timed prepare (or async callback) published `at - idle`;
- * the idle time libuv counted since (its metrics lock; the wait in progress included) is the
- * wait of the poll that followed, so the sum is when that wait ended, or about now while it
- * lasts (lw_uvworker_avail). */
-static double rt_main_avail(void *d) {
-  lw_monset_t *s = d;
-  double idle = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
-  return lw_uvworker_avail(s->uw, idle);
-}
-static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
-static double rt_main_busy(void *d) { return lw_uvworker_busy(((lw_monset_t *)d)->uw); }
-/* Main thread: its CPU time plus, where schedstat tells it, its run-queue delay; a read that
- * fails keeps the last delay read, so that the sum never steps back (an embedded loop's idle time
- * is what it is not). */
-static double rt_runnable(void *d) {
-  lw_monset_t *s = d;
-  lw_thread_times_t t;
-  double cpu = lw_clock_thread_cpu_ms();
-  if (s->runq_known && lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms))
-    s->runq_last = t.runq_ms;
-  return cpu + s->runq_last;
-}
-/* Worker thread (and the main thread while the worker is stopped). */
-static int rt_main_sched(void *d, lw_thread_times_t *out) {
-  return lw_thread_src_read(&((lw_monset_t *)d)->main_src, out);
-}
-/* Worker thread: the set's id is written before the thread starts and never changes. */
-static double rt_main_debugged(void *d) { return lw_debugger_held(((lw_monset_t *)d)->set_id); }
-/* Worker thread, the only one that renews main_src (threadtimes.h). */
-static int rt_main_renew(void *d) { return lw_thread_src_renew_cgroup(&((lw_monset_t *)d)->main_src); }
-/* Worker thread only: its own schedstat, opened by the thread that reads it (a restarted worker
- * is another thread). */
-static int rt_self_sched(void *d, lw_thread_times_t *out) {
-  lw_monset_t *s = d;
-  if (!lw_thread_src_is_self(&s->self_src)) {
-    lw_thread_src_close(&s->self_src);
-    if (lw_thread_src_open_self(&s->self_src, 0) != 0) return -1;
-  }
-  return lw_thread_src_read(&s->self_src, out);
-}
-static double rt_gc(void *d, double start, double end) {
-  return lw_spans_overlap(&((const lw_monset_t *)d)->gc, start, end);
-}
+#include "monset-internal.h"
 
 static double uv_now_of(const lw_monset_t *s) { return lw_uv_now(s->uv); }
-
-static void uv_readings_of(lw_monset_t *s, lw_readings_t *rd) {
-  rd->main.wall = rt_wall;
-  rd->main.sleep_pair = rd->worker.sleep_pair = rt_pair;
-  rd->main.idle = rt_idle;
-  rd->main.runnable = rt_runnable;
-  rd->worker.main_avail = rt_main_avail;
-  rd->worker.main_waiting = rt_main_waiting;
-  rd->worker.main_busy = rt_main_busy;
-  /* This is the main thread: its times are read from here on by the worker. */
-  lw_thread_src_open_self(&s->main_src, 1);
-  {
-    lw_thread_times_t t;
-    s->runq_known = lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms);
-    if (s->runq_known) s->runq_last = t.runq_ms;
-  }
-  rd->main.main_sched = rd->worker.main_sched = rt_main_sched;
-  rd->worker.main_renew = rt_main_renew;
-  rd->worker.main_debugged = rt_main_debugged;
-  rd->worker.self_sched = rt_self_sched;
-  rd->main.gc_ms = rt_gc;
-  rd->main.data = rd->worker.data = s;
-#if defined(__APPLE__) || defined(_WIN32)
-  rd->main.mono_includes_sleep = 1;
-#endif
-}
 
 /* A SIGCONT since the last look: the process was stopped from when its threads were last seen
  * running (the latest of this thread's hooks and the worker's runs before the continue) until
@@ -232,15 +142,15 @@ static double main_runnable_ms(lw_monset_t *s, int opening) {
 static void check_cb(uv_check_t *h) {
   lw_monset_t *s = h->data;
   uint64_t t = uv_now(h->loop);
-  s->check_loop_raw = t;
+  s->hook.check_loop_raw = t;
   if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
-  if (s->suspect_outside > 0) { /* prepare_cb takes the reading and clears it */
-    s->check_cpu = main_runnable_ms(s, 1);
-    s->check_at = lw_uv_now(s->uv);
+  if (s->hook.suspect_outside > 0) { /* prepare_cb takes the reading and clears it */
+    s->hook.check_cpu = main_runnable_ms(s, 1);
+    s->hook.check_at = lw_uv_now(s->uv);
   }
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
-  if (t != s->prepare_raw) s->idle_valid = 0;
+  if (t != s->hook.prepare_raw) s->idle_valid = 0;
   if (lw_monitors_asleep(&s->core)) {
     double now = lw_uv_now(s->uv);
     int got, rearm = lw__monset_awake(s, now, &got);
@@ -257,19 +167,19 @@ static void check_cb(uv_check_t *h) {
  * suspicion only starts the measurement, with the hook on: a false one costs a few measured
  * iterations). Started again, the hook is the newest check handle, and runs first as before. */
 static void check_needed(lw_monset_t *s, int may_wait, uint64_t began) {
-  int need = may_wait || s->suspect_outside > 0 || lw_monitors_embedded(&s->core) || lw_monitors_asleep(&s->core);
-  if (need != s->check_on) {
+  int need = may_wait || s->hook.suspect_outside > 0 || lw_monitors_embedded(&s->core) || lw_monitors_asleep(&s->core);
+  if (need != s->hook.check_on) {
     if (need)
       uv_check_start(&s->check, check_cb);
     else
       uv_check_stop(&s->check);
-    s->check_on = need;
+    s->hook.check_on = need;
   }
-  if (!need) s->check_loop_raw = began;
+  if (!need) s->hook.check_loop_raw = began;
 }
 
 /* Once per loop iteration, right before the poll: one clock read, libuv's idle time only when
- * the previous poll could have waited (rt_idle), the timer re-armed only when a due time may
+ * the previous poll could have waited (lw__monset_uv_idle), the timer re-armed only when a due time may
  * have changed.
  * Iterations shorter than the loop's millisecond merge: while libuv's cached time (read at the
  * iteration's start) has not moved since the last timed prepare, the iteration is not timed; the
@@ -287,7 +197,7 @@ static void prepare_cb(uv_prepare_t *p) {
   double now, outside = 0;
   int rearm, may_wait, got;
   if (s->uw == NULL) return; /* finished */
-  if (began == s->prepare_raw && s->merge_ok) {
+  if (began == s->hook.prepare_raw && s->hook.merge_ok) {
     /* Not timed. Its poll may wait and add to libuv's idle time: the next timed prepare reads
      * it again (once a millisecond at most; a sub-millisecond wait does not move the loop's
      * time, a longer one does, and check_cb clears the reading then too). A poll that may wait
@@ -296,26 +206,26 @@ static void prepare_cb(uv_prepare_t *p) {
      * With the check hook off (a loop of immediates), the next timed prepare reads the idle time
      * anyway, and nothing else is done here: a wait that begins now has the timers awake, and
      * the first of them to fire times its iteration. */
-    if (s->check_on && uv_backend_timeout(loop) != 0 && poll_may_wait(s, lw_uv_now(s->uv)))
+    if (s->hook.check_on && uv_backend_timeout(loop) != 0 && poll_may_wait(s, lw_uv_now(s->uv)))
       lw_uv_rearm(s->uv);
     return;
   }
   now = lw_uv_now(s->uv);
-  if (s->check_at > -INFINITY) {
+  if (s->hook.check_at > -INFINITY) {
     /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,
      * close callbacks and timers) or waiting for one: the time it waited outside libuv. A
      * reading that failed counts nothing as outside. */
-    outside = (now - s->check_at) - (main_runnable_ms(s, 0) - s->check_cpu);
+    outside = (now - s->hook.check_at) - (main_runnable_ms(s, 0) - s->hook.check_cpu);
     if (!(outside > 0)) outside = 0;
-    s->check_at = -INFINITY;
+    s->hook.check_at = -INFINITY;
   }
   /* A suspicion: LW_OUTSIDE_MIN_MS or more since the last check's poll ended. It stands for the
    * next few iterations, whose gaps are then measured (check_cb). */
-  if (s->suspect_outside > 0) s->suspect_outside--;
-  if (s->check_loop_raw != 0 && now - loop_time(s, s->check_loop_raw) >= LW_OUTSIDE_MIN_MS)
-    s->suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
-  if (!s->check_on) s->idle_valid = 0; /* no check_cb saw whether a poll since waited */
-  lw_uvworker_progress(s->uw, now, rt_idle(s));
+  if (s->hook.suspect_outside > 0) s->hook.suspect_outside--;
+  if (s->hook.check_loop_raw != 0 && now - loop_time(s, s->hook.check_loop_raw) >= LW_OUTSIDE_MIN_MS)
+    s->hook.suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
+  if (!s->hook.check_on) s->idle_valid = 0; /* no check_cb saw whether a poll since waited */
+  lw_uvworker_progress(s->uw, now, lw__monset_uv_idle(s));
   /* Evidence before judgment (SPEC §4): the iteration just ended may hold a stop of the whole
    * process (SIGSTOP in a callback, a freezer, a VM pause), which the worker tells only when it
    * runs again, at the same moment as this thread. What it has sent is applied first, and a
@@ -337,89 +247,14 @@ static void prepare_cb(uv_prepare_t *p) {
   lw_monitors_poll(&s->core, may_wait || !uv_loop_alive(loop));
   if (may_wait && poll_may_wait(s, now)) rearm = 1;
   if (rearm) lw_uv_rearm(s->uv);
-  s->prepare_raw = began;
-  s->merge_ok = s->suspect_outside == 0 && !lw_monitors_embedded(&s->core);
+  s->hook.prepare_raw = began;
+  s->hook.merge_ok = s->hook.suspect_outside == 0 && !lw_monitors_embedded(&s->core);
   check_needed(s, may_wait, began);
 }
 
 static void handle_closed(uv_handle_t *h) {
   lw_monset_t *s = h->data;
   if (--s->open_handles == 0 && s->owner.closed) s->owner.closed(s->owner.data);
-}
-
-/* Worker thread: the set's id is written before the thread starts and never changes. */
-static void stacks_wake(void *data, double detected_at, int block) {
-  lw_stacks_wake(((lw_monset_t *)data)->set_id, detected_at, block);
-}
-
-uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
-
-void lw_monset_hang_line(lw_monset_t *s, int on) { lw_atomic_store(&s->hangline_on, on ? 1 : 0); }
-
-/* The whole line in one write(2) to stderr: lines this short are not interleaved with others. */
-static void write_stderr(const char *text, size_t len) {
-  uv_fs_t req;
-  uv_buf_t b = uv_buf_init((char *)text, (unsigned)len);
-  uv_fs_write(NULL, &req, 2, &b, 1, -1, NULL);
-  uv_fs_req_cleanup(&req);
-}
-
-/* Worker thread, while a hang runs and its line is on: the line, once (core/hangline.h). No
- * stdio: the main thread, held, may hold stdio's locks. */
-static void say_hang(lw_monset_t *s, double now) {
-  const lw_worker_t *w = lw_monitors_worker(&s->core);
-  lw_msg_t peek;
-  lw_hang_cause_t h;
-  lw_causes_t none;
-  lw_cause_t cause;
-  char line[LW_HANGLINE_MAX];
-  long stack_len = -1;
-  size_t len;
-  if (!lw_worker_hang_peek(w, now, &peek)) return;
-  if (lw_hangline_said(&s->hangline, peek.detected_at)) return; /* said: no copy of the stack */
-  if (s->hangline_stack == NULL) s->hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
-  if (s->hangline_stack != NULL)
-    stack_len = lw_stacks_copy(s->set_id, peek.detected_at, s->hangline_stack, LW_HANGREC_STACK_MAX);
-  if (!lw_hangline_due(&s->hangline, peek.detected_at, now, stack_len >= 0)) return;
-  /* The cause so far, as the hang's record has it (GC is the main thread's to tell: unknown). */
-  memset(&none, 0, sizeof(none));
-  lw_hang_cause_from_msg(&h, &peek, now);
-  lw_cause_compute(&none, &h, &cause);
-  len = lw_hangline_format(line, sizeof(line), now - peek.hang_start, &cause,
-                           stack_len >= 0 ? s->hangline_stack : NULL);
-  write_stderr(line, len);
-}
-
-/* Worker thread, after each run: the record of a running hang (hangrec.h) and its line. */
-static void record_hang(void *data, const lw_msg_t *msgs, size_t n, double now) {
-  lw_monset_t *s = data;
-  lw_hangrec_update(&s->rec, msgs, n, lw_monitors_worker(&s->core), now);
-  if (lw_atomic_load_relaxed(&s->hangline_on) && lw_worker_hang_active(lw_monitors_worker(&s->core)))
-    say_hang(s, now);
-}
-
-int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid) {
-  if (s->uw == NULL) return LW_ENOENT;
-  return lw_hangrec_configure(&s->rec, dir, process, lw_clock_wall_ms() - lw_monset_now(s),
-                              s->set_id, pid);
-}
-
-double lw_monset_progress_at(const lw_monset_t *s) {
-  return s->uw == NULL ? -INFINITY : lw_uvworker_progress_at(s->uw);
-}
-
-uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error) {
-  *first_error = (int)lw_atomic_load((lw_atomic_i64 *)&s->rec.first_error);
-  return (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.errors);
-}
-
-uint64_t lw_monset_state_refused(const lw_monset_t *s, char *why, size_t cap) {
-  uint64_t n = (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.refused);
-  if (cap > 0) {
-    why[0] = '\0';
-    if (n > 0) snprintf(why, cap, "%s", s->rec.refused_why);
-  }
-  return n;
 }
 
 static int uv_make(lw_monset_t *s) {
@@ -444,9 +279,9 @@ static int uv_make(lw_monset_t *s) {
   /* Without memory for its entry, no stacks are taken and a debugger's pauses are not told apart
    * (they read as hangs): counted as lost. */
   if (s->set_id == 0) lw_conditions_count_lost(s->c, 1);
-  s->uw->on_hang = stacks_wake;
+  s->uw->on_hang = lw__monset_uv_stacks_wake;
   s->uw->on_hang_data = s;
-  s->uw->after_run = record_hang;
+  s->uw->after_run = lw__monset_uv_record_hang;
   s->uw->after_run_data = s;
   rc = uv_async_init(loop, &s->async, async_cb);
   if (rc != 0) {
@@ -458,8 +293,8 @@ static int uv_make(lw_monset_t *s) {
   uv_prepare_init(loop, &s->prepare);
   uv_check_init(loop, &s->check);
   s->prepare.data = s->async.data = s->check.data = s;
-  s->check_at = -INFINITY;
-  s->check_loop_raw = 0;
+  s->hook.check_at = -INFINITY;
+  s->hook.check_loop_raw = 0;
   s->origin_ms = (double)s->uv->origin_ns / 1e6;
   uv_unref((uv_handle_t *)&s->prepare);
   uv_unref((uv_handle_t *)&s->async);
@@ -478,14 +313,14 @@ static int uv_sync(lw_monset_t *s) {
   if (lw_monitors_running(k, LW_MON_LOOPBLOCK) || lw_monitors_running(k, LW_MON_LIVENESS)) {
     uv_prepare_start(&s->prepare, prepare_cb);
     uv_check_start(&s->check, check_cb);
-    s->check_on = 1; /* until the first prepare says otherwise */
+    s->hook.check_on = 1; /* until the first prepare says otherwise */
   } else {
     uv_prepare_stop(&s->prepare);
     uv_check_stop(&s->check);
-    s->check_on = 0;
+    s->hook.check_on = 0;
     /* Restarted, the hooks start afresh: the first prepare is timed, no old check is read. */
-    s->check_at = -INFINITY;
-    s->merge_ok = 0;
+    s->hook.check_at = -INFINITY;
+    s->hook.merge_ok = 0;
   }
   if (lw_monitors_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
   lw_uv_rearm(s->uv);
@@ -578,7 +413,7 @@ static void uv_last_iteration(lw_monset_t *s, double now) {
 }
 
 const lw_monset_backend_t lw__monset_uv = {
-    uv_now_of,    uv_readings_of, uv_setup,       uv_unregister,    uv_receive, uv_receive_last,
+    uv_now_of,    lw__monset_uv_readings, uv_setup,       uv_unregister,    uv_receive, uv_receive_last,
     uv_idle_end,  uv_sync,        uv_rearm,       uv_stop_worker,   uv_close_handles, uv_release,
     uv_free,      uv_sleep_clock, uv_memory,      uv_last_iteration,
 };

@@ -60,29 +60,34 @@ struct lw_monset_s {
   int worker_error; /* the libuv error of the last worker start that failed, or 0 */
 
   /* Simulation: the worker's messages in flight, with the time each was sent. */
-  lw_msg_t *queue;
-  double *queue_at;
-  size_t nqueue;
-  size_t queue_cap;
+  struct lw_monset_inflight_s {
+    lw_msg_t *msgs;
+    double *at;
+    size_t n;
+    size_t cap;
+  } inflight;
 
   /* Real time. */
   int uv_ready;
   unsigned open_handles;
   uv_prepare_t prepare;
   uv_check_t check;
-  double check_at; /* the last check, -INFINITY when not read */
-  double check_cpu; /* the thread's CPU time then, plus its run-queue delay if runq_known */
+  /* What the prepare and check hooks keep from one iteration to the next. */
+  struct lw_monset_hooks_s {
+    double check_at;         /* the last check, -INFINITY when not read */
+    double check_cpu;        /* the thread's CPU time then, plus its run-queue delay if runq_known */
+    uint64_t check_loop_raw; /* uv_now() at the end of the last iteration's poll (check_cb), or
+                              * at the last timed prepare while the check hook is off; 0: none */
+    int check_on;            /* the check hook runs (check_needed) */
+    int suspect_outside;     /* iterations whose end is still read from the clock */
+    uint64_t prepare_raw;    /* uv_now() at the last prepare */
+    int merge_ok; /* the last timed prepare allows the next ones of its millisecond to merge */
+  } hook;
   int runq_known;   /* the main thread's run-queue delay can be read (Linux schedstat) */
-  double runq_last; /* the last run-queue delay read of it (rt_runnable) */
-  uint64_t check_loop_raw; /* uv_now() at the end of the last iteration's poll (check_cb), or
-                            * at the last timed prepare while the check hook is off; 0: none */
-  int check_on;             /* the check hook runs (check_needed) */
-  int suspect_outside;   /* iterations whose end is still read from the clock */
+  double runq_last; /* the last run-queue delay read of it (monset-uv-readings.c) */
   /* libuv's idle time at the last reading, and whether no poll since could have waited. */
   double idle_last;
   int idle_valid;
-  uint64_t prepare_raw; /* uv_now() at the last prepare */
-  int merge_ok; /* the last timed prepare allows the next ones of its millisecond to merge */
   double origin_ms;     /* the loop's time origin: uv_now() - origin_ms is on the set's clock */
   uv_async_t async;
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */

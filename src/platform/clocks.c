@@ -60,22 +60,29 @@ int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
 
 #define LW__SLEEP_PAIR_NAME "QueryInterruptTimePrecise-QueryUnbiasedInterruptTimePrecise"
 
-#elif defined(__APPLE__)
+#else /* POSIX: macOS, Linux and the others */
 
-#include <mach/mach_time.h>
-#include <sys/time.h>
+#include <time.h>
+
+static double timespec_ms(const struct timespec *ts) {
+  return (double)ts->tv_sec * 1e3 + (double)ts->tv_nsec / 1e6;
+}
 
 double lw_clock_wall_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  return timespec_ms(&ts);
 }
 
 double lw_clock_thread_cpu_ms(void) {
   struct timespec ts;
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  return timespec_ms(&ts);
 }
+
+#if defined(__APPLE__)
+
+#include <mach/mach_time.h>
 
 /* mach_continuous_time keeps counting while the system sleeps, mach_absolute_time does not;
  * both are in the same timebase units. */
@@ -101,28 +108,14 @@ int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
 
 #define LW__SLEEP_PAIR_NAME "mach_continuous_time-mach_absolute_time"
 
-#else /* Linux and other POSIX systems */
-
-#include <time.h>
-
-double lw_clock_wall_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-double lw_clock_thread_cpu_ms(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#else /* Linux and the other POSIX systems: CLOCK_BOOTTIME counts a suspend, CLOCK_MONOTONIC not */
 
 int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
 #if defined(CLOCK_BOOTTIME)
   struct timespec m, bt;
   if (clock_gettime(CLOCK_MONOTONIC, &m) != 0 || clock_gettime(CLOCK_BOOTTIME, &bt) != 0) return -1;
-  *inclusive = (double)bt.tv_sec * 1e3 + (double)bt.tv_nsec / 1e6;
-  *exclusive = (double)m.tv_sec * 1e3 + (double)m.tv_nsec / 1e6;
+  *inclusive = timespec_ms(&bt);
+  *exclusive = timespec_ms(&m);
   return 0;
 #else
   (void)inclusive;
@@ -133,7 +126,9 @@ int lw_clock_sleep_pair_ms(double *inclusive, double *exclusive) {
 
 #define LW__SLEEP_PAIR_NAME "CLOCK_BOOTTIME-CLOCK_MONOTONIC"
 
-#endif
+#endif /* __APPLE__ */
+
+#endif /* _WIN32 */
 
 const char *lw_clock_sleep_pair_name(void) {
   double a, b;

@@ -1,0 +1,85 @@
+/* A running hang's reports from the real-time set's worker thread, which runs while the main
+ * thread is held: the stack thread woken, the hang's record in the state directory (hangrec.h)
+ * and its line on stderr (core/hangline.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/cause.h"
+#include "../platform/clocks.h"
+#include "monset-internal.h"
+#include "stacks.h"
+
+/* Worker thread: the set's id is written before the thread starts and never changes. */
+void lw__monset_uv_stacks_wake(void *data, double detected_at, int block) {
+  lw_stacks_wake(((lw_monset_t *)data)->set_id, detected_at, block);
+}
+
+uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
+
+void lw_monset_hang_line(lw_monset_t *s, int on) { lw_atomic_store(&s->hangline_on, on ? 1 : 0); }
+
+/* The whole line in one write(2) to stderr: lines this short are not interleaved with others. */
+static void write_stderr(const char *text, size_t len) {
+  uv_fs_t req;
+  uv_buf_t b = uv_buf_init((char *)text, (unsigned)len);
+  uv_fs_write(NULL, &req, 2, &b, 1, -1, NULL);
+  uv_fs_req_cleanup(&req);
+}
+
+/* Worker thread, while a hang runs and its line is on: the line, once (core/hangline.h). No
+ * stdio: the main thread, held, may hold stdio's locks. */
+static void say_hang(lw_monset_t *s, double now) {
+  const lw_worker_t *w = lw_monitors_worker(&s->core);
+  lw_msg_t peek;
+  lw_hang_cause_t h;
+  lw_causes_t none;
+  lw_cause_t cause;
+  char line[LW_HANGLINE_MAX];
+  long stack_len = -1;
+  size_t len;
+  if (!lw_worker_hang_peek(w, now, &peek)) return;
+  if (lw_hangline_said(&s->hangline, peek.detected_at)) return; /* said: no copy of the stack */
+  if (s->hangline_stack == NULL) s->hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
+  if (s->hangline_stack != NULL)
+    stack_len = lw_stacks_copy(s->set_id, peek.detected_at, s->hangline_stack, LW_HANGREC_STACK_MAX);
+  if (!lw_hangline_due(&s->hangline, peek.detected_at, now, stack_len >= 0)) return;
+  /* The cause so far, as the hang's record has it (GC is the main thread's to tell: unknown). */
+  memset(&none, 0, sizeof(none));
+  lw_hang_cause_from_msg(&h, &peek, now);
+  lw_cause_compute(&none, &h, &cause);
+  len = lw_hangline_format(line, sizeof(line), now - peek.hang_start, &cause,
+                           stack_len >= 0 ? s->hangline_stack : NULL);
+  write_stderr(line, len);
+}
+
+/* Worker thread, after each run: the record of a running hang (hangrec.h) and its line. */
+void lw__monset_uv_record_hang(void *data, const lw_msg_t *msgs, size_t n, double now) {
+  lw_monset_t *s = data;
+  lw_hangrec_update(&s->rec, msgs, n, lw_monitors_worker(&s->core), now);
+  if (lw_atomic_load_relaxed(&s->hangline_on) && lw_worker_hang_active(lw_monitors_worker(&s->core)))
+    say_hang(s, now);
+}
+
+int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid) {
+  if (s->uw == NULL) return LW_ENOENT;
+  return lw_hangrec_configure(&s->rec, dir, process, lw_clock_wall_ms() - lw_monset_now(s),
+                              s->set_id, pid);
+}
+
+double lw_monset_progress_at(const lw_monset_t *s) {
+  return s->uw == NULL ? -INFINITY : lw_uvworker_progress_at(s->uw);
+}
+
+uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error) {
+  *first_error = (int)lw_atomic_load((lw_atomic_i64 *)&s->rec.first_error);
+  return (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.errors);
+}
+
+uint64_t lw_monset_state_refused(const lw_monset_t *s, char *why, size_t cap) {
+  uint64_t n = (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.refused);
+  if (cap > 0) {
+    why[0] = '\0';
+    if (n > 0) snprintf(why, cap, "%s", s->rec.refused_why);
+  }
+  return n;
+}

@@ -264,7 +264,7 @@ class Conditions extends EventEmitter {
 
   _onEvents(events) {
     // The set's JS entry: an inspector opened since (SIGUSR1, inspector.open()) starts its
-    // debugger watcher (lib/monitors.js).
+    // debugger watcher (lib/debugger.js).
     if (this._set !== null && this._set !== undefined) {
       this._set._watchDebugger();
       this._set._stateErrors(); // a failed hang record is logged once

@@ -5,6 +5,8 @@ const path = require('path');
 const { PerformanceObserver } = require('perf_hooks');
 // Loaded with the module, not at setup: a process out of file descriptors still sets up (SPEC §4).
 const { BlockingProfile } = require('./blocking');
+const { DebuggerWatch } = require('./debugger');
+const stacks = require('./stacks');
 const native = require('./native');
 const fatal = require('./fatal');
 const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
@@ -28,48 +30,6 @@ for (const option of native.monOptions()) {
 }
 
 let current = null; // the one setupAllMonitors of this JS thread
-
-// A frame where the source map of its script says (with --enable-source-maps), else as taken.
-function sourceMapped(frame) {
-  let map;
-  try {
-    // The module module, at the first hang with a stack (its source-map code costs RSS).
-    map = frame.url ? require('module').findSourceMap(frame.url) : undefined;
-  } catch {
-    map = undefined;
-  }
-  const entry = map && map.findEntry(frame.lineNumber - 1, frame.columnNumber - 1);
-  if (!entry || entry.originalSource === undefined) return frame;
-  return {
-    functionName: entry.name || frame.functionName,
-    url: entry.originalSource,
-    lineNumber: entry.originalLine + 1,
-    columnNumber: entry.originalColumn + 1,
-  };
-}
-
-// The open inspector's URL, or undefined. The public module would do, but loading it loads
-// worker_threads and every stream module with it: 1.5 MiB of RSS on Node 20 and 2 MiB on Node 26
-// in every process (measured here), for a question asked at setup and at each entry. Node's own
-// binding answers it the same way (the module's url() is that call), and is read through
-// process.binding, which warns only under --pending-deprecation: then the module is loaded.
-const PENDING_DEPRECATION = process.execArgv.includes('--pending-deprecation') ||
-  /--pending-deprecation\b/.test(process.env.NODE_OPTIONS || '') || process.env.NODE_PENDING_DEPRECATION === '1';
-let inspectorBinding = null;
-function inspectorUrl() {
-  if (inspectorBinding === null) {
-    inspectorBinding = false;
-    if (!PENDING_DEPRECATION && typeof process.binding === 'function') {
-      try {
-        const b = process.binding('inspector');
-        if (b && typeof b.url === 'function') inspectorBinding = b;
-      } catch {
-        inspectorBinding = false;
-      }
-    }
-  }
-  return inspectorBinding ? inspectorBinding.url() : require('inspector').url();
-}
 
 class Monitor {
   constructor(h, name, onError) {
@@ -270,17 +230,9 @@ class MonitorSet {
       this._stackWorker.on('error', (err) => this.conditions._log('error',
         `lagwatch: the stack thread failed (${err && err.message}): hangs are reported without stacks`));
     }
-    // SPEC §2's `debugger` (real clock): while an inspector is open (--inspect, VS Code's
-    // auto-attach, inspector.open()), a watcher thread hears the debugger's pauses of the main
-    // thread. Looked at now and whenever the set enters JS anyway (its events and batches): no
-    // wake-up of its own. Without an inspector nothing runs and nothing is paid.
-    this._debugId = o.clock === undefined ? native.monSetId(this._h) : 0;
-    this._debugWatcher = null;
-    // The main thread's set hears the pauses of a session an app's worker connects to it
-    // (lib/sessions.js).
-    this._debugMain = this._debugId !== 0 && native.isMainThread();
-    if (this._debugMain) native.debuggerMain(this._debugId, true);
-    this._watchDebugger();
+    // SPEC §2's `debugger` on the real clock (lib/debugger.js).
+    this._debugger = new DebuggerWatch(o.clock === undefined ? native.monSetId(this._h) : 0,
+      (level, message) => this.conditions._log(level, message));
     // A process that exits right after a hang still reports it, synchronously (opt-out); so does
     // one ended by SIGINT, SIGTERM or SIGHUP (SPEC §14, below).
     this._onExit = null;
@@ -435,56 +387,19 @@ class MonitorSet {
     return errors;
   }
 
-  // Starts the debugger watcher while an inspector is open, stops it once it is closed.
+  // The set's JS entry: an inspector opened since starts the debugger watcher (lib/debugger.js).
   _watchDebugger() {
-    if (this._debugId === 0 || this._stopped) return;
-    let url;
-    try {
-      url = inspectorUrl();
-    } catch {
-      url = undefined; // no inspector in this runtime (a sandboxed renderer)
-    }
-    if (url !== undefined && this._debugWatcher === null) {
-      const { Worker, isMainThread } = require('worker_threads');
-      // A watcher's session reaches the process's main thread only: a set in a worker thread
-      // has none (a debugger's pause of that thread reads as a hang).
-      if (!isMainThread) {
-        this._debugId = 0;
-        return;
-      }
-      native.debuggerWatch(this._debugId, true);
-      this._debugWatcher = new Worker(path.join(__dirname, 'debugger-worker.js'), {
-        workerData: { id: this._debugId, lagwatchStackThread: true },
-        execArgv: [],
-      });
-      this._debugWatcher.unref();
-      this._debugWatcher.on('error', (err) => this.conditions._log('error',
-        `lagwatch: the debugger watcher failed (${err && err.message}): a debugger's pauses may read as hangs`));
-    } else if (url === undefined && this._debugWatcher !== null) {
-      this._stopDebugWatcher();
-    }
+    if (!this._stopped) this._debugger.look();
   }
 
-  _stopDebugWatcher() {
-    if (this._debugWatcher === null) return;
-    this._debugWatcher.terminate();
-    this._debugWatcher = null;
-    native.debuggerWatch(this._debugId, false);
-  }
-
-  // SPEC §12: the stack the stack thread took for the hang flagged at `detectedAt`:
-  // { stack: [{ functionName, url, lineNumber, columnNumber }], takenAt } (source-mapped when
-  // the app runs with --enable-source-maps), or null.
+  // SPEC §12: the stack taken for the hang flagged at `detectedAt`, and its profile
+  // (lib/stacks.js).
   _stack(detectedAt) {
-    const got = native.stackGet(native.monSetId(this._h), detectedAt);
-    if (got === null) return null;
-    const { frames, trace } = JSON.parse(got[0]);
-    return { stack: frames.map(sourceMapped), takenAt: got[1], trace };
+    return stacks.hangStack(native.monSetId(this._h), detectedAt);
   }
 
-  // The profile of the hang flagged at `detectedAt` (lib/profile.js), source-mapped, or null.
   _profile(detectedAt) {
-    return require('./profile').profileOf(native.monSetId(this._h), detectedAt, sourceMapped);
+    return stacks.hangProfile(native.monSetId(this._h), detectedAt);
   }
 
   // The blocks so far: { count, reported, unreported, watched, discarded: { [reason]: n } }.
@@ -492,32 +407,9 @@ class MonitorSet {
     return native.monBlocks(this._h);
   }
 
-  // With `blocks.stacks`: a judged block's stack, taken while it ran (the worker flagged it at
-  // `detectedAt`, null if it ended before), how long after its detection (stackDelayMs), its
-  // fingerprint, and why a stack is missing: 'unseen' (it ended before the worker saw its
-  // threshold reached), 'late' (flagged, but it ended before the stack thread's first sample
-  // ran), 'native' (that sample ran only once the thread left code the inspector cannot
-  // interrupt: its frames would be where it went on after, lib/profile.js's LATE_MS); and the
-  // OpenTelemetry span active while it ran (traceId, spanId, traceFlags, spanName), if any.
+  // With `blocks.stacks`: a judged block's stack, its fingerprint and its span (lib/stacks.js).
   _blockStack(block, detectedAt) {
-    if (!this._blockStacks) return;
-    const got = typeof detectedAt === 'number' ? require('./profile').blockOf(native.monSetId(this._h), detectedAt, sourceMapped) : null;
-    block.stack = got === null || got.late ? null : got.stack;
-    block.stackDelayMs = got === null ? null : got.delayMs;
-    const { fingerprint } = require('./profile');
-    if (got !== null && got.late) block.fingerprint = null;
-    else if (got !== null && got.profile !== null) block.fingerprint = fingerprint(got.profile.stacks);
-    else block.fingerprint = Array.isArray(block.stack) && block.stack.length > 0 ? fingerprint([{ frames: block.stack, count: 1 }]) : null;
-    if (block.stack === null) block.stackMissing = got !== null && got.late ? 'native' : typeof detectedAt === 'number' ? 'late' : 'unseen';
-    // The request it held: the span active where its stack was taken (none for a late sample,
-    // which ran after the part that blocked).
-    const trace = got !== null && !got.late ? got.trace : null;
-    if (trace !== null && trace !== undefined) {
-      block.traceId = trace.traceId;
-      block.spanId = trace.spanId;
-      block.traceFlags = trace.traceFlags;
-      if (typeof trace.name === 'string') block.spanName = trace.name;
-    }
+    if (this._blockStacks) stacks.blockStack(block, native.monSetId(this._h), detectedAt);
   }
 
   // The call sites that blocked the loop the most in this run (lib/blocking.js): { blocks,
@@ -551,8 +443,7 @@ class MonitorSet {
       this._stackWorker.terminate();
       require('./profile').stopSampling(native.monSetId(this._h));
     }
-    this._stopDebugWatcher();
-    if (this._debugMain) native.debuggerMain(this._debugId, false);
+    this._debugger.stop();
     if (this._gcObserver !== null) {
       // The pauses already taken, then no more.
       const pending = this._gcObserver.takeRecords();

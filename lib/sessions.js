@@ -2,7 +2,7 @@
 // SPEC §2's `debugger`, for a debugger attached in-process: an inspector.Session that a worker
 // thread connects to the main thread (connectToMainThread(), as profilers, test tools and error
 // trackers' local-variables integrations do) can pause the main thread as an inspector port's
-// client does, and such a pause is no hang. No port is open, so the watcher of lib/monitors.js
+// client does, and such a pause is no hang. No port is open, so the watcher of lib/debugger.js
 // never starts; instead, in the main thread, every Worker started after lagwatch loads runs
 // lib/sessions-hook.js first (--require in its execArgv), which wraps inspector.Session's
 // connectToMainThread there. worker_threads is wrapped when the app loads it (or at once when it

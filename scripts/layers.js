@@ -3,7 +3,7 @@
 // breach and exits 1 if there is one; test/layers.test.js runs it in npm test.
 //
 // 1. Includes go one way: platform <- core <- driver <- binding. Platform includes no core,
-//    driver or binding header; core no driver or binding header; a driver no binding header. Within the binding, only its monitor-set file includes driver/monset.h.
+//    driver or binding header; core no driver or binding header; a driver no binding header. Within the binding, only its monitor-set files (monitors.h, monitors*.c) include driver/monset.h.
 // 2. No code outside src/core/ reads or writes a field of the core's state (the conditions, the
 //    tracker, the monitor set, the worker, ...): it goes through the core's functions. The core's
 //    value types are read and written by their users: what the drivers and the binding pass in
@@ -12,12 +12,18 @@
 //    by its name: every member access in a file of src/driver/ or src/binding/ whose field belongs
 //    to a struct declared in a header of src/core/ and not in VALUES. A new struct of the core is
 //    state until it is listed here.
+// 3. One concern per file, small enough to read: no file of src/ or lib/ is over MAX_LINES lines,
+//    and no struct declared in src/ has more than MAX_FIELDS fields (on clang's AST of every C
+//    file: a struct is known by its declaration, nested ones counted on their own).
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
 const SRC = path.join(root, 'src');
+const LIB = path.join(root, 'lib');
+const MAX_LINES = 500;
+const MAX_FIELDS = 40;
 const LAYERS = ['platform', 'core', 'driver', 'binding'];
 const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
 const VALUES = new Set([
@@ -48,8 +54,8 @@ function includeBreaches(src = SRC) {
         const to = target.split('/')[0];
         if (!LAYERS.includes(to)) continue;
         if (LAYERS.indexOf(to) > LAYERS.indexOf(layer)) out.push(`${f} includes ${target}: ${layer} may not include ${to}`);
-        else if (layer === 'binding' && target === 'driver/monset.h' && f !== 'binding/monitors.c' && f !== 'binding/monset.c') {
-          out.push(`${f} includes ${target}: only the binding's monitor-set file does`);
+        else if (layer === 'binding' && target === 'driver/monset.h' && !/^binding\/monitors(-[a-z]+)?\.[ch]$/.test(f)) {
+          out.push(`${f} includes ${target}: only the binding's monitor-set files do`);
         }
       }
     }
@@ -101,10 +107,45 @@ function fieldBreaches(src = SRC, clang = 'clang') {
   return out;
 }
 
-module.exports = { includeBreaches, fieldBreaches };
+// 3. Sizes: files of `src` (every layer) and `lib` over MAX_LINES lines, structs of `src` over
+// MAX_FIELDS fields.
+function sizeBreaches(src = SRC, lib = LIB, clang = 'clang') {
+  const out = [];
+  const sources = LAYERS.flatMap((layer) => files(src, layer, ['.c', '.h']).map((f) => path.join(src, f)));
+  const scripts = fs.existsSync(lib) ? fs.readdirSync(lib).filter((f) => /\.(js|ts)$/.test(f)).map((f) => path.join(lib, f)) : [];
+  for (const file of [...sources, ...scripts]) {
+    const lines = fs.readFileSync(file, 'utf8').split('\n').length - 1;
+    if (lines > MAX_LINES) out.push(`${path.relative(path.dirname(src), file)}: ${lines} lines (at most ${MAX_LINES})`);
+  }
+  const counted = new Set();
+  for (const file of sources.filter((f) => f.endsWith('.c'))) {
+    const r = spawnSync(clang, ['-Xclang', '-ast-dump=json', '-fsyntax-only', '-std=gnu11', '-DNAPI_VERSION=8', `-I${include}`, file],
+      { encoding: 'utf8', maxBuffer: 1 << 30 });
+    if (r.error || r.status !== 0) throw new Error(`${clang} on ${file}: ${r.error ? r.error.message : r.stderr.slice(0, 2000)}`);
+    let at = null;
+    const walk = (node) => {
+      for (const l of [node.loc, node.loc && node.loc.spellingLoc, node.loc && node.loc.expansionLoc]) {
+        if (l && l.file) at = l.file;
+      }
+      if (node.kind === 'RecordDecl' && node.completeDefinition && at && path.resolve(at).startsWith(src + path.sep)) {
+        const fields = (node.inner || []).filter((k) => k.kind === 'FieldDecl').length;
+        const key = `${node.name || '(anonymous)'} (${path.relative(path.dirname(src), path.resolve(at))})`;
+        if (fields > MAX_FIELDS && !counted.has(key)) {
+          counted.add(key);
+          out.push(`struct ${key}: ${fields} fields (at most ${MAX_FIELDS})`);
+        }
+      }
+      for (const k of node.inner || []) walk(k);
+    };
+    walk(JSON.parse(r.stdout));
+  }
+  return out;
+}
+
+module.exports = { includeBreaches, fieldBreaches, sizeBreaches };
 
 if (require.main === module) {
-  const breaches = [...includeBreaches(), ...fieldBreaches()];
+  const breaches = [...includeBreaches(), ...fieldBreaches(), ...sizeBreaches()];
   for (const b of breaches) console.log(b);
   console.log(`${breaches.length} breach(es) of the layering`);
   process.exit(breaches.length ? 1 : 0);

@@ -7,10 +7,9 @@
 // thread, through its inspector session, to evaluate sampleExpression(): the inspector runs it
 // in an interrupt of the hung code, on the main thread, on top of its stack (the first moment V8
 // can be interrupted). sample() captures that stack (V8's structured call sites, no debugger
-// pause: about 0.5 ms with 20 to 100 frames, measured here, against 2 to 8 ms for a
-// Debugger.pause, whose event also carries every frame's scopes and, once enabled, every script
-// of the app) and counts it in this thread's memory, where the report of the hang reads it later
-// on the same thread: no hand-over, nothing to wait for. The first sample is also the hang's
+// pause: a fraction of a Debugger.pause's cost, whose event also carries every frame's scopes
+// and, once enabled, every script of the app) and counts it in this thread's memory, where the
+// report of the hang reads it later on the same thread: no hand-over, nothing to wait for. The first sample is also the hang's
 // stack: stored in C (lib/native's stackPut) with the OpenTelemetry span the hang blocked
 // (lib/trace.js, read here, in the hung code's async context), where the hang record of a fatal
 // hang and the reports find it. The stack thread asks again every SAMPLE_INTERVAL_MS; a sample

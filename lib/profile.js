@@ -4,18 +4,18 @@
 // groups the same hang across runs.
 //
 // Sampling. When the C worker flags a hang, the stack thread (lib/stack-worker.js) asks the main
-// thread, through its inspector session, to evaluate sampleExpression(): the inspector runs it
-// in an interrupt of the hung code, on the main thread, on top of its stack (the first moment V8
-// can be interrupted). sample() captures that stack (V8's structured call sites, no debugger
-// pause: a fraction of a Debugger.pause's cost, whose event also carries every frame's scopes
-// and, once enabled, every script of the app) and counts it in this thread's memory, where the
-// report of the hang reads it later on the same thread: no hand-over, nothing to wait for. The first sample is also the hang's
-// stack: stored in C (lib/native's stackPut) with the OpenTelemetry span the hang blocked
-// (lib/trace.js, read here, in the hung code's async context), where the hang record of a fatal
-// hang and the reports find it. The stack thread asks again every SAMPLE_INTERVAL_MS; a sample
-// asked once the main thread has made progress since the detection (the progress stamp the C
-// worker reads) is not taken: the hang is over and the asking stops. Bounded: MAX_SAMPLES samples
-// a hang (a minute at the interval), MAX_STACKS distinct stacks (the rest counted as `other`),
+// thread, through its inspector session, to evaluate sampleExpression(): the inspector runs it in
+// an interrupt of the hung code, on the main thread, on top of its stack (the first moment V8 can
+// be interrupted). sample() captures that stack (V8's structured call sites, no debugger pause: a
+// fraction of a Debugger.pause's cost, whose event also carries every frame's scopes and, once
+// enabled, every script of the app) and counts it in this thread's memory, where the report of the
+// hang reads it later on the same thread: no hand-over, nothing to wait for. The first sample is
+// also the hang's stack: stored in C (lib/native's stackPut) with the OpenTelemetry span the hang
+// blocked (lib/trace.js, read here, in the hung code's async context), where the hang record of a
+// fatal hang and the reports find it. The stack thread asks again every SAMPLE_INTERVAL_MS; a
+// sample asked once the main thread has made progress since the detection (the progress stamp the C
+// worker reads) is not taken: the hang is over and the asking stops. Bounded: MAX_SAMPLES samples a
+// hang (a minute at the interval), MAX_STACKS distinct stacks (the rest counted as `other`),
 // MAX_DEPTH frames a profile's stack (STACK_DEPTH the first stack's), KEPT hangs a set.
 //
 // Fingerprint. The heaviest path of the profile's call tree (from the root, the child with the

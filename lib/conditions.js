@@ -291,10 +291,8 @@ class Conditions extends EventEmitter {
         };
         // SPEC §12: why the main thread hung (hang episodes only; null when nothing measured).
         if (ev.cause !== undefined) stall.cause = ev.cause;
-        // With blocks, a hang of one loop iteration (loopBlock's sample is in the episode) is a
-        // block too, whose 'block' event says `hang: true`: each report says so of the other.
-        const set = this._set;
-        if (ev.kind === 'hang' && set !== undefined && set !== null && set._blocksOn && ev.monitors.includes('loopBlock')) stall.block = true;
+        // With blocks, a hang of one loop iteration is a block too (the core's rule).
+        if (ev.block === true) stall.block = true;
         if (ev.fatal === true) {
           // A hang of a process that died hung (lib/fatal.js): its record's stack and process.
           const f = this._fatal.get(ev.hangDetectedAt);

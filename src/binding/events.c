@@ -60,10 +60,11 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
       if (ev->kind == LW_KIND_HANG && set_cause(env, o, &ev->cause)) return NULL;
       if (!isnan(ev->hang_detected_at) && lwb_set_number(env, o, "hangDetectedAt", ev->hang_detected_at))
         return NULL;
-      if (ev->fatal) {
+      if (ev->fatal || ev->is_block) {
         napi_value t;
         LW_NAPI_CALL(env, napi_get_boolean(env, true, &t));
-        if (lwb_set_value(env, o, "fatal", t)) return NULL;
+        if ((ev->fatal && lwb_set_value(env, o, "fatal", t)) || (ev->is_block && lwb_set_value(env, o, "block", t)))
+          return NULL;
       }
       break;
     case LW_EVENT_JUMP:

@@ -105,6 +105,8 @@ typedef struct lw_event_s {
   double hang_detected_at;
   /* STALL of kind hang: 1 if the hang ended in the process's death (lw_conditions_report_fatal) */
   int fatal;
+  /* STALL of kind hang: 1 if it is a block too (the monitors' blocks on, loopBlock's sample in it) */
+  int is_block;
   /* BLOCK: 1 if reported one by one (within the budget); the blocks recorded and not reported
    * since the last one that was; 1 if the block is long enough to be a hang episode too */
   int reported;

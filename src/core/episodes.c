@@ -92,18 +92,20 @@ static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
   ev->end = e->we;
   ev->samples = e->samples;
   ev->hang_detected_at = NAN;
+  if (e->nmonitors > 0) {
+    ev->monitors = lw__malloc(e->nmonitors * sizeof(*ev->monitors));
+    if (ev->monitors == NULL) {
+      c->lost++; /* the event goes out without the names of its monitors */
+    } else {
+      memcpy(ev->monitors, e->monitors, e->nmonitors * sizeof(*ev->monitors));
+      ev->nmonitors = e->nmonitors;
+    }
+  }
+  /* The hook reads the episode whole, its monitors included. */
   if (e->kind == LW_KIND_HANG && c->cause_fn != NULL) {
     c->cause_fn(c->cause_data, ev);
     if (ev->cause.known) c->hang_causes[ev->cause.dominant]++;
   }
-  if (e->nmonitors == 0) return;
-  ev->monitors = lw__malloc(e->nmonitors * sizeof(*ev->monitors));
-  if (ev->monitors == NULL) {
-    c->lost++; /* the event goes out without the names of its monitors */
-    return;
-  }
-  memcpy(ev->monitors, e->monitors, e->nmonitors * sizeof(*ev->monitors));
-  ev->nmonitors = e->nmonitors;
 }
 
 int lw_conditions_report_fatal(lw_conditions_t *c, double start, double end, double detected_at,

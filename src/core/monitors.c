@@ -99,10 +99,17 @@ static void block_judged(void *data, double value, double window_ms, double end,
   lw_blocks_judged(&m->blocks, m->c, value, window_ms, end, discarded_for, now);
 }
 
-/* A hang episode's cause (the conditions' cause hook). */
+/* A hang episode about to be reported (the conditions' cause hook): the cause of the worker hang
+ * it overlaps, and whether it is a block too: with blocks, a hang that holds loopBlock's sample is
+ * one loop iteration's, and each report says so of the other. */
 static void episode_cause(void *data, lw_event_t *ev) {
   const lw_monitors_t *m = data;
+  const lw_validator_t *loop = lw_validator_get(m->c, m->vid[LW_MON_LOOPBLOCK]);
+  size_t i;
   lw_causes_for_episode(&m->causes, ev);
+  if (m->block_vid == UINT32_MAX || loop == NULL) return;
+  for (i = 0; i < ev->nmonitors; i++)
+    if (ev->monitors[i] == loop->name_id) ev->is_block = 1;
 }
 
 int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,

@@ -204,6 +204,7 @@ TEST_IMPL(blocks_that_are_hangs) {
       /* loopBlock's episode: the block validator adds no sample to it. */
       ASSERT_EQ(ev[i].nmonitors, 1);
       ASSERT_EQ(ev[i].monitors[0], x.c.validators[x.m.vid[LW_MON_LOOPBLOCK]]->name_id);
+      ASSERT_EQ(ev[i].is_block, 1); /* and the episode says it is a block too */
     }
   ASSERT_EQ(stalls, 1);
   lw_conditions_events_clear(&x.c);
@@ -224,6 +225,31 @@ TEST_IMPL(blocks_that_are_hangs) {
   ASSERT_EQ(blocks_of(&x, b, 4), 0);
   ASSERT_EQ(lw_blocks_discarded_for(&x.m.blocks, LW_REASON_SUSPEND), 1);
   ASSERT_EQ(x.m.blocks.count, 2);
+  fx_free(&x);
+  return 0;
+}
+
+/* With blocks off, the same iteration is a hang episode and no block, and says so. */
+TEST_IMPL(blocks_off_hang_is_no_block) {
+  fx_t x;
+  lw_monitors_config_t cfg;
+  size_t n, i;
+  const lw_event_t *ev;
+  int stalls = 0;
+  fx_config(&cfg);
+  fx_init(&x, &cfg, 0);
+  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  loop_turn(&x, 7000, 6000);
+  lw_conditions_run(&x.c, 20000);
+  ev = lw_conditions_events(&x.c, &n);
+  for (i = 0; i < n; i++) {
+    ASSERT(ev[i].type != LW_EVENT_BLOCK);
+    if (ev[i].type == LW_EVENT_STALL && ev[i].kind == LW_KIND_HANG) {
+      stalls++;
+      ASSERT_EQ(ev[i].is_block, 0);
+    }
+  }
+  ASSERT_EQ(stalls, 1);
   fx_free(&x);
   return 0;
 }

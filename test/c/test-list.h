@@ -143,6 +143,7 @@ TEST_DECLARE(blocks_threshold_exact)
 TEST_DECLARE(blocks_evidence_discards)
 TEST_DECLARE(blocks_budget_per_minute)
 TEST_DECLARE(blocks_that_are_hangs)
+TEST_DECLARE(blocks_off_hang_is_no_block)
 TEST_DECLARE(blocks_watched_flagged_at_threshold)
 TEST_DECLARE(blocks_watched_rest_and_hang)
 
@@ -288,6 +289,7 @@ TASK_LIST_START
   TEST_ENTRY(blocks_evidence_discards)
   TEST_ENTRY(blocks_budget_per_minute)
   TEST_ENTRY(blocks_that_are_hangs)
+  TEST_ENTRY(blocks_off_hang_is_no_block)
   TEST_ENTRY(blocks_watched_flagged_at_threshold)
   TEST_ENTRY(blocks_watched_rest_and_hang)
 TASK_LIST_END

@@ -63,8 +63,8 @@ describe('what a set makes Node load (issue 26)', function () {
   it('an inspector opened after setup is seen without the inspector module, and with it under --pending-deprecation, warning of nothing', () => {
     // inspector.open() itself needs the module: the set's own question is asked before it.
     const code = `${LOADED} const m = require('.').setupAllMonitors(); const before = loaded('inspector'); ` +
-      "require('inspector').open(0, '127.0.0.1'); m._watchDebugger(); const watching = m._debugWatcher !== null; " +
-      "require('inspector').close(); m._watchDebugger(); const after = m._debugWatcher !== null; m.stop(); " +
+      "require('inspector').open(0, '127.0.0.1'); m._watchDebugger(); const watching = m._debugger._worker !== null; " +
+      "require('inspector').close(); m._watchDebugger(); const after = m._debugger._worker !== null; m.stop(); " +
       'console.log(JSON.stringify({ before, watching, after }));';
     for (const args of [[], ['--pending-deprecation']]) {
       const { out, stderr } = child(code, args);

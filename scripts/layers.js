@@ -63,42 +63,55 @@ function includeBreaches(src = SRC) {
   return out;
 }
 
+// clang's AST of one C file of `src` (`f`, relative to it).
+function astOf(src, f, clang) {
+  const r = spawnSync(clang, ['-Xclang', '-ast-dump=json', '-fsyntax-only', '-std=gnu11', '-DNAPI_VERSION=8', `-I${include}`, path.join(src, f)],
+    { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (r.error || r.status !== 0) throw new Error(`${clang} on ${f}: ${r.error ? r.error.message : r.stderr.slice(0, 2000)}`);
+  return JSON.parse(r.stdout);
+}
+
+// Calls visit(node, file, line, context) for each node of `ast`, where `file` and `line` are
+// where the node is. clang writes a location's file (and line) only when it changed since the
+// last one written: walking the nodes in the order they were written keeps track of both. What
+// visit returns is the context of the node's children.
+function walkAst(ast, visit) {
+  let file = null;
+  let line = 0;
+  const seen = (loc) => {
+    if (!loc) return;
+    for (const l of [loc.spellingLoc, loc.expansionLoc, loc]) {
+      if (!l) continue;
+      if (l.file) file = l.file;
+      if (l.line) line = l.line;
+    }
+  };
+  const walk = (node, context) => {
+    seen(node.loc);
+    if (node.range) {
+      seen(node.range.begin);
+      seen(node.range.end);
+    }
+    const inner = visit(node, file, line, context);
+    for (const k of node.inner || []) walk(k, inner);
+  };
+  walk(ast, null);
+}
+
 // 2. Field accesses, on clang's AST of each file of the driver and the binding.
 function fieldBreaches(src = SRC, clang = 'clang') {
   const out = [];
   for (const f of [...files(src, 'driver', ['.c']), ...files(src, 'binding', ['.c'])]) {
-    const r = spawnSync(clang, ['-Xclang', '-ast-dump=json', '-fsyntax-only', '-std=gnu11', '-DNAPI_VERSION=8', `-I${include}`, path.join(src, f)],
-      { encoding: 'utf8', maxBuffer: 1 << 30 });
-    if (r.error || r.status !== 0) throw new Error(`${clang} on ${f}: ${r.error ? r.error.message : r.stderr.slice(0, 2000)}`);
-    const ast = JSON.parse(r.stdout);
     const coreFields = new Map(); // FieldDecl id -> "struct.field"
     const accesses = []; // [MemberExpr's referenced decl id, line, file]
-    let file = null;
-    let line = 0;
-    // clang writes a location's file (and line) only when it changed since the last one written:
-    // walking the nodes in the order they were written keeps track of both.
-    const seen = (loc) => {
-      if (!loc) return;
-      for (const l of [loc.spellingLoc, loc.expansionLoc, loc]) {
-        if (!l) continue;
-        if (l.file) file = l.file;
-        if (l.line) line = l.line;
-      }
-    };
-    const walk = (node, record) => {
-      seen(node.loc);
-      if (node.range) {
-        seen(node.range.begin);
-        seen(node.range.end);
-      }
+    walkAst(astOf(src, f, clang), (node, file, line, record) => {
       if (node.kind === 'RecordDecl') record = node.name || record;
       if (node.kind === 'FieldDecl' && !VALUES.has(record) && file && path.resolve(file).startsWith(path.join(src, 'core') + path.sep)) {
         coreFields.set(node.id, `${record || '(anonymous)'}.${node.name}`);
       }
       if (node.kind === 'MemberExpr' && node.referencedMemberDecl) accesses.push([node.referencedMemberDecl, line, file]);
-      for (const k of node.inner || []) walk(k, record);
-    };
-    walk(ast, null);
+      return record;
+    });
     const here = path.join(src, f);
     for (const [id, at, inFile] of accesses) {
       if (coreFields.has(id) && inFile && path.resolve(inFile) === here) out.push(`${f}:${at} touches ${coreFields.get(id)}`);
@@ -118,26 +131,17 @@ function sizeBreaches(src = SRC, lib = LIB, clang = 'clang') {
     if (lines > MAX_LINES) out.push(`${path.relative(path.dirname(src), file)}: ${lines} lines (at most ${MAX_LINES})`);
   }
   const counted = new Set();
-  for (const file of sources.filter((f) => f.endsWith('.c'))) {
-    const r = spawnSync(clang, ['-Xclang', '-ast-dump=json', '-fsyntax-only', '-std=gnu11', '-DNAPI_VERSION=8', `-I${include}`, file],
-      { encoding: 'utf8', maxBuffer: 1 << 30 });
-    if (r.error || r.status !== 0) throw new Error(`${clang} on ${file}: ${r.error ? r.error.message : r.stderr.slice(0, 2000)}`);
-    let at = null;
-    const walk = (node) => {
-      for (const l of [node.loc, node.loc && node.loc.spellingLoc, node.loc && node.loc.expansionLoc]) {
-        if (l && l.file) at = l.file;
+  for (const f of LAYERS.flatMap((layer) => files(src, layer, ['.c']))) {
+    walkAst(astOf(src, f, clang), (node, file) => {
+      if (node.kind !== 'RecordDecl' || !node.completeDefinition || !file || !path.resolve(file).startsWith(src + path.sep)) return null;
+      const fields = (node.inner || []).filter((k) => k.kind === 'FieldDecl').length;
+      const key = `${node.name || '(anonymous)'} (${path.relative(path.dirname(src), path.resolve(file))})`;
+      if (fields > MAX_FIELDS && !counted.has(key)) {
+        counted.add(key);
+        out.push(`struct ${key}: ${fields} fields (at most ${MAX_FIELDS})`);
       }
-      if (node.kind === 'RecordDecl' && node.completeDefinition && at && path.resolve(at).startsWith(src + path.sep)) {
-        const fields = (node.inner || []).filter((k) => k.kind === 'FieldDecl').length;
-        const key = `${node.name || '(anonymous)'} (${path.relative(path.dirname(src), path.resolve(at))})`;
-        if (fields > MAX_FIELDS && !counted.has(key)) {
-          counted.add(key);
-          out.push(`struct ${key}: ${fields} fields (at most ${MAX_FIELDS})`);
-        }
-      }
-      for (const k of node.inner || []) walk(k);
-    };
-    walk(JSON.parse(r.stdout));
+      return null;
+    });
   }
   return out;
 }

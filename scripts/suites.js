@@ -103,9 +103,11 @@ const TEST_BUILD = [
 // The environment of one run of the suites: a state directory base of its own (XDG_STATE_HOME,
 // lib/fatal.js's default), made empty. The hang records that a run killed in its middle left in
 // the user's own base would otherwise be the next run's fatal hangs, reported by the first
-// process that starts from the same script.
+// process that starts from the same script. Removed when the calling process exits.
 function runEnv() {
-  return { XDG_STATE_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-run-state-')) };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-run-state-'));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return { XDG_STATE_HOME: dir };
 }
 
 module.exports = {

@@ -25,6 +25,13 @@ static int set_cause(napi_env env, napi_value o, const lw_cause_t *c) {
   return lwb_set_value(env, o, "cause", v);
 }
 
+/* `key: true` on `o`: 0, or -1 with an exception. */
+static int set_true(napi_env env, napi_value o, const char *key) {
+  napi_value t;
+  LW_NAPI_CALL_RET(env, napi_get_boolean(env, true, &t), -1);
+  return lwb_set_value(env, o, key, t);
+}
+
 static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const lw_event_t *ev) {
   napi_value o, arr;
   size_t i;
@@ -60,12 +67,7 @@ static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const l
       if (ev->kind == LW_KIND_HANG && set_cause(env, o, &ev->cause)) return NULL;
       if (!isnan(ev->hang_detected_at) && lwb_set_number(env, o, "hangDetectedAt", ev->hang_detected_at))
         return NULL;
-      if (ev->fatal || ev->is_block) {
-        napi_value t;
-        LW_NAPI_CALL(env, napi_get_boolean(env, true, &t));
-        if ((ev->fatal && lwb_set_value(env, o, "fatal", t)) || (ev->is_block && lwb_set_value(env, o, "block", t)))
-          return NULL;
-      }
+      if ((ev->fatal && set_true(env, o, "fatal")) || (ev->is_block && set_true(env, o, "block"))) return NULL;
       break;
     case LW_EVENT_JUMP:
       if (lwb_set_string(env, o, "type", "jump") ||

@@ -37,8 +37,7 @@ static napi_value b_mon_aggregates(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
   lwb_mon_t *m;
   int i;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   if (lw_monset_self_lag_agg(&m->set) == NULL) {
     LW_NAPI_CALL(env, napi_get_null(env, &o));
     return o;
@@ -58,8 +57,7 @@ static napi_value b_mon_keep_aggregates(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   lwb_mon_t *m;
   bool keep;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &keep));
   if (lwb_throw_core(env, lw_monset_keep_aggregates(&m->set, keep), NULL, "")) return NULL;
   lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
@@ -70,8 +68,7 @@ static napi_value b_mon_keep_aggregates(napi_env env, napi_callback_info info) {
 static napi_value b_mon_keep_delay(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   if (lwb_throw_core(env, lw_monset_keep_delay(&m->set), NULL, "")) return NULL;
   lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
   return NULL;
@@ -83,8 +80,7 @@ static napi_value b_mon_take_delay(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
   lwb_mon_t *m;
   lw_delay_stats_t d;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_take_delay(&m->set, &d);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   if (lwb_set_number(env, o, "count", (double)d.count) || lwb_set_stat(env, o, "min", d.min) ||

@@ -14,8 +14,7 @@ static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
   char dir[4096], process[1024];
   size_t dlen, plen;
   int rc;
-  if (lwb_get_args(env, info, 3, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 3, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_typeof(env, argv[1], &t));
   if (t == napi_null) return lwb_make_number(env, lw_monset_state_dir(&m->set, NULL, "", 0));
   if (lwb_arg_string(env, argv[1], "stateDir", dir, sizeof(dir), &dlen) ||
@@ -44,8 +43,7 @@ static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
   int first = 0;
   uint64_t n, refused;
   char why[128];
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   n = lw_monset_state_errors(&m->set, &first);
   refused = lw_monset_state_refused(&m->set, why, sizeof(why));
   LW_NAPI_CALL(env, napi_create_object(env, &o));

@@ -150,6 +150,11 @@ lwb_mon_t *lwb_mon_get(napi_env env, napi_value v) {
   return lwb_unwrap_tagged(env, v, &mon_tag, "monitors");
 }
 
+lwb_mon_t *lwb_mon_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
+  if (lwb_get_args(env, info, n, argv)) return NULL;
+  return lwb_mon_get(env, argv[0]);
+}
+
 /* Reads the options object { 'driftLag.intervalMs': n, ..., sleepClock: bool } into `cfg`: the
  * core knows the names and the ranges. Returns 0, or -1 with a TypeError / RangeError naming
  * the option. */
@@ -281,8 +286,7 @@ static napi_value b_mon_stop(napi_env env, napi_callback_info info) {
 static napi_value b_mon_finish(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_finish(&m->set);
   keep_alive(env, m);
   lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
@@ -293,8 +297,7 @@ static napi_value b_mon_finish(napi_env env, napi_callback_info info) {
 static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_flush(&m->set);
   return NULL;
 }
@@ -303,8 +306,7 @@ static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
 static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   return lwb_make_number(env, (double)lw_monset_set_id(&m->set));
 }
 
@@ -313,8 +315,7 @@ static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   lwb_mon_t *m;
   bool on;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
   if (lwb_arg_bool(env, argv[1], "hangLine", &on)) return NULL;
   lw_monset_hang_line(&m->set, on);
   return NULL;
@@ -324,8 +325,7 @@ static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
 static napi_value b_mon_progress_at(napi_env env, napi_callback_info info) {
   napi_value argv[1], out;
   lwb_mon_t *m;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_create_double(env, lw_monset_progress_at(&m->set), &out));
   return out;
 }
@@ -340,8 +340,7 @@ static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
   size_t n, i;
   void *data;
   const double *d;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_is_typedarray(env, argv[1], &is_ta));
   if (is_ta) LW_NAPI_CALL(env, napi_get_typedarray_info(env, argv[1], &type, &n, &data, NULL, NULL));
   if (!is_ta || type != napi_float64_array)
@@ -357,8 +356,7 @@ static napi_value b_mon_times(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
   lwb_mon_t *m;
   lw_thread_times_t t;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   if (lw_monset_main_times(&m->set, &t) != 0) {
     LW_NAPI_CALL(env, napi_get_null(env, &o));
     return o;
@@ -376,8 +374,7 @@ static napi_value b_mon_keep_batches(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   lwb_mon_t *m;
   bool keep;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &keep));
   lw_monset_keep_batches(&m->set, keep);
   return NULL;
@@ -389,8 +386,7 @@ static napi_value b_mon_loop_time(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
   lwb_mon_t *m;
   double active, idle;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_loop_time(&m->set, &active, &idle);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   if (lwb_set_stat(env, o, "activeMs", active) || lwb_set_stat(env, o, "idleMs", idle)) return NULL;
@@ -401,8 +397,7 @@ static napi_value b_mon_loop_time(napi_env env, napi_callback_info info) {
 static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_mon_t *m;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   return lwb_make_number(env, (double)lw_monset_memory(&m->set));
 }
 
@@ -414,8 +409,7 @@ static napi_value b_mon_blocks(napi_env env, napi_callback_info info) {
   lw_monitors_stats_t st;
   const char *name;
   uint32_t r;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_stats(&m->set, &st);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &d));
@@ -447,8 +441,7 @@ static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
   napi_value argv[1], o, sl, hg;
   lwb_mon_t *m;
   lw_monitors_stats_t st;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((m = lwb_mon_get(env, argv[0])) == NULL) return NULL;
+  if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_stats(&m->set, &st);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   LW_NAPI_CALL(env, napi_create_object(env, &sl));

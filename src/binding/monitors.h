@@ -19,6 +19,8 @@ struct lwb_mon_s {
 
 /* The set behind a JS handle, or NULL with an exception. */
 lwb_mon_t *lwb_mon_get(napi_env env, napi_value v);
+/* The call's `n` arguments into `argv`, and the set behind the first, or NULL with an exception. */
+lwb_mon_t *lwb_mon_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv);
 /* The memory the set holds, reported to V8 so that its garbage collector sees it. */
 void lwb_mon_report_memory(lwb_mon_t *m, int64_t bytes);
 

@@ -1,7 +1,7 @@
 'use strict';
 // driftLag and macrotaskLag sleep while Node's loop waits (issue 14): their timers are not armed
 // while the loop waits in its poll, and when the loop runs again what the timers would have done
-// meanwhile is done (src/core/monitors.h, lw_monitors_awake). On the simulation, exact to the
+// meanwhile is done (src/core/monitors.h, lw_monset_core_awake). On the simulation, exact to the
 // millisecond: the samples are those of monitors kept awake (a lifecycle reader keeps them
 // firing, since the reader is asked at each firing), in a fraction of the loop's wake-ups. In a
 // real process: the same rate of samples, about 2 wake-ups of the main thread a second instead
@@ -204,7 +204,7 @@ describe('driftLag and macrotaskLag sleep while the loop waits (issue 14)', () =
       // Without sleeping: ~56 wake-ups of the main thread a second (driftLag's 50, macrotaskLag's 4
       // and the others'); with driftLag alone asleep, ~7. Now the 1 s timers (one wake-up: they
       // share it) and the worker's heartbeat. A firing more than 2 ms late keeps its timer awake
-      // for the next one (the rule of lw_monitors_idle): on a loaded machine, every 2 ms the main
+      // for the next one (the rule of lw_monset_core_idle): on a loaded machine, every 2 ms the main
       // thread waited for a CPU over the window may have made one firing late.
       const perS = (n) => n / (got.idle.ms / 1000);
       const mainBound = 4 + perS(got.idle.windowWaitMs / 2);

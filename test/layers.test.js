@@ -44,18 +44,18 @@ describe('layering of src/ (scripts/layers.js)', function () {
 
   it('catches a driver touching a field of the core\'s state, not of its value types, whatever the field\'s name', () => {
     const dir = tree({
-      'core/state.h': 'typedef struct lw_monitors_s { int running; } lw_monitors_t;\n'
+      'core/state.h': 'typedef struct lw_monset_core_s { int running; } lw_monset_core_t;\n'
         + 'typedef struct lw_event_s { int running; } lw_event_t;\n'
-        + 'static inline int lw_monitors_on(const lw_monitors_t *m) { return m->running; }\n',
+        + 'static inline int lw_monset_core_on(const lw_monset_core_t *m) { return m->running; }\n',
       'driver/d.c': '#include "../core/state.h"\n'
         + 'struct own { int running; };\n'
-        + 'int f(lw_monitors_t *m, lw_event_t *e, struct own *o) {\n'
-        + '  return lw_monitors_on(m) + e->running + o->running +\n'
+        + 'int f(lw_monset_core_t *m, lw_event_t *e, struct own *o) {\n'
+        + '  return lw_monset_core_on(m) + e->running + o->running +\n'
         + '    m->running;\n'
         + '}\n',
     });
     try {
-      assert.deepStrictEqual(fieldBreaches(dir), ['driver/d.c:5 touches lw_monitors_s.running']);
+      assert.deepStrictEqual(fieldBreaches(dir), ['driver/d.c:5 touches lw_monset_core_s.running']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -10,7 +10,7 @@
 #include "../driver/uv.h"
 #include "napi_util.h"
 
-typedef struct lwb_mon_s lwb_mon_t;
+typedef struct lwb_monset_s lwb_monset_t;
 
 typedef struct lwb_env_s {
   napi_env env;
@@ -22,7 +22,7 @@ typedef struct lwb_env_s {
   int actx_ready;
   napi_async_cleanup_hook_handle cleanup;
   unsigned refs; /* the instance data and each conditions: freed by the last to go */
-  lwb_mon_t *mons;         /* monitor sets of this thread, for the cleanup hook */
+  lwb_monset_t *mons;         /* monitor sets of this thread, for the cleanup hook */
   unsigned pending_closes; /* uv handles closing during the cleanup hook */
   int cleaning;
 } lwb_env_t;

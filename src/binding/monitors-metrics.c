@@ -35,7 +35,7 @@ static napi_value agg_object(napi_env env, const lw_agg_t *a) {
  * metric histograms of the recorded samples, for lib/producer.js (one call per collection). */
 static napi_value b_mon_aggregates(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   int i;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   if (lw_monset_self_lag_agg(&m->set) == NULL) {
@@ -55,7 +55,7 @@ static napi_value b_mon_aggregates(napi_env env, napi_callback_info info) {
 /* monKeepAggregates(m, keep): whether the metric histograms are kept (producers read them). */
 static napi_value b_mon_keep_aggregates(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   bool keep;
   if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &keep));
@@ -67,7 +67,7 @@ static napi_value b_mon_keep_aggregates(napi_env env, napi_callback_info info) {
 /* monKeepDelay(m): driftLag's window is kept from now on (a meter reads nodejs.eventloop.delay.*). */
 static napi_value b_mon_keep_delay(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   if (lwb_throw_core(env, lw_monset_keep_delay(&m->set), NULL, "")) return NULL;
   lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
@@ -78,7 +78,7 @@ static napi_value b_mon_keep_delay(napi_env env, napi_callback_info info) {
  * driftLag's recorded lateness since the last call, then a new window. */
 static napi_value b_mon_take_delay(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   lw_delay_stats_t d;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_take_delay(&m->set, &d);

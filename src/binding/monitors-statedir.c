@@ -10,7 +10,7 @@
 static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   napi_valuetype t;
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   char dir[4096], process[1024];
   size_t dlen, plen;
   int rc;
@@ -39,7 +39,7 @@ static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
 /* monStateErrors(m) -> { errors, firstError }: record writes or removals that failed. */
 static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   int first = 0;
   uint64_t n, refused;
   char why[128];

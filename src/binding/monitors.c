@@ -28,7 +28,7 @@ static napi_value float64_array(napi_env env, const lw_batch_t *b) {
 }
 
 static int batch_extra(napi_env env, napi_value arr, uint32_t *len, void *data) {
-  lwb_mon_t *m = data;
+  lwb_monset_t *m = data;
   napi_value ev, batches;
   const lw_batch_t *sl = lw_monset_self_lag_batch(&m->set);
   int i;
@@ -56,7 +56,7 @@ static int read_extra(napi_env env, napi_value arr, uint32_t *len, void *data) {
 }
 
 /* The memory the set holds, reported to V8 so that its garbage collector sees it. */
-void lwb_mon_report_memory(lwb_mon_t *m, int64_t bytes) {
+void lwb_mon_report_memory(lwb_monset_t *m, int64_t bytes) {
   int64_t out;
   if (bytes == m->reported) return;
   napi_adjust_external_memory(m->e->env, bytes - m->reported, &out);
@@ -68,14 +68,14 @@ void lwb_mon_report_memory(lwb_mon_t *m, int64_t bytes) {
 /* With a lifecycle reader set (Electron, a renderer), the reader is asked before the timers,
  * once per run rather than once per sample: a state that changed before its event counts. */
 static void owner_read(void *data) {
-  lwb_mon_t *m = data;
+  lwb_monset_t *m = data;
   if (m->cond->has_reader) lwb_deliver(m->cond, read_extra, NULL);
 }
 
-static int owner_keeps_awake(void *data) { return ((lwb_mon_t *)data)->cond->has_reader; }
+static int owner_keeps_awake(void *data) { return ((lwb_monset_t *)data)->cond->has_reader; }
 
 static void owner_deliver(void *data, int batches, int from_loop) {
-  lwb_mon_t *m = data;
+  lwb_monset_t *m = data;
   int was = m->e->in_uv_callback;
   if (from_loop) m->e->in_uv_callback = 1;
   /* A flush that nothing reads (no meter that records, no 'samples' listener, no value left)
@@ -85,7 +85,7 @@ static void owner_deliver(void *data, int batches, int from_loop) {
   if (batches) lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
 }
 
-static void mon_free_if_done(lwb_mon_t *m) {
+static void mon_free_if_done(lwb_monset_t *m) {
   if (m->refs > 0) return;
   lwb_mon_report_memory(m, 0);
   if (m->cond->set == &m->set) m->cond->set = NULL;
@@ -95,7 +95,7 @@ static void mon_free_if_done(lwb_mon_t *m) {
 }
 
 static void owner_closed(void *data) {
-  lwb_mon_t *m = data;
+  lwb_monset_t *m = data;
   lwb_env_t *e = m->e;
   m->refs--;
   mon_free_if_done(m);
@@ -104,13 +104,13 @@ static void owner_closed(void *data) {
 
 /* Environment teardown: every set stops its thread and closes its handles. */
 void lwb_monitors_cleanup(lwb_env_t *e) {
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   for (m = e->mons; m != NULL; m = m->env_next)
     if (lw_monset_close(&m->set)) e->pending_closes++; /* its `closed` comes from the loop */
 }
 
-static void env_list_remove(lwb_mon_t *m) {
-  lwb_mon_t **p;
+static void env_list_remove(lwb_monset_t *m) {
+  lwb_monset_t **p;
   for (p = &m->e->mons; *p != NULL; p = &(*p)->env_next) {
     if (*p == m) {
       *p = m->env_next;
@@ -120,7 +120,7 @@ static void env_list_remove(lwb_mon_t *m) {
 }
 
 static void mon_finalize(napi_env env, void *data, void *hint) {
-  lwb_mon_t *m = data;
+  lwb_monset_t *m = data;
   (void)hint;
   env_list_remove(m);
   if (m->self) napi_delete_reference(env, m->self);
@@ -131,7 +131,7 @@ static void mon_finalize(napi_env env, void *data, void *hint) {
 }
 
 /* The strong reference on the JS side follows "any monitor runs". */
-static void keep_alive(napi_env env, lwb_mon_t *m) {
+static void keep_alive(napi_env env, lwb_monset_t *m) {
   int any = 0, i;
   uint32_t count;
   for (i = 0; i < LW_MON_COUNT; i++) any |= lw_monset_running(&m->set, (lw_mon_t)i);
@@ -146,11 +146,11 @@ static void keep_alive(napi_env env, lwb_mon_t *m) {
 
 /* JS functions ------------------------------------------------------------------------------- */
 
-lwb_mon_t *lwb_mon_get(napi_env env, napi_value v) {
+lwb_monset_t *lwb_mon_get(napi_env env, napi_value v) {
   return lwb_unwrap_tagged(env, v, &mon_tag, "monitors");
 }
 
-lwb_mon_t *lwb_mon_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
+lwb_monset_t *lwb_mon_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
   if (lwb_get_args(env, info, n, argv)) return NULL;
   return lwb_mon_get(env, argv[0]);
 }
@@ -158,7 +158,7 @@ lwb_mon_t *lwb_mon_args(napi_env env, napi_callback_info info, size_t n, napi_va
 /* Reads the options object { 'driftLag.intervalMs': n, ..., sleepClock: bool } into `cfg`: the
  * core knows the names and the ranges. Returns 0, or -1 with a TypeError / RangeError naming
  * the option. */
-static int parse_config(napi_env env, napi_value obj, lw_monitors_config_t *cfg) {
+static int parse_config(napi_env env, napi_value obj, lw_monset_core_config_t *cfg) {
   napi_value v;
   size_t i;
   bool has;
@@ -168,21 +168,21 @@ static int parse_config(napi_env env, napi_value obj, lw_monitors_config_t *cfg)
     napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "The \"options\" argument must be an object");
     return -1;
   }
-  for (i = 0; i < lw_monitors_option_count(); i++) {
-    const char *name = lw_monitors_option_name(i), *range = NULL;
+  for (i = 0; i < lw_monset_core_option_count(); i++) {
+    const char *name = lw_monset_core_option_name(i), *range = NULL;
     double d;
     bool b;
     LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, name, &has), -1);
     if (!has) continue;
     LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, name, &v), -1);
     if (lwb_is_undefined(env, v)) continue;
-    if (lw_monitors_option_kind(i) == LW_OPTION_BOOLEAN) {
+    if (lw_monset_core_option_kind(i) == LW_OPTION_BOOLEAN) {
       if (lwb_arg_bool(env, v, name, &b)) return -1;
       d = b;
     } else if (lwb_arg_number(env, v, name, &d)) {
       return -1;
     }
-    if (lw_monitors_option_set(cfg, i, d, &range) != LW_OK) return lwb_throw_range(env, name, range);
+    if (lw_monset_core_option_set(cfg, i, d, &range) != LW_OK) return lwb_throw_range(env, name, range);
   }
   return 0;
 }
@@ -191,9 +191,9 @@ static int parse_config(napi_env env, napi_value obj, lw_monitors_config_t *cfg)
  * before it makes its conditions, so that a bad option changes nothing). */
 static napi_value b_mon_check(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
-  lw_monitors_config_default(&cfg, NULL);
+  lw_monset_core_config_default(&cfg, NULL);
   parse_config(env, argv[0], &cfg);
   return NULL;
 }
@@ -202,13 +202,13 @@ static napi_value b_mon_check(napi_env env, napi_callback_info info) {
 static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   napi_value argv[3], ext;
   lwb_cond_t *c;
-  lwb_mon_t *m;
-  lw_monitors_config_t cfg;
+  lwb_monset_t *m;
+  lw_monset_core_config_t cfg;
   lw_monset_owner_t owner;
   int rc;
   if (lwb_get_args(env, info, 3, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
-  lw_monitors_config_default(&cfg, &c->core);
+  lw_monset_core_config_default(&cfg, &c->core);
   if (parse_config(env, argv[2], &cfg)) return NULL;
   m = calloc(1, sizeof(*m));
   if (m == NULL) {
@@ -252,7 +252,7 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
 /* monStart(m, name) -> undefined, or the reason the worker thread could not start. */
 static napi_value b_mon_start(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   lw_mon_t mon;
   int rc;
   char msg[160];
@@ -273,7 +273,7 @@ static napi_value b_mon_start(napi_env env, napi_callback_info info) {
 
 static napi_value b_mon_stop(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   lw_mon_t mon;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
   if ((m = lwb_mon_get(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
@@ -285,7 +285,7 @@ static napi_value b_mon_stop(napi_env env, napi_callback_info info) {
 /* monFinish(m): stops the whole set without losing anything (SPEC §4). */
 static napi_value b_mon_finish(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_finish(&m->set);
   keep_alive(env, m);
@@ -296,7 +296,7 @@ static napi_value b_mon_finish(napi_env env, napi_callback_info info) {
 /* monFlush(m): hands the batches to JS now (the Electron shutdown, conditions.flush()). */
 static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_flush(&m->set);
   return NULL;
@@ -305,7 +305,7 @@ static napi_value b_mon_flush(napi_env env, napi_callback_info info) {
 /* monSetId(m) -> the set's id for a stack thread (SPEC §12), 0 on a simulation. */
 static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   return lwb_make_number(env, (double)lw_monset_set_id(&m->set));
 }
@@ -313,7 +313,7 @@ static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
 /* monHangLine(m, on): whether the worker says on stderr, once per hang, that one is running. */
 static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   bool on;
   if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
   if (lwb_arg_bool(env, argv[1], "hangLine", &on)) return NULL;
@@ -324,7 +324,7 @@ static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
 /* monProgressAt(m) -> when the main thread last made progress (-Infinity: never, or simulated). */
 static napi_value b_mon_progress_at(napi_env env, napi_callback_info info) {
   napi_value argv[1], out;
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_create_double(env, lw_monset_progress_at(&m->set), &out));
   return out;
@@ -334,7 +334,7 @@ static napi_value b_mon_progress_at(napi_env env, napi_callback_info info) {
  * from perf_hooks' gc entries, for the causes of hangs (SPEC §12). */
 static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   bool is_ta = false;
   napi_typedarray_type type;
   size_t n, i;
@@ -354,7 +354,7 @@ static napi_value b_mon_gc(napi_env env, napi_callback_info info) {
  * once (null where unknown), or null when they cannot be read (SPEC §12). */
 static napi_value b_mon_times(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   lw_thread_times_t t;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   if (lw_monset_main_times(&m->set, &t) != 0) {
@@ -372,7 +372,7 @@ static napi_value b_mon_times(napi_env env, napi_callback_info info) {
  * records them, a 'samples' listener), or are not copied at all. */
 static napi_value b_mon_keep_batches(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   bool keep;
   if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &keep));
@@ -384,7 +384,7 @@ static napi_value b_mon_keep_batches(napi_env env, napi_callback_info info) {
  * since start (SPEC §10's nodejs.eventloop.time). */
 static napi_value b_mon_loop_time(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   double active, idle;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_loop_time(&m->set, &active, &idle);
@@ -396,7 +396,7 @@ static napi_value b_mon_loop_time(napi_env env, napi_callback_info info) {
 /* monMemory(m) -> the bytes of native memory the set holds now (what it reports to V8). */
 static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   return lwb_make_number(env, (double)lw_monset_memory(&m->set));
 }
@@ -405,8 +405,8 @@ static napi_value b_mon_memory(napi_env env, napi_callback_info info) {
  * (src/core/blocks.h), discarded ones by the reason that explained them. */
 static napi_value b_mon_blocks(napi_env env, napi_callback_info info) {
   napi_value argv[1], o, d;
-  lwb_mon_t *m;
-  lw_monitors_stats_t st;
+  lwb_monset_t *m;
+  lw_monset_core_stats_t st;
   const char *name;
   uint32_t r;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
@@ -427,7 +427,7 @@ static napi_value b_mon_blocks(napi_env env, napi_callback_info info) {
 
 static napi_value b_mon_running(napi_env env, napi_callback_info info) {
   napi_value argv[2], r;
-  lwb_mon_t *m;
+  lwb_monset_t *m;
   lw_mon_t mon;
   if (lwb_get_args(env, info, 2, argv)) return NULL;
   if ((m = lwb_mon_get(env, argv[0])) == NULL || lwb_arg_mon_name(env, argv[1], &mon)) return NULL;
@@ -439,8 +439,8 @@ static napi_value b_mon_running(napi_env env, napi_callback_info info) {
  *                  loop: 'node' | 'embedded', sleepClock: string | null } */
 static napi_value b_mon_stats(napi_env env, napi_callback_info info) {
   napi_value argv[1], o, sl, hg;
-  lwb_mon_t *m;
-  lw_monitors_stats_t st;
+  lwb_monset_t *m;
+  lw_monset_core_stats_t st;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
   lw_monset_stats(&m->set, &st);
   LW_NAPI_CALL(env, napi_create_object(env, &o));

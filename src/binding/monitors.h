@@ -6,7 +6,7 @@
 #include "../driver/monset.h"
 #include "binding.h"
 
-struct lwb_mon_s {
+struct lwb_monset_s {
   lw_monset_t set;
   lwb_env_t *e;
   lwb_cond_t *cond;
@@ -14,15 +14,15 @@ struct lwb_mon_s {
   unsigned self_strong;
   unsigned refs;       /* the external, and the open uv handles */
   int64_t reported;    /* bytes reported to V8 */
-  lwb_mon_t *env_next; /* the environment's list, for its cleanup */
+  lwb_monset_t *env_next; /* the environment's list, for its cleanup */
 };
 
 /* The set behind a JS handle, or NULL with an exception. */
-lwb_mon_t *lwb_mon_get(napi_env env, napi_value v);
+lwb_monset_t *lwb_mon_get(napi_env env, napi_value v);
 /* The call's `n` arguments into `argv`, and the set behind the first, or NULL with an exception. */
-lwb_mon_t *lwb_mon_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv);
+lwb_monset_t *lwb_mon_args(napi_env env, napi_callback_info info, size_t n, napi_value *argv);
 /* The memory the set holds, reported to V8 so that its garbage collector sees it. */
-void lwb_mon_report_memory(lwb_mon_t *m, int64_t bytes);
+void lwb_mon_report_memory(lwb_monset_t *m, int64_t bytes);
 
 int lwb_mon_metrics_init(napi_env env, napi_value exports);
 int lwb_mon_statedir_init(napi_env env, napi_value exports);

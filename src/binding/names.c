@@ -37,21 +37,21 @@ static napi_value b_mon_names(napi_env env, napi_callback_info info) {
 
 static napi_value b_mon_options(napi_env env, napi_callback_info info) {
   (void)info;
-  return names_array(env, lw_monitors_option_count(), lw_monitors_option_name);
+  return names_array(env, lw_monset_core_option_count(), lw_monset_core_option_name);
 }
 
 /* monDefaults() -> { option name: its default } (the core's config, the one place they are). */
 static napi_value b_mon_defaults(napi_env env, napi_callback_info info) {
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   napi_value o;
   size_t i;
   (void)info;
-  lw_monitors_config_default(&cfg, NULL);
+  lw_monset_core_config_default(&cfg, NULL);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
-  for (i = 0; i < lw_monitors_option_count(); i++) {
-    const char *name = lw_monitors_option_name(i);
-    double v = lw_monitors_option_get(&cfg, i);
-    if (lw_monitors_option_kind(i) == LW_OPTION_BOOLEAN) {
+  for (i = 0; i < lw_monset_core_option_count(); i++) {
+    const char *name = lw_monset_core_option_name(i);
+    double v = lw_monset_core_option_get(&cfg, i);
+    if (lw_monset_core_option_kind(i) == LW_OPTION_BOOLEAN) {
       napi_value b;
       LW_NAPI_CALL(env, napi_get_boolean(env, v != 0, &b));
       if (lwb_set_value(env, o, name, b)) return NULL;

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-void lw_blocks_init(lw_blocks_t *b, const lw_monitors_config_t *cfg,
+void lw_blocks_init(lw_blocks_t *b, const lw_monset_core_config_t *cfg,
                     double (*gc_ms)(void *data, double start, double end), void *data) {
   memset(b, 0, sizeof(*b));
   b->cfg = cfg;

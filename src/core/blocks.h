@@ -21,7 +21,7 @@
 #define LW_BLOCK_MINUTE_MS 60000.0
 
 typedef struct lw_blocks_s {
-  const lw_monitors_config_t *cfg;
+  const lw_monset_core_config_t *cfg;
   uint64_t count;      /* recorded */
   uint64_t reported;   /* reported one by one */
   uint64_t unreported; /* over the budget, in all */
@@ -38,7 +38,7 @@ typedef struct lw_blocks_s {
   lw_causes_t causes;
 } lw_blocks_t;
 
-void lw_blocks_init(lw_blocks_t *b, const lw_monitors_config_t *cfg,
+void lw_blocks_init(lw_blocks_t *b, const lw_monset_core_config_t *cfg,
                     double (*gc_ms)(void *data, double start, double end), void *data);
 /* A watched block ended at `end` (its BLOCK_END message): its cause is kept for its judgment. */
 void lw_blocks_watch_ended(lw_blocks_t *b, lw_conditions_t *c, const lw_msg_t *msg, double end);

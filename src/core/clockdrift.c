@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-static void jump(lw_monitors_t *m, lw_jump_t kind, double at, double delta) {
+static void jump(lw_monset_core_t *m, lw_jump_t kind, double at, double delta) {
   lw_event_t *ev;
   m->c->jumps[kind]++;
   ev = lw__event_push(m->c, LW_EVENT_JUMP, at);
@@ -19,7 +19,7 @@ static void jump(lw_monitors_t *m, lw_jump_t kind, double at, double delta) {
  * sleep took `slept` ms where the monotonic clock counts it (macOS, Windows), none where it
  * stands still (Linux): that is all of the samples' time it explains (SPEC §5's own part); the
  * rest of the span may be the app's. */
-static void clock_suspend(lw_monitors_t *m, double slept, double now) {
+static void clock_suspend(lw_monset_core_t *m, double slept, double now) {
   double weight = m->rd.mono_includes_sleep ? slept : 0;
   if (lw_tracker_add_weighted(&m->c->tracker, m->clock.prev_mono, now, LW_REASON_SUSPEND, weight,
                               now) != LW_OK)
@@ -28,7 +28,7 @@ static void clock_suspend(lw_monitors_t *m, double slept, double now) {
 
 /* clockDrift's reading: sleep = growth of (inclusive - exclusive); d = Δwall - Δmonotonic, less
  * the sleep where the monotonic clock excludes it. */
-void lw__mon_clock_fire(lw_monitors_t *m, double now) {
+void lw__mon_clock_fire(lw_monset_core_t *m, double now) {
   double wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
   double dmono = now - m->clock.prev_mono;
   double dwall = wall - m->clock.prev_wall;
@@ -60,7 +60,7 @@ void lw__mon_clock_fire(lw_monitors_t *m, double now) {
   m->clock.due = now + m->cfg.clock_interval_ms;
 }
 
-void lw_monitors_evidence(lw_monitors_t *m, double now, int force) {
+void lw_monset_core_evidence(lw_monset_core_t *m, double now, int force) {
   if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock.due <= now + m->coalesce_ms))
     lw__mon_clock_fire(m, now);
 }

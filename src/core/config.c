@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 
-void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c) {
+void lw_monset_core_config_default(lw_monset_core_config_t *cfg, const lw_conditions_t *c) {
   cfg->drift_interval_ms = 20;
   cfg->macrotask_interval_ms = 250;
   cfg->idle_period_ms = 1000;
@@ -40,32 +40,32 @@ static const struct {
   size_t offset;
   lw_option_kind_t kind;
 } options[] = {
-    {"driftLag.intervalMs", offsetof(lw_monitors_config_t, drift_interval_ms), LW_OPTION_MS},
-    {"macrotaskLag.intervalMs", offsetof(lw_monitors_config_t, macrotask_interval_ms), LW_OPTION_MS},
-    {"idleAvailability.intervalMs", offsetof(lw_monitors_config_t, idle_period_ms), LW_OPTION_MS},
-    {"worker.intervalMs", offsetof(lw_monitors_config_t, worker_interval_ms), LW_OPTION_MS},
-    {"liveness.intervalMs", offsetof(lw_monitors_config_t, liveness_interval_ms), LW_OPTION_MS},
-    {"clockDrift.intervalMs", offsetof(lw_monitors_config_t, clock_interval_ms), LW_OPTION_MS},
-    {"clockDrift.suspendMinMs", offsetof(lw_monitors_config_t, suspend_min_ms), LW_OPTION_MS},
-    {"clockDrift.stepMinMs", offsetof(lw_monitors_config_t, step_min_ms), LW_OPTION_MS},
-    {"clockDrift.sleepClock", offsetof(lw_monitors_config_t, sleep_clock), LW_OPTION_BOOLEAN},
-    {"timerThrottle.lateMs", offsetof(lw_monitors_config_t, throttle_late_ms), LW_OPTION_MS},
-    {"timerThrottle.firings", offsetof(lw_monitors_config_t, throttle_firings), LW_OPTION_COUNT},
-    {"flushIntervalMs", offsetof(lw_monitors_config_t, flush_interval_ms), LW_OPTION_MS},
-    {"blocks", offsetof(lw_monitors_config_t, blocks), LW_OPTION_BOOLEAN},
-    {"blocks.thresholdMs", offsetof(lw_monitors_config_t, block_threshold_ms), LW_OPTION_BLOCK_MS},
-    {"blocks.maxReportsPerMinute", offsetof(lw_monitors_config_t, block_reports_per_min), LW_OPTION_RATE},
-    {"blocks.stacks", offsetof(lw_monitors_config_t, block_watch), LW_OPTION_BOOLEAN},
+    {"driftLag.intervalMs", offsetof(lw_monset_core_config_t, drift_interval_ms), LW_OPTION_MS},
+    {"macrotaskLag.intervalMs", offsetof(lw_monset_core_config_t, macrotask_interval_ms), LW_OPTION_MS},
+    {"idleAvailability.intervalMs", offsetof(lw_monset_core_config_t, idle_period_ms), LW_OPTION_MS},
+    {"worker.intervalMs", offsetof(lw_monset_core_config_t, worker_interval_ms), LW_OPTION_MS},
+    {"liveness.intervalMs", offsetof(lw_monset_core_config_t, liveness_interval_ms), LW_OPTION_MS},
+    {"clockDrift.intervalMs", offsetof(lw_monset_core_config_t, clock_interval_ms), LW_OPTION_MS},
+    {"clockDrift.suspendMinMs", offsetof(lw_monset_core_config_t, suspend_min_ms), LW_OPTION_MS},
+    {"clockDrift.stepMinMs", offsetof(lw_monset_core_config_t, step_min_ms), LW_OPTION_MS},
+    {"clockDrift.sleepClock", offsetof(lw_monset_core_config_t, sleep_clock), LW_OPTION_BOOLEAN},
+    {"timerThrottle.lateMs", offsetof(lw_monset_core_config_t, throttle_late_ms), LW_OPTION_MS},
+    {"timerThrottle.firings", offsetof(lw_monset_core_config_t, throttle_firings), LW_OPTION_COUNT},
+    {"flushIntervalMs", offsetof(lw_monset_core_config_t, flush_interval_ms), LW_OPTION_MS},
+    {"blocks", offsetof(lw_monset_core_config_t, blocks), LW_OPTION_BOOLEAN},
+    {"blocks.thresholdMs", offsetof(lw_monset_core_config_t, block_threshold_ms), LW_OPTION_BLOCK_MS},
+    {"blocks.maxReportsPerMinute", offsetof(lw_monset_core_config_t, block_reports_per_min), LW_OPTION_RATE},
+    {"blocks.stacks", offsetof(lw_monset_core_config_t, block_watch), LW_OPTION_BOOLEAN},
 };
 
-size_t lw_monitors_option_count(void) { return sizeof(options) / sizeof(options[0]); }
+size_t lw_monset_core_option_count(void) { return sizeof(options) / sizeof(options[0]); }
 
-const char *lw_monitors_option_name(size_t i) {
-  return i < lw_monitors_option_count() ? options[i].name : NULL;
+const char *lw_monset_core_option_name(size_t i) {
+  return i < lw_monset_core_option_count() ? options[i].name : NULL;
 }
 
-lw_option_kind_t lw_monitors_option_kind(size_t i) {
-  return i < lw_monitors_option_count() ? options[i].kind : LW_OPTION_MS;
+lw_option_kind_t lw_monset_core_option_kind(size_t i) {
+  return i < lw_monset_core_option_count() ? options[i].kind : LW_OPTION_MS;
 }
 
 /* Option `i`'s range (the one place it is written). */
@@ -89,9 +89,9 @@ static int option_ok(size_t i, double value, const char **range) {
   }
 }
 
-int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range) {
+int lw_monset_core_option_set(lw_monset_core_config_t *cfg, size_t i, double value, const char **range) {
   char *field;
-  if (i >= lw_monitors_option_count()) return LW_ENOENT;
+  if (i >= lw_monset_core_option_count()) return LW_ENOENT;
   if (!option_ok(i, value, range)) return LW_EINVAL;
   field = (char *)cfg + options[i].offset;
   if (options[i].kind != LW_OPTION_MS && options[i].kind != LW_OPTION_BLOCK_MS)
@@ -101,19 +101,19 @@ int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, co
   return LW_OK;
 }
 
-double lw_monitors_option_get(const lw_monitors_config_t *cfg, size_t i) {
+double lw_monset_core_option_get(const lw_monset_core_config_t *cfg, size_t i) {
   const char *field;
-  if (i >= lw_monitors_option_count()) return NAN;
+  if (i >= lw_monset_core_option_count()) return NAN;
   field = (const char *)cfg + options[i].offset;
   return options[i].kind != LW_OPTION_MS && options[i].kind != LW_OPTION_BLOCK_MS
              ? *(const int *)(const void *)field
              : *(const double *)(const void *)field;
 }
 
-int lw_monitors_config_valid(const lw_monitors_config_t *cfg) {
+int lw_monset_core_config_valid(const lw_monset_core_config_t *cfg) {
   const char *range;
   size_t i;
-  for (i = 0; i < lw_monitors_option_count(); i++)
-    if (!option_ok(i, lw_monitors_option_get(cfg, i), &range)) return 0;
+  for (i = 0; i < lw_monset_core_option_count(); i++)
+    if (!option_ok(i, lw_monset_core_option_get(cfg, i), &range)) return 0;
   return cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
 }

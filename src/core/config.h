@@ -10,7 +10,7 @@
 #define LW_BLOCK_MIN_MS 50.0
 #define LW_BLOCK_RATE_MAX 100000
 
-typedef struct lw_monitors_config_s {
+typedef struct lw_monset_core_config_s {
   double drift_interval_ms;     /* 20 */
   double macrotask_interval_ms; /* 250 */
   double idle_period_ms;        /* 1000 */
@@ -29,11 +29,11 @@ typedef struct lw_monitors_config_s {
   int block_reports_per_min;    /* 10: blocks reported one by one per minute, at most */
   int block_watch;              /* 0: the worker watches each block while it runs (its cause, its
                                  * stack): blocks.stacks (worker.h) */
-} lw_monitors_config_t;
+} lw_monset_core_config_t;
 
 /* The defaults; the stall threshold is `c`'s, or the conditions' default without `c`. */
-void lw_monitors_config_default(lw_monitors_config_t *cfg, const lw_conditions_t *c);
-int lw_monitors_config_valid(const lw_monitors_config_t *cfg);
+void lw_monset_core_config_default(lw_monset_core_config_t *cfg, const lw_conditions_t *c);
+int lw_monset_core_config_valid(const lw_monset_core_config_t *cfg);
 /* The options a user may set, by index: their public names ("driftLag.intervalMs", ...) and
  * kinds. A boolean option's value is 0 or 1. */
 typedef enum {
@@ -43,13 +43,13 @@ typedef enum {
   LW_OPTION_BLOCK_MS, /* a finite number >= LW_BLOCK_MIN_MS */
   LW_OPTION_RATE      /* an integer from 0 to LW_BLOCK_RATE_MAX */
 } lw_option_kind_t;
-size_t lw_monitors_option_count(void);
-const char *lw_monitors_option_name(size_t i);
-lw_option_kind_t lw_monitors_option_kind(size_t i);
+size_t lw_monset_core_option_count(void);
+const char *lw_monset_core_option_name(size_t i);
+lw_option_kind_t lw_monset_core_option_kind(size_t i);
 /* Sets option `i` to `value`: LW_OK, or LW_EINVAL if it is out of range (nothing changed);
  * `*range` then describes the range ("a finite number > 0"). */
-int lw_monitors_option_set(lw_monitors_config_t *cfg, size_t i, double value, const char **range);
+int lw_monset_core_option_set(lw_monset_core_config_t *cfg, size_t i, double value, const char **range);
 /* Option `i`'s value in `cfg` (NAN past the last option): with a default config, its default. */
-double lw_monitors_option_get(const lw_monitors_config_t *cfg, size_t i);
+double lw_monset_core_option_get(const lw_monset_core_config_t *cfg, size_t i);
 
 #endif /* LW_CORE_CONFIG_H_ */

@@ -33,13 +33,13 @@ int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, 
   for (i = 0; i < c->nepisodes; i++) {
     e = &c->episodes[i];
     /* The overlap rule of closed intervals: touching windows are separate episodes. */
-    if (!(ws < e->we && we > e->ws)) continue;
+    if (!(ws < e->window_end && we > e->window_start)) continue;
     /* The app's own time and a stop are separate episodes even where their windows overlap
      * (SPEC §5: one block = one hang episode, one stop = one episode of its kind). */
     if ((kind == LW_KIND_HANG) != (e->kind == LW_KIND_HANG)) continue;
     if (e->reported_at != INFINITY) return LW_OK; /* a late join adds nothing */
-    if (ws < e->ws) e->ws = ws;
-    if (we > e->we) e->we = we;
+    if (ws < e->window_start) e->window_start = ws;
+    if (we > e->window_end) e->window_end = we;
     if (value > e->duration_ms) e->duration_ms = value;
     if (kind_rank(kind) > kind_rank(e->kind)) e->kind = kind;
     e->samples++;
@@ -53,8 +53,8 @@ int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, 
   }
   e = &c->episodes[c->nepisodes];
   memset(e, 0, sizeof(*e));
-  e->ws = ws;
-  e->we = we;
+  e->window_start = ws;
+  e->window_end = we;
   e->due = now + c->cfg.episode_delay_ms;
   e->reported_at = INFINITY;
   e->duration_ms = value;
@@ -88,8 +88,8 @@ static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
   if (ev == NULL) return;
   ev->kind = e->kind;
   ev->duration_ms = e->duration_ms;
-  ev->start = e->ws;
-  ev->end = e->we;
+  ev->start = e->window_start;
+  ev->end = e->window_end;
   ev->samples = e->samples;
   ev->hang_detected_at = NAN;
   if (e->nmonitors > 0) {

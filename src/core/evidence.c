@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-void lw_monitors_debugged(lw_monitors_t *m, double since, double until, double now) {
+void lw_monset_core_debugged(lw_monset_core_t *m, double since, double until, double now) {
   if (!isfinite(since)) return;
   lw__mon_activity(m, now);
   if (m->dbg.seq != 0 && m->dbg.since != since) {
@@ -32,7 +32,7 @@ void lw_monitors_debugged(lw_monitors_t *m, double since, double until, double n
   lw__mon_evidence_add(m, since, until, LW_REASON_DEBUGGER, now);
 }
 
-int lw_monitors_continued(lw_monitors_t *m, double seen, double at, double now) {
+int lw_monset_core_continued(lw_monset_core_t *m, double seen, double at, double now) {
   if (!(seen > -INFINITY) || !(at > seen)) return 0;
   lw__mon_activity(m, now);
   lw__mon_evidence_add(m, seen, at, LW_REASON_PAUSE, now);
@@ -44,7 +44,7 @@ int lw_monitors_continued(lw_monitors_t *m, double seen, double at, double now) 
  * started new work. The process cannot have been stopped at a moment the main thread ran, so
  * the stop ends at the main thread's first run after it, if that came before the worker's: the
  * app's own work right after the stop is then judged on its own. */
-static double stop_end(const lw_monitors_t *m, const lw_msg_t *msg) {
+static double stop_end(const lw_monset_core_t *m, const lw_msg_t *msg) {
   double end = msg->ev_end;
   unsigned i;
   /* A continue's evidence ends exactly; it may begin before the main thread's last runs before
@@ -56,7 +56,7 @@ static double stop_end(const lw_monitors_t *m, const lw_msg_t *msg) {
 }
 
 /* One message, after the evidence of every message received with it is in the tracker. */
-static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
+static void receive_one(lw_monset_core_t *m, const lw_msg_t *msg, double now) {
   lw_event_t *ev;
   lw_hang_cause_t *h, spare;
   double end;
@@ -109,7 +109,7 @@ static void receive_one(lw_monitors_t *m, const lw_msg_t *msg, double now) {
   }
 }
 
-void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, double now) {
+void lw_monset_core_receive(lw_monset_core_t *m, const lw_msg_t *msgs, size_t n, double now) {
   size_t i;
   if (n == 0) return;
   lw__mon_activity(m, now);

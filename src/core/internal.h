@@ -6,16 +6,16 @@
 
 typedef struct lw__held_s {
   double due;
-  double ws;
-  double we;
+  double window_start;
+  double window_end;
   double value;
   uint64_t token; /* 0 once cancelled */
   uint32_t validator;
 } lw__held_t;
 
 typedef struct lw__episode_s {
-  double ws;
-  double we;
+  double window_start;
+  double window_end;
   double due;         /* report time: first stall sample + episode_delay_ms */
   double reported_at; /* +INFINITY while pending */
   double duration_ms;

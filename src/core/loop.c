@@ -4,20 +4,20 @@
 
 #include <stdint.h>
 
-static double runnable_now(const lw_monitors_t *m) {
+static double runnable_now(const lw_monset_core_t *m) {
   return m->rd.runnable ? m->rd.runnable(m->rd.data) : 0;
 }
 
 /* The time the thread was available to its loop, up to `now`: libuv's idle time in Node's loop;
  * in an embedded loop, from the switch on, every moment it was neither on a CPU nor waiting for
  * one (SPEC §6: a task preempted or held back by a quota is busy, as in Node's loop). */
-double lw__mon_idle_now(const lw_monitors_t *m, double now) {
+double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
   if (m->model.embedded)
     return m->model.emb_idle_base + (now - m->model.emb_t_base) - (runnable_now(m) - m->model.emb_runnable_base);
   return m->rd.idle ? m->rd.idle(m->rd.data) : 0;
 }
 
-int lw_monitors_embedded(const lw_monitors_t *m) { return m->model.embedded; }
+int lw_monset_core_embedded(const lw_monset_core_t *m) { return m->model.embedded; }
 
 /* The loop model (SPEC §6), from what the poll did since the last iteration: libuv's idle time
  * grew, so the poll waited: Node's own loop, for good. Else an iteration that began
@@ -26,7 +26,7 @@ int lw_monitors_embedded(const lw_monitors_t *m) { return m->model.embedded; }
  * pending) is never given the chance to, and stays Node's: its gaps are its own callbacks. At the
  * switch the idle reading goes on from where libuv's left it, the time outside libuv that showed
  * it counted as idle already. */
-static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
+static void loop_model(lw_monset_core_t *m, double now, double outside_ms) {
   int could = m->model.poll_could_wait;
   double idle;
   m->model.poll_could_wait = 0;
@@ -46,9 +46,9 @@ static void loop_model(lw_monitors_t *m, double now, double outside_ms) {
   m->model.embedded = 1;
 }
 
-void lw_monitors_poll(lw_monitors_t *m, int could_wait) { m->model.poll_could_wait = could_wait != 0; }
+void lw_monset_core_poll(lw_monset_core_t *m, int could_wait) { m->model.poll_could_wait = could_wait != 0; }
 
-int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms) {
+int lw_monset_core_iteration(lw_monset_core_t *m, double now, double outside_ms) {
   double idle, busy;
   int embedded = m->model.embedded, changed;
   lw__mon_activity(m, now);

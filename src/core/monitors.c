@@ -33,7 +33,7 @@ int lw_mon_validated(lw_mon_t mon) {
          mon == LW_MON_IDLE || mon == LW_MON_WORKER;
 }
 
-void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out) {
+void lw_monset_core_stats(const lw_monset_core_t *m, lw_monset_core_stats_t *out) {
   out->self_lag_count = m->self_lag_hist.count;
   out->self_lag_max = m->self_lag_hist.count ? m->self_lag_hist.max : NAN;
   out->self_lag_p99 = lw_histogram_quantile(&m->self_lag_hist, 0.99);
@@ -46,12 +46,12 @@ void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out) {
   out->blocks_watched = m->blocks.watched;
 }
 
-uint64_t lw_monitors_blocks_discarded(const lw_monitors_t *m, uint32_t reason) {
+uint64_t lw_monset_core_blocks_discarded(const lw_monset_core_t *m, uint32_t reason) {
   return lw_blocks_discarded_for(&m->blocks, reason);
 }
 
 /* A value that cannot join its batch is counted as lost. */
-void lw__mon_batch_push(lw_monitors_t *m, lw_batch_t *b, double value) {
+void lw__mon_batch_push(lw_monset_core_t *m, lw_batch_t *b, double value) {
   if (lw__grow((void **)&b->values, &b->cap, b->len + 1, sizeof(*b->values)) != LW_OK) {
     m->c->lost++;
     return;
@@ -80,11 +80,11 @@ static void batch_record(void *data, double value, double window_ms, double end,
 }
 
 /* Evidence that cannot be stored is counted as lost. */
-void lw__mon_evidence_add(lw_monitors_t *m, double start, double end, uint32_t reason, double now) {
+void lw__mon_evidence_add(lw_monset_core_t *m, double start, double end, uint32_t reason, double now) {
   if (lw_tracker_add(&m->c->tracker, start, end, reason, now) != LW_OK) m->c->lost++;
 }
 
-int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out) {
+int lw_monset_core_main_states(const lw_monset_core_t *m, lw_thread_times_t *out) {
   lw_thread_times_t t;
   if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0) return LW_ENOENT;
   out->cpu_ms = t.cpu_ms;
@@ -95,7 +95,7 @@ int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out) {
 /* The block validator's verdicts (blocks.h). */
 static void block_judged(void *data, double value, double window_ms, double end,
                          uint32_t discarded_for, double now) {
-  lw_monitors_t *m = data;
+  lw_monset_core_t *m = data;
   lw_blocks_judged(&m->blocks, m->c, value, window_ms, end, discarded_for, now);
 }
 
@@ -103,7 +103,7 @@ static void block_judged(void *data, double value, double window_ms, double end,
  * it overlaps, and whether it is a block too: with blocks, a hang that holds loopBlock's sample is
  * one loop iteration's, and each report says so of the other. */
 static void episode_cause(void *data, lw_event_t *ev) {
-  const lw_monitors_t *m = data;
+  const lw_monset_core_t *m = data;
   const lw_validator_t *loop = lw_validator_get(m->c, m->vid[LW_MON_LOOPBLOCK]);
   size_t i;
   lw_causes_for_episode(&m->causes, ev);
@@ -112,13 +112,13 @@ static void episode_cause(void *data, lw_event_t *ev) {
     if (ev->monitors[i] == loop->name_id) ev->is_block = 1;
 }
 
-int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
+int lw_monset_core_init(lw_monset_core_t *m, lw_conditions_t *c, const lw_monset_core_config_t *cfg,
                      const lw_readings_t *rd) {
   int i, rc;
   memset(m, 0, sizeof(*m));
   for (i = 0; i < LW_MON_COUNT; i++) m->vid[i] = UINT32_MAX; /* no validator yet */
   m->block_vid = UINT32_MAX;
-  if (!lw_monitors_config_valid(cfg)) return LW_EINVAL;
+  if (!lw_monset_core_config_valid(cfg)) return LW_EINVAL;
   m->c = c;
   m->cfg = *cfg;
   m->rd = rd->main;
@@ -159,7 +159,7 @@ int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_con
   return LW_OK;
 }
 
-void lw_monitors_free(lw_monitors_t *m) {
+void lw_monset_core_free(lw_monset_core_t *m) {
   int i;
   if (m->c != NULL) lw_conditions_set_cause(m->c, NULL, m);
   if (m->c != NULL && m->block_vid != UINT32_MAX) lw_validator_set_sink(m->c, m->block_vid, NULL, NULL);
@@ -178,7 +178,7 @@ void lw_monitors_free(lw_monitors_t *m) {
   memset(m, 0, sizeof(*m));
 }
 
-size_t lw_monitors_memory(const lw_monitors_t *m) {
+size_t lw_monset_core_memory(const lw_monset_core_t *m) {
   size_t n = lw_causes_memory(&m->causes) + lw_blocks_memory(&m->blocks);
   int i;
   if (m->self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
@@ -189,7 +189,7 @@ size_t lw_monitors_memory(const lw_monitors_t *m) {
   return n + m->self_lag_batch.cap * sizeof(double);
 }
 
-void lw_monitors_release(lw_monitors_t *m) {
+void lw_monset_core_release(lw_monset_core_t *m) {
   int i;
   for (i = 0; i < LW_MON_COUNT; i++) {
     lw__free(m->batch[i].values);
@@ -199,12 +199,12 @@ void lw_monitors_release(lw_monitors_t *m) {
   memset(&m->self_lag_batch, 0, sizeof(m->self_lag_batch));
   lw_histogram_freeze(&m->self_lag_hist);
   lw_histogram_freeze(&m->hang_hist);
-  /* driftLag's last window waits for its collection (lw_monitors_take_delay frees it then). */
+  /* driftLag's last window waits for its collection (lw_monset_core_take_delay frees it then). */
   m->delay.released = 1;
   if (m->delay.window.count == 0) lw_histogram_free(&m->delay.window);
 }
 
-static int any_running(const lw_monitors_t *m) {
+static int any_running(const lw_monset_core_t *m) {
   int i;
   for (i = 0; i < LW_MON_COUNT; i++)
     if (m->running[i]) return 1;
@@ -212,7 +212,7 @@ static int any_running(const lw_monitors_t *m) {
 }
 
 /* Returns the verdict (LW_VERDICT_*), or LW_ENOMEM. */
-int lw__mon_submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, double now) {
+int lw__mon_submit(lw_monset_core_t *m, lw_mon_t mon, double value, double window, double now) {
   uint64_t detail;
   int rc;
   if (value < 0) value = 0;
@@ -223,7 +223,7 @@ int lw__mon_submit(lw_monitors_t *m, lw_mon_t mon, double value, double window, 
   return rc;
 }
 
-void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
+void lw_monset_core_start(lw_monset_core_t *m, lw_mon_t mon, double now) {
   if ((unsigned)mon >= LW_MON_COUNT || m->running[mon]) return;
   if (!any_running(m)) m->flush_due = now + m->cfg.flush_interval_ms;
   m->running[mon] = 1;
@@ -271,11 +271,11 @@ void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now) {
   }
 }
 
-void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now) {
+void lw_monset_core_stop(lw_monset_core_t *m, lw_mon_t mon, double now) {
   if ((unsigned)mon >= LW_MON_COUNT || !m->running[mon]) return;
   /* driftLag's and macrotaskLag's firings while they slept are not lost (the driver has
    * normally caught up already, with the loop's own idle end). */
-  if (mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK) lw_monitors_awake(m, now, now);
+  if (mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK) lw_monset_core_awake(m, now, now);
   m->running[mon] = 0;
   if (mon == LW_MON_WORKER || mon == LW_MON_LIVENESS) lw_worker_stop(&m->worker, mon == LW_MON_WORKER);
   if (mon == LW_MON_MACROTASK) m->macro.posted = INFINITY;
@@ -284,11 +284,11 @@ void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now) {
   if (!any_running(m)) m->flush_due = now;
 }
 
-int lw_monitors_worker_needed(const lw_monitors_t *m) {
+int lw_monset_core_worker_needed(const lw_monset_core_t *m) {
   return m->running[LW_MON_WORKER] || m->running[LW_MON_LIVENESS];
 }
 
-double lw_monitors_next_due_late(const lw_monitors_t *m, double late_ms) {
+double lw_monset_core_next_due_late(const lw_monset_core_t *m, double late_ms) {
   double due = m->flush_due + late_ms;
 #define LW__MIN_IF(on, t) \
   if ((on) && (t) < due) due = (t)
@@ -301,15 +301,15 @@ double lw_monitors_next_due_late(const lw_monitors_t *m, double late_ms) {
   return due;
 }
 
-double lw_monitors_next_due(const lw_monitors_t *m) { return lw_monitors_next_due_late(m, 0); }
+double lw_monset_core_next_due(const lw_monset_core_t *m) { return lw_monset_core_next_due_late(m, 0); }
 
-double lw_monitors_next_due_armed(const lw_monitors_t *m) {
-  return lw_monitors_next_due_late(m, lw_monitors_sharing(m) ? m->share_ms : 0);
+double lw_monset_core_next_due_armed(const lw_monset_core_t *m) {
+  return lw_monset_core_next_due_late(m, lw_monset_core_sharing(m) ? m->share_ms : 0);
 }
 
 /* The main thread ran at `now`. A hang ends when the main thread first runs again: the worker
  * sees that only at its next check, so the main thread remembers when it resumed. */
-void lw__mon_activity(lw_monitors_t *m, double now) {
+void lw__mon_activity(lw_monset_core_t *m, double now) {
   if (now - m->last_activity >= 2 * m->cfg.liveness_interval_ms) {
     m->resumed_at = now;
     m->resumed[m->nresumed++ % 8] = now;
@@ -317,7 +317,7 @@ void lw__mon_activity(lw_monitors_t *m, double now) {
   m->last_activity = now;
 }
 
-int lw_monitors_run(lw_monitors_t *m, double now) {
+int lw_monset_core_run(lw_monset_core_t *m, double now) {
   /* Timers that measure nothing of their own lateness join this run up to coalesce_ms early. */
   double soft = now + m->coalesce_ms;
   m->run_turn++;
@@ -349,14 +349,14 @@ int lw_monitors_run(lw_monitors_t *m, double now) {
   return m->flush_due <= soft;
 }
 
-void lw_monitors_flushed(lw_monitors_t *m, double now) {
+void lw_monset_core_flushed(lw_monset_core_t *m, double now) {
   int i;
   for (i = 0; i < LW_MON_COUNT; i++) m->batch[i].len = 0;
   m->self_lag_batch.len = 0;
   m->flush_due = any_running(m) ? now + m->cfg.flush_interval_ms : LW_NEVER;
 }
 
-void lw_monitors_take_delay(lw_monitors_t *m, lw_delay_stats_t *out) {
+void lw_monset_core_take_delay(lw_monset_core_t *m, lw_delay_stats_t *out) {
   const lw_histogram_t *h = &m->delay.window;
   double mean = lw_histogram_mean(h);
   out->count = h->count;
@@ -372,12 +372,12 @@ void lw_monitors_take_delay(lw_monitors_t *m, lw_delay_stats_t *out) {
   if (m->delay.released) lw_histogram_free(&m->delay.window);
 }
 
-int lw_monitors_keep_delay(lw_monitors_t *m) {
+int lw_monset_core_keep_delay(lw_monset_core_t *m) {
   if (m->delay.window.buckets != NULL || m->delay.released) return LW_OK;
   return lw_histogram_init(&m->delay.window);
 }
 
-int lw_monitors_keep_aggregates(lw_monitors_t *m, int keep) {
+int lw_monset_core_keep_aggregates(lw_monset_core_t *m, int keep) {
   int i;
   if (!keep) {
     lw__free(m->aggs);
@@ -391,9 +391,9 @@ int lw_monitors_keep_aggregates(lw_monitors_t *m, int keep) {
   return LW_OK;
 }
 
-void lw_monitors_keep_batches(lw_monitors_t *m, int keep) { m->keep_batches = keep != 0; }
+void lw_monset_core_keep_batches(lw_monset_core_t *m, int keep) { m->keep_batches = keep != 0; }
 
-int lw_monitors_batches_wanted(const lw_monitors_t *m) {
+int lw_monset_core_batches_wanted(const lw_monset_core_t *m) {
   int i;
   if (m->keep_batches || m->self_lag_batch.len > 0) return 1;
   for (i = 0; i < LW_MON_COUNT; i++)

@@ -57,7 +57,7 @@ typedef struct lw_readings_s {
 /* A firing (driftLag's, or macrotaskLag's task) this close to its due time is on time: libuv's
  * timers have ms resolution, so an idle loop's timer fires up to about a ms after its due. Only
  * after such a firing over a mostly idle window may the timer sleep while the loop waits
- * (lw_monitors_idle). */
+ * (lw_monset_core_idle). */
 #define LW_SLEEP_LATE_MS 2.0
 /* Real time: timers that measure nothing of their own lateness (macrotaskLag's interval,
  * idleAvailability's period, clockDrift's reading, the flush) fire up to this early when the
@@ -83,34 +83,34 @@ typedef struct lw_batch_s {
   size_t cap;
 } lw_batch_t;
 
-typedef struct lw_monitors_s {
+typedef struct lw_monset_core_s {
   lw_conditions_t *c;
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   lw_main_readings_t rd;
   int running[LW_MON_COUNT];
   uint32_t vid[LW_MON_COUNT]; /* validators of the validated monitors */
   lw_batch_t batch[LW_MON_COUNT];
   lw_batch_t self_lag_batch; /* every heartbeat's self-lag, for its histogram */
-  /* Whether recorded values are kept for JS at all (lw_monitors_keep_batches); 1 at init. */
+  /* Whether recorded values are kept for JS at all (lw_monset_core_keep_batches); 1 at init. */
   int keep_batches;
   /* The metric histograms of the recorded samples (aggregate.h), cumulative from when they were
-   * asked for (lw_monitors_keep_aggregates): each validated monitor's, and every heartbeat's
+   * asked for (lw_monset_core_keep_aggregates): each validated monitor's, and every heartbeat's
    * self-lag. NULL while nothing reads them. */
   struct lw_sample_aggs_s {
     lw_agg_t mon[LW_MON_COUNT];
     lw_agg_t self_lag;
   } *aggs;
-  /* driftLag's recorded lateness since the last lw_monitors_take_delay (nodejs.eventloop.delay.*),
-   * and the sum of its squares; its buckets are allocated by lw_monitors_keep_delay. */
+  /* driftLag's recorded lateness since the last lw_monset_core_take_delay (nodejs.eventloop.delay.*),
+   * and the sum of its squares; its buckets are allocated by lw_monset_core_keep_delay. */
   struct lw_delay_window_s {
     lw_histogram_t window;
     double sumsq;
-    int released; /* lw_monitors_release: the window is freed once taken */
+    int released; /* lw_monset_core_release: the window is freed once taken */
   } delay;
   double loop_idle_ms;       /* idle and active time over idleAvailability's recorded periods */
   double loop_active_ms;
   struct lw_sink_s {
-    struct lw_monitors_s *m;
+    struct lw_monset_core_s *m;
     lw_mon_t mon;
   } sink[LW_MON_COUNT];
   double flush_due;
@@ -119,7 +119,7 @@ typedef struct lw_monitors_s {
   struct lw_drift_state_s {
     double prev;
     double due;
-    int asleep;      /* its timer is not armed while the loop waits (lw_monitors_idle) */
+    int asleep;      /* its timer is not armed while the loop waits (lw_monset_core_idle) */
     int may_sleep;   /* its last firing was on time, over a window the loop mostly waited */
     double busy_prev; /* loop.busy_total at the previous firing */
   } drift;
@@ -129,12 +129,12 @@ typedef struct lw_monitors_s {
   /* How late those timers may wait for the worker's heartbeat while the loop waits (LW_SHARE_MS
    * in real time, 0 on the simulation: every timer at its due time). */
   double share_ms;
-  unsigned run_turn; /* counts lw_monitors_run() calls */
+  unsigned run_turn; /* counts lw_monset_core_run() calls */
   /* macrotaskLag */
   struct lw_macro_state_s {
     double due;
     double posted;  /* +INFINITY when no task is queued */
-    int asleep;     /* its timer is not armed: the loop waits (lw_monitors_idle) */
+    int asleep;     /* its timer is not armed: the loop waits (lw_monset_core_idle) */
     int may_sleep;  /* its last task was on time, over a window the loop mostly waited */
     double prev;    /* its last task's run, and the loop's busy total then */
     double busy_prev;
@@ -151,7 +151,7 @@ typedef struct lw_monitors_s {
    * iteration at a time from its own message loop, so the thread waits outside libuv and libuv's
    * idle time does not grow. The model is read from what the poll does: a poll that waited
    * (libuv's idle time grew across an iteration) makes the loop Node's for good; a poll that
-   * could have waited (lw_monitors_poll) and did not, followed by time off a CPU before the next
+   * could have waited (lw_monset_core_poll) and did not, followed by time off a CPU before the next
    * iteration, is the embedder's, and LW_OUTSIDE_ITERATIONS of those make the loop embedded.
    * A synchronous wait in a callback leaves the same gap, but in Node's loop a poll that could
    * wait always waits. From the switch on the thread is available to its loop whenever it is
@@ -159,7 +159,7 @@ typedef struct lw_monitors_s {
   struct lw_loop_model_s {
     int embedded;
     int poll_waited;       /* libuv's idle time grew across an iteration: Node's loop for good */
-    int poll_could_wait;   /* the last poll could have waited in Node's loop (lw_monitors_poll) */
+    int poll_could_wait;   /* the last poll could have waited in Node's loop (lw_monset_core_poll) */
     int seen;              /* `idle` holds libuv's idle reading at the last iteration */
     double idle;
     unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS off a CPU after such a poll */
@@ -184,7 +184,7 @@ typedef struct lw_monitors_s {
   /* timerThrottle */
   struct lw_throttle_state_s {
     int late;
-    double first_ws;
+    double first_window_start;
     uint64_t seq;    /* open interval, 0 if none */
     double runq;     /* the main thread's run-queue delay at the last late firing */
     double runq_at;
@@ -199,7 +199,7 @@ typedef struct lw_monitors_s {
   double resumed[8];    /* the last such resumptions, a ring (-INFINITY: none) */
   unsigned nresumed;
   struct lw_debugger_state_s {
-    uint64_t seq; /* the open `debugger` interval (lw_monitors_debugged), or 0 */
+    uint64_t seq; /* the open `debugger` interval (lw_monset_core_debugged), or 0 */
     double since; /* when it began */
   } dbg;
   uint64_t worker_hangs;
@@ -211,10 +211,10 @@ typedef struct lw_monitors_s {
   /* The worker can tell when the main loop waits, and then rests (lw_worker_next_due). */
   int worker_may_rest;
   lw_worker_t worker; /* the worker thread's, while it runs (worker.h) */
-} lw_monitors_t;
+} lw_monset_core_t;
 
 /* The worker's own view, read as a snapshot (NAN where there is no value yet). */
-typedef struct lw_monitors_stats_s {
+typedef struct lw_monset_core_stats_s {
   uint64_t self_lag_count;
   double self_lag_max;
   double self_lag_p99;
@@ -225,11 +225,11 @@ typedef struct lw_monitors_stats_s {
   uint64_t blocks_reported;   /* reported one by one */
   uint64_t blocks_unreported; /* over the budget */
   uint64_t blocks_watched;    /* flagged by the worker while they ran (blocks.stacks) */
-} lw_monitors_stats_t;
+} lw_monset_core_stats_t;
 
-void lw_monitors_stats(const lw_monitors_t *m, lw_monitors_stats_t *out);
+void lw_monset_core_stats(const lw_monset_core_t *m, lw_monset_core_stats_t *out);
 /* Blocks that evidence of reason id `reason` explained (blocks.h). */
-uint64_t lw_monitors_blocks_discarded(const lw_monitors_t *m, uint32_t reason);
+uint64_t lw_monset_core_blocks_discarded(const lw_monset_core_t *m, uint32_t reason);
 
 const char *lw_mon_name(lw_mon_t mon);
 lw_mon_t lw_mon_parse(const char *name, size_t len);
@@ -241,55 +241,55 @@ int lw_mon_paused_while_hidden(lw_mon_t mon, int browser_process);
 /* Whether the monitor submits samples to a validator of its own (and has a metric histogram). */
 int lw_mon_validated(lw_mon_t mon);
 
-int lw_monitors_init(lw_monitors_t *m, lw_conditions_t *c, const lw_monitors_config_t *cfg,
+int lw_monset_core_init(lw_monset_core_t *m, lw_conditions_t *c, const lw_monset_core_config_t *cfg,
                      const lw_readings_t *rd);
-void lw_monitors_free(lw_monitors_t *m);
+void lw_monset_core_free(lw_monset_core_t *m);
 /* The heap memory the set holds beyond its own struct, in bytes. */
-size_t lw_monitors_memory(const lw_monitors_t *m);
+size_t lw_monset_core_memory(const lw_monset_core_t *m);
 /* After the last flush of a set that will run no more: frees the batches and keeps only the
  * statistics of its histograms (see lw_histogram_freeze). */
-void lw_monitors_release(lw_monitors_t *m);
+void lw_monset_core_release(lw_monset_core_t *m);
 
 /* Starting a running or stopping a stopped monitor does nothing. Stopping a validated monitor
  * leaves its validator alive; its recorded values stay in the batch until the next flush. */
-void lw_monitors_start(lw_monitors_t *m, lw_mon_t mon, double now);
-void lw_monitors_stop(lw_monitors_t *m, lw_mon_t mon, double now);
+void lw_monset_core_start(lw_monset_core_t *m, lw_mon_t mon, double now);
+void lw_monset_core_stop(lw_monset_core_t *m, lw_mon_t mon, double now);
 /* 1 if the worker thread is needed (heartbeat or liveness running). */
-int lw_monitors_worker_needed(const lw_monitors_t *m);
+int lw_monset_core_worker_needed(const lw_monset_core_t *m);
 
 /* Main thread. */
-double lw_monitors_next_due(const lw_monitors_t *m);
+double lw_monset_core_next_due(const lw_monset_core_t *m);
 /* The same, with the timers that measure nothing of their own lateness (macrotaskLag's interval,
  * idleAvailability, clockDrift, the flush) due up to `late_ms` after their time: a driver lets
  * them wait that long for a wake-up that is coming anyway. driftLag and a queued task keep
  * their time. */
-double lw_monitors_next_due_late(const lw_monitors_t *m, double late_ms);
-/* The due time to arm the main thread's timer at: lw_monitors_next_due_late() by share_ms while
- * lw_monitors_sharing(), else lw_monitors_next_due(). */
-double lw_monitors_next_due_armed(const lw_monitors_t *m);
+double lw_monset_core_next_due_late(const lw_monset_core_t *m, double late_ms);
+/* The due time to arm the main thread's timer at: lw_monset_core_next_due_late() by share_ms while
+ * lw_monset_core_sharing(), else lw_monset_core_next_due(). */
+double lw_monset_core_next_due_armed(const lw_monset_core_t *m);
 /* Runs every main-thread timer due at or before `now`. Returns 1 if a flush is due: the driver
- * then hands the batches to JS and calls lw_monitors_flushed(). */
-int lw_monitors_run(lw_monitors_t *m, double now);
-void lw_monitors_flushed(lw_monitors_t *m, double now);
+ * then hands the batches to JS and calls lw_monset_core_flushed(). */
+int lw_monset_core_run(lw_monset_core_t *m, double now);
+void lw_monset_core_flushed(lw_monset_core_t *m, double now);
 /* The loop-iteration hook (uv_prepare): loopBlock's sample. `outside_ms` is the time the thread
  * spent off a CPU (neither running nor waiting for one) between the end of the previous
  * iteration's poll and this iteration: a synchronous wait in a timer or an immediate in Node's
  * loop, the message loop's time (and such waits) in an embedded one. Returns 1 if a due time may have
  * changed (the sample was held or discarded, or the loop model switched), else 0: the driver
  * need not re-arm its timer. */
-int lw_monitors_iteration(lw_monitors_t *m, double now, double outside_ms);
+int lw_monset_core_iteration(lw_monset_core_t *m, double now, double outside_ms);
 /* After the iteration hook, before the poll: `could_wait` is 1 if the poll that follows would
  * wait in Node's own loop (libuv gives it a non-zero timeout) or Node's run would end here
  * (nothing keeps the loop alive), 0 if it cannot wait (an immediate, a pending callback, a due
  * timer). A poll that could wait and left libuv's idle time unchanged ran from an embedder. */
-void lw_monitors_poll(lw_monitors_t *m, int could_wait);
+void lw_monset_core_poll(lw_monset_core_t *m, int could_wait);
 /* driftLag while the loop waits. An idle loop woken every 20 ms costs as much as
  * Node's own monitor; yet while the loop waits in its poll, a timer's firing is known in advance:
- * on time. The driver calls lw_monitors_idle() when the loop is about to wait: driftLag's timer is
+ * on time. The driver calls lw_monset_core_idle() when the loop is about to wait: driftLag's timer is
  * then no longer armed (returns 1 if the due time changed), provided it is not overdue, its last
  * firing was on time over a window in which the loop mostly waited, the loop is Node's own (an
  * embedded loop never waits in its poll) and no throttled interval is open (its end needs a real
- * firing). When the loop runs again the driver calls lw_monitors_awake(): `idle_end` is when
+ * firing). When the loop runs again the driver calls lw_monset_core_awake(): `idle_end` is when
  * the loop stopped waiting. What the timer would have done meanwhile is done:
  * - the wake-up came LW_STOP_MIN_MS or more after the armed timer's due (a stop, starvation,
  *   throttled timers held the loop): the timer was held as well, from the start of the wait at the
@@ -305,11 +305,11 @@ void lw_monitors_poll(lw_monitors_t *m, int could_wait);
  * process ran again, after a stop), and its next interval counts from that firing; after a held
  * wake-up its due time has passed and it fires in the next run, as the real timer would.
  * Returns 1 if a due time changed (the driver re-arms). Drivers apply the evidence first. */
-int lw_monitors_idle(lw_monitors_t *m, double now);
-int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end);
-/* Whether a timer sleeps (lw_monitors_idle): the driver then calls lw_monitors_awake(). */
+int lw_monset_core_idle(lw_monset_core_t *m, double now);
+int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end);
+/* Whether a timer sleeps (lw_monset_core_idle): the driver then calls lw_monset_core_awake(). */
 /* Inline: the loop's check hook asks at every iteration. */
-static inline int lw_monitors_asleep(const lw_monitors_t *m) { return m->drift.asleep || m->macro.asleep; }
+static inline int lw_monset_core_asleep(const lw_monset_core_t *m) { return m->drift.asleep || m->macro.asleep; }
 /* driftLag's recorded lateness since the last call (nodejs.eventloop.delay.*, SPEC §10): count,
  * min, max, mean and standard deviation exact, percentiles within 1/LW_HIST_SUB (histogram.h);
  * NAN but count when none. Then a new window. */
@@ -317,75 +317,75 @@ typedef struct lw_delay_stats_s {
   uint64_t count;
   double min, max, mean, stddev, p50, p90, p99;
 } lw_delay_stats_t;
-void lw_monitors_take_delay(lw_monitors_t *m, lw_delay_stats_t *out);
+void lw_monset_core_take_delay(lw_monset_core_t *m, lw_delay_stats_t *out);
 /* Whether driftLag's window is kept, from now on (a meter that reads nodejs.eventloop.delay.*).
  * Returns LW_OK, or LW_ENOMEM (then it is not). */
-int lw_monitors_keep_delay(lw_monitors_t *m);
+int lw_monset_core_keep_delay(lw_monset_core_t *m);
 /* Whether the metric histograms are kept (a MetricProducer reads them): on, they start empty
  * (LW_OK, or LW_ENOMEM and they are not kept); off, their memory is freed. */
-int lw_monitors_keep_aggregates(lw_monitors_t *m, int keep);
+int lw_monset_core_keep_aggregates(lw_monset_core_t *m, int keep);
 
 /* Whether the recorded values go into the batches for JS (a meter that records them, a listener
  * of the raw samples). Off, nothing is copied per sample and the batches stay empty: memory that
  * would grow with the loop's iteration rate between flushes (loopBlock) is not taken. */
-void lw_monitors_keep_batches(lw_monitors_t *m, int keep);
+void lw_monset_core_keep_batches(lw_monset_core_t *m, int keep);
 /* Whether a flush has anything for JS: batches are kept, or values kept before are still there.
  * Otherwise a flush calls no JS at all (nothing would read it). */
-int lw_monitors_batches_wanted(const lw_monitors_t *m);
+int lw_monset_core_batches_wanted(const lw_monset_core_t *m);
 /* Read-only views for the driver. */
-static inline int lw_monitors_running(const lw_monitors_t *m, lw_mon_t mon) {
+static inline int lw_monset_core_running(const lw_monset_core_t *m, lw_mon_t mon) {
   return (unsigned)mon < LW_MON_COUNT && m->running[mon];
 }
-static inline const lw_monitors_config_t *lw_monitors_config(const lw_monitors_t *m) { return &m->cfg; }
+static inline const lw_monset_core_config_t *lw_monset_core_config(const lw_monset_core_t *m) { return &m->cfg; }
 /* The worker's half, which the driver hands to its worker thread (worker.h). */
-static inline lw_worker_t *lw_monitors_worker(lw_monitors_t *m) { return &m->worker; }
+static inline lw_worker_t *lw_monset_core_worker(lw_monset_core_t *m) { return &m->worker; }
 /* A monitor's recorded values since the last flush, and every heartbeat's self-lag. */
-static inline const lw_batch_t *lw_monitors_batch(const lw_monitors_t *m, lw_mon_t mon) { return &m->batch[mon]; }
-static inline const lw_batch_t *lw_monitors_self_lag_batch(const lw_monitors_t *m) { return &m->self_lag_batch; }
-/* The metric histograms (lw_monitors_keep_aggregates), or NULL while they are not kept. */
-static inline const lw_agg_t *lw_monitors_agg(const lw_monitors_t *m, lw_mon_t mon) {
+static inline const lw_batch_t *lw_monset_core_batch(const lw_monset_core_t *m, lw_mon_t mon) { return &m->batch[mon]; }
+static inline const lw_batch_t *lw_monset_core_self_lag_batch(const lw_monset_core_t *m) { return &m->self_lag_batch; }
+/* The metric histograms (lw_monset_core_keep_aggregates), or NULL while they are not kept. */
+static inline const lw_agg_t *lw_monset_core_agg(const lw_monset_core_t *m, lw_mon_t mon) {
   return m->aggs ? &m->aggs->mon[mon] : NULL;
 }
-static inline const lw_agg_t *lw_monitors_self_lag_agg(const lw_monitors_t *m) {
+static inline const lw_agg_t *lw_monset_core_self_lag_agg(const lw_monset_core_t *m) {
   return m->aggs ? &m->aggs->self_lag : NULL;
 }
 /* The loop's active and idle time over idleAvailability's recorded periods. */
-static inline void lw_monitors_loop_time(const lw_monitors_t *m, double *active_ms, double *idle_ms) {
+static inline void lw_monset_core_loop_time(const lw_monset_core_t *m, double *active_ms, double *idle_ms) {
   *active_ms = m->loop_active_ms;
   *idle_ms = m->loop_idle_ms;
 }
 /* Real time: how early a timer that measures nothing of its own lateness may fire with another
  * (LW_COALESCE_MS; 0, the default, on the simulation). */
-static inline void lw_monitors_set_coalesce(lw_monitors_t *m, double ms) { m->coalesce_ms = ms; }
+static inline void lw_monset_core_set_coalesce(lw_monset_core_t *m, double ms) { m->coalesce_ms = ms; }
 /* Real time: how late the timers that measure nothing of their own lateness may wait, while the
  * loop waits, for the wake-up the worker's heartbeat brings (LW_SHARE_MS; 0, the default, on the
  * simulation). */
-static inline void lw_monitors_set_share(lw_monitors_t *m, double ms) { m->share_ms = ms; }
+static inline void lw_monset_core_set_share(lw_monset_core_t *m, double ms) { m->share_ms = ms; }
 /* 1 while they wait for it: the loop waits (a lateness timer asleep) and the heartbeat runs. */
-static inline int lw_monitors_sharing(const lw_monitors_t *m) {
+static inline int lw_monset_core_sharing(const lw_monset_core_t *m) {
   return m->share_ms > 0 && (m->drift.asleep || m->macro.asleep) && m->running[LW_MON_WORKER];
 }
 /* 1 once the loop is recognised as run from outside (Electron's). */
-int lw_monitors_embedded(const lw_monitors_t *m);
+int lw_monset_core_embedded(const lw_monset_core_t *m);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all
  * of them is applied before any of their samples is judged. */
 /* A debugger held the main thread from `since` until `until` (INFINITY: it still does, as the
  * main thread last heard): `debugger` evidence over that span, opened while it lasts and closed
  * when its end is known (SPEC §2: discarded, never a stall; §5: no part of a sample's own time). */
-void lw_monitors_debugged(lw_monitors_t *m, double since, double until, double now);
+void lw_monset_core_debugged(lw_monset_core_t *m, double since, double until, double now);
 /* The process was continued at `at` (SIGCONT) after a stop that began after `seen`, when any
  * of its threads was last seen running: pause evidence over [seen, at] (SPEC §5: a stop shorter
  * than the worker can see is known this way). Returns 1 if evidence was added. */
-int lw_monitors_continued(lw_monitors_t *m, double seen, double at, double now);
-void lw_monitors_receive(lw_monitors_t *m, const lw_msg_t *msgs, size_t n, double now);
+int lw_monset_core_continued(lw_monset_core_t *m, double seen, double at, double now);
+void lw_monset_core_receive(lw_monset_core_t *m, const lw_msg_t *msgs, size_t n, double now);
 /* Evidence before judgment (SPEC §4): takes clockDrift's reading if it is due (or at once with
  * `force`, the final evidence of a stop). Drivers call it, after handing over the worker's
  * messages, whenever the main thread runs and before anything is judged. */
-void lw_monitors_evidence(lw_monitors_t *m, double now, int force);
+void lw_monset_core_evidence(lw_monset_core_t *m, double now, int force);
 
 /* The main thread's cumulative times by state now, each counted once: on a CPU, waiting on a run
  * queue, held by its cgroup's quota (NAN where unknown). Returns LW_OK, or LW_ENOENT if nothing
  * can be read. */
-int lw_monitors_main_states(const lw_monitors_t *m, lw_thread_times_t *out);
+int lw_monset_core_main_states(const lw_monset_core_t *m, lw_thread_times_t *out);
 
 #endif /* LW_CORE_MONITORS_H_ */

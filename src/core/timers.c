@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-void lw__mon_throttle_close(lw_monitors_t *m, double now) {
+void lw__mon_throttle_close(lw_monset_core_t *m, double now) {
   if (m->throttle.seq != 0) lw_tracker_close(&m->c->tracker, m->throttle.seq, now);
   m->throttle.seq = 0;
   m->throttle.late = 0;
@@ -13,7 +13,7 @@ void lw__mon_throttle_close(lw_monitors_t *m, double now) {
 /* Linux (SPEC §12): a late firing of an idle loop is starvation, not timer throttling, when the
  * main thread waited on a run queue for half the time or more since the previous late firing. Read
  * at late firings only (at most a few a second, and only while they come late). */
-static int throttle_starved(lw_monitors_t *m, double now) {
+static int throttle_starved(lw_monset_core_t *m, double now) {
   lw_thread_times_t t;
   int starved;
   if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0 || !isfinite(t.runq_ms)) {
@@ -31,7 +31,7 @@ static int throttle_starved(lw_monitors_t *m, double now) {
  * firings while loopBlock saw the loop idle over those windows: the OS held the timers. A window
  * counts as idle when the loop was busy for less than half of the lateness: a blocked loop is
  * busy for about as long as its timers are late. */
-static void throttle_check(lw_monitors_t *m, double lateness, double ws, double busy, double now) {
+static void throttle_check(lw_monset_core_t *m, double lateness, double ws, double busy, double now) {
   int late = lateness >= m->cfg.throttle_late_ms;
   int idle = m->running[LW_MON_LOOPBLOCK] && busy < lateness / 2;
   if (!m->running[LW_MON_THROTTLE]) return;
@@ -47,10 +47,10 @@ static void throttle_check(lw_monitors_t *m, double lateness, double ws, double 
     m->throttle.late = 0; /* starvation (SPEC §12) is no timer throttling */
     return;
   }
-  if (m->throttle.late++ == 0) m->throttle.first_ws = ws;
+  if (m->throttle.late++ == 0) m->throttle.first_window_start = ws;
   if (m->throttle.late >= m->cfg.throttle_firings) {
     uint64_t seq;
-    if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, m->throttle.first_ws, 0, &seq) ==
+    if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, m->throttle.first_window_start, 0, &seq) ==
         LW_OK)
       m->throttle.seq = seq;
     else
@@ -59,7 +59,7 @@ static void throttle_check(lw_monitors_t *m, double lateness, double ws, double 
 }
 
 /* The loop's busy time up to `now`, counting the iteration in progress. */
-static double busy_until(const lw_monitors_t *m, double now) {
+static double busy_until(const lw_monset_core_t *m, double now) {
   double b = m->loop.busy_total;
   if (m->running[LW_MON_LOOPBLOCK]) {
     double part = (now - m->loop.prev_t) - (lw__mon_idle_now(m, now) - m->loop.prev_idle);
@@ -75,7 +75,7 @@ static int may_sleep(double late, double busy, double window) {
   return late < LW_SLEEP_LATE_MS && busy < window / 2;
 }
 
-void lw__mon_drift_fire(lw_monitors_t *m, double now) {
+void lw__mon_drift_fire(lw_monset_core_t *m, double now) {
   double lateness = now - m->drift.due;
   double ws = m->drift.prev;
   double busy = busy_until(m, now);
@@ -89,15 +89,15 @@ void lw__mon_drift_fire(lw_monitors_t *m, double now) {
 }
 
 /* macrotaskLag's task ran at `now`, `delay` after it was queued: a window ends. */
-static void macro_window_end(lw_monitors_t *m, double delay, double now) {
+static void macro_window_end(lw_monset_core_t *m, double delay, double now) {
   double busy = busy_until(m, now);
   m->macro.may_sleep = may_sleep(delay, busy - m->macro.busy_prev, now - m->macro.prev);
   m->macro.busy_prev = busy;
   m->macro.prev = now;
 }
 
-int lw_monitors_idle(lw_monitors_t *m, double now) {
-  double before = lw_monitors_next_due(m);
+int lw_monset_core_idle(lw_monset_core_t *m, double now) {
+  double before = lw_monset_core_next_due(m);
   if (m->model.embedded) return 0;
   /* An overdue firing (the loop was busy past it) is a real one, late. */
   if (!m->drift.asleep && m->running[LW_MON_DRIFT] && m->drift.may_sleep && m->throttle.seq == 0 &&
@@ -108,12 +108,12 @@ int lw_monitors_idle(lw_monitors_t *m, double now) {
   if (!m->macro.asleep && m->running[LW_MON_MACROTASK] && m->macro.may_sleep &&
       m->macro.posted == INFINITY && m->macro.due > now)
     m->macro.asleep = 1;
-  return lw_monitors_next_due(m) != before;
+  return lw_monset_core_next_due(m) != before;
 }
 
 /* macrotaskLag's timer, asleep while the loop waited, fired at `t`: the task it queued then ran
  * at once (the loop was waiting), 0 late; the next interval counts from then. */
-static void macro_caught_up(lw_monitors_t *m, double t) {
+static void macro_caught_up(lw_monset_core_t *m, double t) {
   lw__mon_submit(m, LW_MON_MACROTASK, 0, 0, t);
   macro_window_end(m, 0, t);
   m->macro.due = t + m->cfg.macrotask_interval_ms;
@@ -124,7 +124,7 @@ static void macro_caught_up(lw_monitors_t *m, double t) {
  * while the loop waited, the worker rested: a worker interval): the process did not run, and a
  * timer due then fired when it ran again. A suspend delays timers only where the monotonic clock
  * counts it (macOS, Windows); on Linux it stands still. */
-static int stopped_near(lw_monitors_t *m, double t, double now, lw_interval_t *iv) {
+static int stopped_near(lw_monset_core_t *m, double t, double now, lw_interval_t *iv) {
   double u = m->cfg.worker_interval_ms;
   if (m->running[LW_MON_LIVENESS] &&
       (!m->worker_may_rest || m->cfg.liveness_interval_ms > u))
@@ -135,13 +135,13 @@ static int stopped_near(lw_monitors_t *m, double t, double now, lw_interval_t *i
 }
 
 
-int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
+int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end) {
   double wake_due, until;
   int drift = m->drift.asleep, macro = m->macro.asleep;
   lw_interval_t iv;
   if (!drift && !macro) return 0;
   /* The armed timer's due: the loop woke up by then at the latest, unless it was held. */
-  wake_due = lw_monitors_next_due_armed(m);
+  wake_due = lw_monset_core_next_due_armed(m);
   m->drift.asleep = 0;
   m->macro.asleep = 0;
   if (idle_end > now) idle_end = now;
@@ -174,7 +174,7 @@ int lw_monitors_awake(lw_monitors_t *m, double now, double idle_end) {
 
 /* macrotaskLag: every interval a zero-delay task is queued (its due time is the time it was
  * queued: the driver runs it at its next turn); its delay is the sample. */
-void lw__mon_macrotask_fire(lw_monitors_t *m, double now) {
+void lw__mon_macrotask_fire(lw_monset_core_t *m, double now) {
   if (m->macro.posted == INFINITY) {
     m->macro.posted = now;
     m->macro.turn = m->run_turn;
@@ -186,7 +186,7 @@ void lw__mon_macrotask_fire(lw_monitors_t *m, double now) {
   m->macro.due = now + m->cfg.macrotask_interval_ms;
 }
 
-void lw__mon_idle_fire(lw_monitors_t *m, double now) {
+void lw__mon_idle_fire(lw_monset_core_t *m, double now) {
   double idle = lw__mon_idle_now(m, now);
   double span = now - m->idle.prev_t;
   double share = span > 0 ? (idle - m->idle.prev_idle) / span : 1;

@@ -218,8 +218,8 @@ int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, d
     return LW_ENOMEM;
   h = &c->held[c->held_len++];
   h->due = now + c->cfg.hold_ms;
-  h->ws = ws;
-  h->we = we;
+  h->window_start = ws;
+  h->window_end = we;
   h->value = value;
   h->token = c->next_token++;
   h->validator = id;
@@ -263,28 +263,28 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
   c->held_count--;
   ev = lw__event_push(c, LW_EVENT_RESOLVED, at);
   value = h.value;
-  if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv) && lw_reason_is_stop(iv.reason) &&
-      own_part(c, v, h.ws, h.we, h.value, at, &own, &stopped) && own_counts(v, own)) {
+  if (lw_tracker_find_priority(&c->tracker, h.window_start, h.window_end, at, &iv) && lw_reason_is_stop(iv.reason) &&
+      own_part(c, v, h.window_start, h.window_end, h.value, at, &own, &stopped) && own_counts(v, own)) {
     /* The app's own part is a hang of its own; the stop, if long enough, a stall of its kind:
      * two episodes (SPEC §5). The sample is recorded as its own part. */
     value = own;
-    count_recorded(c, v, own, h.ws, h.we, at);
-    if (!v->no_episodes) lw_conditions_stall(c, h.ws, h.we, own, LW_KIND_HANG, v->name_id, at);
-    stall_from_evidence(c, v, iv.reason, h.ws, h.we, stopped, at);
+    count_recorded(c, v, own, h.window_start, h.window_end, at);
+    if (!v->no_episodes) lw_conditions_stall(c, h.window_start, h.window_end, own, LW_KIND_HANG, v->name_id, at);
+    stall_from_evidence(c, v, iv.reason, h.window_start, h.window_end, stopped, at);
     if (ev) {
       ev->verdict = LW_VERDICT_RECORDED;
       ev->reason = iv.reason;
     }
-  } else if (lw_tracker_find_priority(&c->tracker, h.ws, h.we, at, &iv)) {
-    count_discarded(c, v, iv.reason, h.value, h.ws, h.we, at);
-    stall_discarded(c, v, &iv, h.ws, h.we, h.value, at);
+  } else if (lw_tracker_find_priority(&c->tracker, h.window_start, h.window_end, at, &iv)) {
+    count_discarded(c, v, iv.reason, h.value, h.window_start, h.window_end, at);
+    stall_discarded(c, v, &iv, h.window_start, h.window_end, h.value, at);
     if (ev) {
       ev->verdict = LW_VERDICT_DISCARDED;
       ev->reason = iv.reason;
     }
   } else {
-    count_recorded(c, v, h.value, h.ws, h.we, at);
-    if (!v->no_episodes) lw_conditions_stall(c, h.ws, h.we, h.value, LW_KIND_HANG, v->name_id, at);
+    count_recorded(c, v, h.value, h.window_start, h.window_end, at);
+    if (!v->no_episodes) lw_conditions_stall(c, h.window_start, h.window_end, h.value, LW_KIND_HANG, v->name_id, at);
     if (ev) ev->verdict = LW_VERDICT_RECORDED;
   }
   if (ev) {

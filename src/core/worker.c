@@ -12,7 +12,7 @@ int lw_sleep_diff(int (*pair)(void *data, double *inclusive, double *exclusive),
   return 1;
 }
 
-void lw_worker_init(lw_worker_t *w, const lw_monitors_config_t *cfg, const lw_worker_readings_t *rd) {
+void lw_worker_init(lw_worker_t *w, const lw_monset_core_config_t *cfg, const lw_worker_readings_t *rd) {
   memset(w, 0, sizeof(*w));
   w->cfg = cfg;
   w->rd = *rd;
@@ -33,10 +33,10 @@ void lw_worker_start(lw_worker_t *w, int heartbeat, double now) {
   }
   if (heartbeat) {
     w->heartbeat_on = 1;
-    w->hb_due = now + w->cfg->worker_interval_ms;
+    w->heartbeat_due = now + w->cfg->worker_interval_ms;
   } else {
     w->liveness_on = 1;
-    w->lv_due = now + w->cfg->liveness_interval_ms;
+    w->liveness_due = now + w->cfg->liveness_interval_ms;
   }
 }
 
@@ -52,8 +52,8 @@ int lw_worker_on(const lw_worker_t *w) { return w->heartbeat_on || w->liveness_o
 
 double lw_worker_next_due(const lw_worker_t *w) {
   double due = LW_NEVER;
-  if (w->heartbeat_on) due = w->hb_due;
-  if (w->liveness_on && w->lv_due < due) due = w->lv_due;
+  if (w->heartbeat_on) due = w->heartbeat_due;
+  if (w->liveness_on && w->liveness_due < due) due = w->liveness_due;
   return due;
 }
 
@@ -229,7 +229,7 @@ size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out) {
 void lw_worker_ran_until(lw_worker_t *w, double t) { w->ran_until = t; }
 
 size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out) {
-  const lw_monitors_config_t *cfg = w->cfg;
+  const lw_monset_core_config_t *cfg = w->cfg;
   const lw_worker_readings_t *rd = &w->rd;
   double due = lw_worker_next_due(w);
   double self_lag = now - due, late, cur = 0, slept = 0, gap, ev_gap, since = now - w->prev_fire;
@@ -301,7 +301,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     if (w->cause_has_base) w->cause_stopped += gap;
   }
 
-  if (w->liveness_on && w->lv_due <= now) {
+  if (w->liveness_on && w->liveness_due <= now) {
     double next, at;
     int fresh = 0, progressed = 0;
     int waited = 0;
@@ -404,7 +404,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
      * both, every LW_REST_MAX_MS while the loop is idle, rather than two a second. */
     rest = fresh && !w->hang_active && now - w->last_progress_at < cfg->stall_threshold_ms / 4 &&
            rd->main_waiting != NULL && rd->main_waiting(rd->data);
-    if (rest && w->heartbeat_on && w->hb_due > now && w->hb_due - now <= LW_STOP_MIN_MS) w->hb_due = now;
+    if (rest && w->heartbeat_on && w->heartbeat_due > now && w->heartbeat_due - now <= LW_STOP_MIN_MS) w->heartbeat_due = now;
     if (rest) {
       next = now + (cfg->worker_interval_ms < LW_REST_MAX_MS ? cfg->worker_interval_ms : LW_REST_MAX_MS);
       /* Watching blocks, a rest is no longer than the block threshold: a block that begins in it
@@ -413,7 +413,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     } else {
       next = now + cfg->liveness_interval_ms;
     }
-    if (rest && w->heartbeat_on && w->hb_due > now && w->hb_due < next) next = w->hb_due;
+    if (rest && w->heartbeat_on && w->heartbeat_due > now && w->heartbeat_due < next) next = w->heartbeat_due;
     if (!w->hang_active) {
       at = w->last_progress_at + cfg->stall_threshold_ms;
       if (at > now && at < next) next = at;
@@ -423,7 +423,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       at = w->last_progress_at + cfg->block_threshold_ms;
       if (cfg->block_watch && !rest && !w->block_active && at > now && at < next) next = at;
     }
-    w->lv_due = next;
+    w->liveness_due = next;
     /* A hang that begins during the rest is first seen up to a rest later: the cause's baseline
      * is read now, while the main thread waits (once per progress of the loop: at most once a
      * worker interval), and kept while the loop only waits or runs short iterations
@@ -432,7 +432,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     if (rest && (!w->cause_has_base || progressed)) cause_base_read(w, rd, now, 1);
   }
 
-  if (w->heartbeat_on && w->hb_due <= now) {
+  if (w->heartbeat_on && w->heartbeat_due <= now) {
     lw_msg_t *o = &out[n++];
     memset(o, 0, sizeof(*o));
     o->type = LW_MSG_HEARTBEAT;
@@ -445,7 +445,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       o->ev_end = now;
       evidence_sent = 1;
     }
-    w->hb_due = now + cfg->worker_interval_ms;
+    w->heartbeat_due = now + cfg->worker_interval_ms;
   }
   if (stopped && !evidence_sent) {
     /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. */

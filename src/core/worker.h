@@ -1,6 +1,6 @@
 /* The worker thread's rules (SPEC §6 worker and liveness, §12): its heartbeat, the main thread's
  * progress and the hangs it shows, the stops of the whole process told from starvation, all as
- * messages that the driver carries to the main thread (lw_monitors_receive).
+ * messages that the driver carries to the main thread (lw_monset_core_receive).
  *
  * Thread ownership: while the driver's worker thread runs, only it calls lw_worker_run() and
  * lw_worker_next_due(), and lw_worker_run() calls only the readings of lw_worker_readings_t.
@@ -95,12 +95,12 @@ typedef struct lw_worker_readings_s {
 } lw_worker_readings_t;
 
 typedef struct lw_worker_s {
-  const lw_monitors_config_t *cfg;
+  const lw_monset_core_config_t *cfg;
   lw_worker_readings_t rd;
   int heartbeat_on;
   int liveness_on;
-  double hb_due;
-  double lv_due;
+  double heartbeat_due;
+  double liveness_due;
   double prev_fire; /* last run of the worker's timer */
   double ran_until; /* when the driver's own work after that run ended (lw_worker_ran_until) */
   double before_prev; /* the run before it */
@@ -150,7 +150,7 @@ typedef struct lw_worker_s {
 int lw_sleep_diff(int (*pair)(void *data, double *inclusive, double *exclusive), void *data,
                   int enabled, double *diff);
 
-void lw_worker_init(lw_worker_t *w, const lw_monitors_config_t *cfg, const lw_worker_readings_t *rd);
+void lw_worker_init(lw_worker_t *w, const lw_monset_core_config_t *cfg, const lw_worker_readings_t *rd);
 /* Main thread, no worker thread running: starts the heartbeat (the worker monitor) or the
  * liveness check at `now`; the first of them starts the hang detector afresh. */
 void lw_worker_start(lw_worker_t *w, int heartbeat, double now);

@@ -71,10 +71,10 @@ static int sim_receive(lw_monset_t *s, double now) {
   size_t n = 0;
   double since, until;
   int dbg = lw_sim_debug_take(s->sim, &since, &until);
-  if (dbg) lw_monitors_debugged(&s->core, since, until, now);
+  if (dbg) lw_monset_core_debugged(&s->core, since, until, now);
   while (n < s->inflight.n && s->inflight.at[n] <= now) n++;
   if (n == 0) return dbg;
-  lw_monitors_receive(&s->core, s->inflight.msgs, n, now);
+  lw_monset_core_receive(&s->core, s->inflight.msgs, n, now);
   memmove(s->inflight.msgs, s->inflight.msgs + n, (s->inflight.n - n) * sizeof(*s->inflight.msgs));
   memmove(s->inflight.at, s->inflight.at + n, (s->inflight.n - n) * sizeof(*s->inflight.at));
   s->inflight.n -= n;
@@ -99,10 +99,10 @@ static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
   lw__monset_awake(s, now, &got);
   /* Evidence before the iteration's judgment, as monset-uv.c's prepare hook does. */
   if (!got) (void)s->be->receive(s, now);
-  (void)lw_monitors_iteration(&s->core, now, outside_ms);
+  (void)lw_monset_core_iteration(&s->core, now, outside_ms);
   /* The loop model's reading, as monset-uv.c's prepare hook passes it: the simulation has no
    * immediates, so each poll could wait (Node's does; an embedded one never waits). */
-  lw_monitors_poll(&s->core, 1);
+  lw_monset_core_poll(&s->core, 1);
 }
 static void main_wake_cb(lw_client_t *c, double now) {
   int got;
@@ -121,12 +121,12 @@ static void async_run_cb(lw_client_t *c, double now) {
 }
 
 static double worker_next_due(lw_client_t *c) {
-  return lw_worker_next_due(lw_monitors_worker(&LW_MONSET_OF(c, worker_client)->core));
+  return lw_worker_next_due(lw_monset_core_worker(&LW_MONSET_OF(c, worker_client)->core));
 }
 static void worker_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, worker_client);
   lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t n = lw_worker_run(lw_monitors_worker(&s->core), now, s->sim->progress, out);
+  size_t n = lw_worker_run(lw_monset_core_worker(&s->core), now, s->sim->progress, out);
   if (n) sim_queue_push(s, out, n, now);
 }
 

@@ -29,7 +29,7 @@ static void write_stderr(const char *text, size_t len) {
 /* Worker thread, while a hang runs and its line is on: the line, once (core/hangline.h). No
  * stdio: the main thread, held, may hold stdio's locks. */
 static void say_hang(lw_monset_t *s, double now) {
-  const lw_worker_t *w = lw_monitors_worker(&s->core);
+  const lw_worker_t *w = lw_monset_core_worker(&s->core);
   lw_msg_t peek;
   lw_hang_cause_t h;
   lw_causes_t none;
@@ -55,8 +55,8 @@ static void say_hang(lw_monset_t *s, double now) {
 /* Worker thread, after each run: the record of a running hang (hangrec.h) and its line. */
 void lw__monset_uv_record_hang(void *data, const lw_msg_t *msgs, size_t n, double now) {
   lw_monset_t *s = data;
-  lw_hangrec_update(&s->rec, msgs, n, lw_monitors_worker(&s->core), now);
-  if (lw_atomic_load_relaxed(&s->hangline_on) && lw_worker_hang_active(lw_monitors_worker(&s->core)))
+  lw_hangrec_update(&s->rec, msgs, n, lw_monset_core_worker(&s->core), now);
+  if (lw_atomic_load_relaxed(&s->hangline_on) && lw_worker_hang_active(lw_monset_core_worker(&s->core)))
     say_hang(s, now);
 }
 

@@ -10,7 +10,7 @@ static double rt_wall(void *d) {
   (void)d;
   return lw_clock_wall_ms();
 }
-static int rt_pair(void *d, double *a, double *b) {
+static int sleep_clock_pair(void *d, double *a, double *b) {
   (void)d;
   return lw_clock_sleep_pair_ms(a, b);
 }
@@ -69,7 +69,7 @@ static double rt_gc(void *d, double start, double end) {
 
 void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd) {
   rd->main.wall = rt_wall;
-  rd->main.sleep_pair = rd->worker.sleep_pair = rt_pair;
+  rd->main.sleep_pair = rd->worker.sleep_pair = sleep_clock_pair;
   rd->main.idle = lw__monset_uv_idle;
   rd->main.runnable = rt_runnable;
   rd->worker.main_avail = rt_main_avail;

@@ -27,7 +27,7 @@ static int continued(lw_monset_t *s, double now) {
     if (s->hooks[i] <= at && s->hooks[i] > seen) seen = s->hooks[i];
   w = lw_uvworker_ran_before(s->uw, at);
   if (w > seen) seen = w;
-  return lw_monitors_continued(&s->core, seen, at, now);
+  return lw_monset_core_continued(&s->core, seen, at, now);
 }
 
 /* A debugger's pauses (debugger.h) since the last look, as evidence: one atomic load when
@@ -39,8 +39,8 @@ static int debugged(lw_monset_t *s, double now) {
   if (changes == s->dbg_changes) return 0;
   s->dbg_changes = changes;
   n = lw_debugger_take(s->set_id, ended, LW_DEBUGGER_KEPT, &since);
-  for (i = 0; i < n; i++) lw_monitors_debugged(&s->core, ended[i][0], ended[i][1], now);
-  if (!isnan(since)) lw_monitors_debugged(&s->core, since, INFINITY, now);
+  for (i = 0; i < n; i++) lw_monset_core_debugged(&s->core, ended[i][0], ended[i][1], now);
+  if (!isnan(since)) lw_monset_core_debugged(&s->core, since, INFINITY, now);
   return n > 0 || !isnan(since);
 }
 
@@ -59,12 +59,12 @@ static int uv_receive(lw_monset_t *s, double now) {
   if (!lw_uvworker_pending(s->uw)) return cont;
   n = lw_uvworker_drain(s->uw, &msgs, &lost);
   lw_conditions_count_lost(s->c, lost);
-  lw_monitors_receive(&s->core, msgs, n, now);
+  lw_monset_core_receive(&s->core, msgs, n, now);
   return 1;
 }
 
 static void uv_receive_last(lw_monset_t *s, const lw_msg_t *msgs, size_t n, double now) {
-  lw_monitors_receive(&s->core, msgs, n, now);
+  lw_monset_core_receive(&s->core, msgs, n, now);
 }
 
 /* The poll after this prepare may wait (a non-zero timeout): the worker is told, the idle reading
@@ -78,7 +78,7 @@ static int poll_may_wait(lw_monset_t *s, double now) {
 
 /* The main thread's due time: see LW_SHARE_MS. */
 static double uv_main_next_due(lw_client_t *c) {
-  return lw_monitors_next_due_armed(&LW_MONSET_OF(c, main_client)->core);
+  return lw_monset_core_next_due_armed(&LW_MONSET_OF(c, main_client)->core);
 }
 
 static void main_run_cb(lw_client_t *c, double now) { lw__monset_main_run(LW_MONSET_OF(c, main_client), now, 1); }
@@ -92,11 +92,11 @@ static void async_cb(uv_async_t *a) {
   if (uv_receive(s, now)) lw__monset_hand_over(s, 0, 1, now);
   /* An idle loop woken by the worker: the timers that measure nothing of their own lateness,
    * when due within LW_SHARE_MS, fire in this wake-up rather than in one of their own. */
-  if (lw_monitors_sharing(&s->core) && lw_monitors_next_due_late(&s->core, -LW_SHARE_MS) <= now) {
-    lw_monitors_set_coalesce(&s->core, LW_SHARE_MS);
-    lw_monitors_evidence(&s->core, now, 0); /* a clock reading due, before any sample */
+  if (lw_monset_core_sharing(&s->core) && lw_monset_core_next_due_late(&s->core, -LW_SHARE_MS) <= now) {
+    lw_monset_core_set_coalesce(&s->core, LW_SHARE_MS);
+    lw_monset_core_evidence(&s->core, now, 0); /* a clock reading due, before any sample */
     lw__monset_main_run(s, now, 1);
-    lw_monitors_set_coalesce(&s->core, LW_COALESCE_MS);
+    lw_monset_core_set_coalesce(&s->core, LW_COALESCE_MS);
   }
   lw_uv_rearm(s->uv);
 }
@@ -151,7 +151,7 @@ static void check_cb(uv_check_t *h) {
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
   if (t != s->hook.prepare_raw) s->idle_valid = 0;
-  if (lw_monitors_asleep(&s->core)) {
+  if (lw_monset_core_asleep(&s->core)) {
     double now = lw_uv_now(s->uv);
     int got, rearm = lw__monset_awake(s, now, &got);
     if (got) lw__monset_hand_over(s, 0, 1, now);
@@ -167,7 +167,7 @@ static void check_cb(uv_check_t *h) {
  * suspicion only starts the measurement, with the hook on: a false one costs a few measured
  * iterations). Started again, the hook is the newest check handle, and runs first as before. */
 static void check_needed(lw_monset_t *s, int may_wait, uint64_t began) {
-  int need = may_wait || s->hook.suspect_outside > 0 || lw_monitors_embedded(&s->core) || lw_monitors_asleep(&s->core);
+  int need = may_wait || s->hook.suspect_outside > 0 || lw_monset_core_embedded(&s->core) || lw_monset_core_asleep(&s->core);
   if (need != s->hook.check_on) {
     if (need)
       uv_check_start(&s->check, check_cb);
@@ -232,7 +232,7 @@ static void prepare_cb(uv_prepare_t *p) {
    * worker overdue by a stop's worth is awaited (uv_receive), before the iteration's sample is
    * judged. */
   got = lw__monset_evidence(s, now);
-  rearm = lw_monitors_iteration(&s->core, now, outside);
+  rearm = lw_monset_core_iteration(&s->core, now, outside);
   if (got) {
     lw__monset_hand_over(s, 0, 1, now);
     rearm = 1;
@@ -244,11 +244,11 @@ static void prepare_cb(uv_prepare_t *p) {
   may_wait = uv_backend_timeout(loop) != 0;
   /* The loop model's reading (SPEC §6): the poll would wait in Node's own run, or that run would
    * end here. An embedder's uv_run(UV_RUN_NOWAIT) gives it no timeout all the same. */
-  lw_monitors_poll(&s->core, may_wait || !uv_loop_alive(loop));
+  lw_monset_core_poll(&s->core, may_wait || !uv_loop_alive(loop));
   if (may_wait && poll_may_wait(s, now)) rearm = 1;
   if (rearm) lw_uv_rearm(s->uv);
   s->hook.prepare_raw = began;
-  s->hook.merge_ok = s->hook.suspect_outside == 0 && !lw_monitors_embedded(&s->core);
+  s->hook.merge_ok = s->hook.suspect_outside == 0 && !lw_monset_core_embedded(&s->core);
   check_needed(s, may_wait, began);
 }
 
@@ -268,7 +268,7 @@ static int uv_make(lw_monset_t *s) {
     (void)lw_sigcont_install();
     s->cont_seen = lw_sigcont_last(&at_ns);
   }
-  rc = lw_uvworker_init(s->uw, lw_monitors_worker(&s->core), s->uv->origin_ns, &s->async);
+  rc = lw_uvworker_init(s->uw, lw_monset_core_worker(&s->core), s->uv->origin_ns, &s->async);
   if (rc != 0) {
     lw__free(s->uw);
     s->uw = NULL;
@@ -307,10 +307,10 @@ static int uv_make(lw_monset_t *s) {
 /* Puts the real-time pieces in line with what runs: the prepare hook for loopBlock and
  * liveness, the worker thread for worker and liveness. Returns the thread's start error. */
 static int uv_sync(lw_monset_t *s) {
-  lw_monitors_t *k = &s->core;
+  lw_monset_core_t *k = &s->core;
   int rc = 0;
   if (!s->uv_ready || uv_is_closing((uv_handle_t *)&s->async)) return 0;
-  if (lw_monitors_running(k, LW_MON_LOOPBLOCK) || lw_monitors_running(k, LW_MON_LIVENESS)) {
+  if (lw_monset_core_running(k, LW_MON_LOOPBLOCK) || lw_monset_core_running(k, LW_MON_LIVENESS)) {
     uv_prepare_start(&s->prepare, prepare_cb);
     uv_check_start(&s->check, check_cb);
     s->hook.check_on = 1; /* until the first prepare says otherwise */
@@ -322,7 +322,7 @@ static int uv_sync(lw_monset_t *s) {
     s->hook.check_at = -INFINITY;
     s->hook.merge_ok = 0;
   }
-  if (lw_monitors_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
+  if (lw_monset_core_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
   lw_uv_rearm(s->uv);
   return rc;
 }
@@ -331,8 +331,8 @@ static int uv_setup(lw_monset_t *s) {
   int rc;
   s->main_client.run = main_run_cb;
   s->main_client.next_due = uv_main_next_due;
-  lw_monitors_set_coalesce(&s->core, LW_COALESCE_MS);
-  lw_monitors_set_share(&s->core, LW_SHARE_MS);
+  lw_monset_core_set_coalesce(&s->core, LW_COALESCE_MS);
+  lw_monset_core_set_share(&s->core, LW_SHARE_MS);
   rc = uv_make(s);
   if (rc == LW_ENOMEM) return rc;
   if (rc != 0) {
@@ -408,8 +408,8 @@ static size_t uv_memory(const lw_monset_t *s) { return s->uw ? sizeof(*s->uw) : 
  * after). Not in an embedder's loop: the time since its last prepare may be the host's, which
  * only the next iteration's measure can tell apart. */
 static void uv_last_iteration(lw_monset_t *s, double now) {
-  if (lw_monitors_embedded(&s->core)) return;
-  (void)lw_monitors_iteration(&s->core, now, 0);
+  if (lw_monset_core_embedded(&s->core)) return;
+  (void)lw_monset_core_iteration(&s->core, now, 0);
 }
 
 const lw_monset_backend_t lw__monset_uv = {

@@ -16,7 +16,7 @@ void lw_monset_gc(lw_monset_t *s, double start, double duration_ms) {
 }
 
 int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out) {
-  return lw_monitors_main_states(&s->core, out);
+  return lw_monset_core_main_states(&s->core, out);
 }
 
 /* The flow ------------------------------------------------------------------------------------ */
@@ -24,48 +24,48 @@ int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out) {
 int lw__monset_evidence(lw_monset_t *s, double now) {
   size_t before = lw_conditions_event_count(s->c);
   int got = s->be->receive(s, now);
-  lw_monitors_evidence(&s->core, now, 0);
+  lw_monset_core_evidence(&s->core, now, 0);
   return got || lw_conditions_event_count(s->c) != before;
 }
 
-/* driftLag and macrotaskLag slept while the loop waited (lw_monitors_idle): what their timers
+/* driftLag and macrotaskLag slept while the loop waited (lw_monset_core_idle): what their timers
  * would have done since is caught up, the evidence applied first. The loop stopped waiting at
  * the end of its last poll (libuv's cached time, updated right after it) or, in the simulation,
  * now. Returns 1 if a due time changed; `*got` tells whether evidence or events came. */
 int lw__monset_awake(lw_monset_t *s, double now, int *got) {
   double idle_end;
   *got = 0;
-  if (!lw_monitors_asleep(&s->core)) return 0;
+  if (!lw_monset_core_asleep(&s->core)) return 0;
   idle_end = s->be->idle_end(s, now);
   *got = lw__monset_evidence(s, now);
   if (idle_end > now) idle_end = now;
-  return lw_monitors_awake(&s->core, now, idle_end);
+  return lw_monset_core_awake(&s->core, now, idle_end);
 }
 
-/* The loop is about to wait: driftLag and macrotaskLag may sleep (lw_monitors_idle). Returns 1
+/* The loop is about to wait: driftLag and macrotaskLag may sleep (lw_monset_core_idle). Returns 1
  * if a due time changed. */
 int lw__monset_idle(lw_monset_t *s, double now) {
   if (s->owner.keeps_awake && s->owner.keeps_awake(s->owner.data)) return 0;
-  return lw_monitors_idle(&s->core, now);
+  return lw_monset_core_idle(&s->core, now);
 }
 
 /* Hands events over, and the batches when `flush`; then the batches start again. */
 void lw__monset_hand_over(lw_monset_t *s, int flush, int from_loop, double now) {
   if (s->owner.deliver) s->owner.deliver(s->owner.data, flush, from_loop);
-  if (flush) lw_monitors_flushed(&s->core, now);
+  if (flush) lw_monset_core_flushed(&s->core, now);
 }
 
 /* Main-thread timers: run what is due, hand events over, flush the batches when due. */
 void lw__monset_main_run(lw_monset_t *s, double now, int from_loop) {
   int flush;
   if (s->owner.read) s->owner.read(s->owner.data);
-  flush = lw_monitors_run(&s->core, now);
+  flush = lw_monset_core_run(&s->core, now);
   lw__monset_hand_over(s, flush, from_loop, now);
 }
 
 /* The main thread's client: its timers and the evidence hook (a backend adds its run). */
 static double main_next_due(lw_client_t *c) {
-  return lw_monitors_next_due(&LW_MONSET_OF(c, main_client)->core);
+  return lw_monset_core_next_due(&LW_MONSET_OF(c, main_client)->core);
 }
 static int main_evidence_cb(lw_client_t *c, double now) {
   return lw__monset_evidence(LW_MONSET_OF(c, main_client), now);
@@ -73,7 +73,7 @@ static int main_evidence_cb(lw_client_t *c, double now) {
 
 /* Life cycle -------------------------------------------------------------------------------- */
 
-int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_t *cfg,
+int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monset_core_config_t *cfg,
                    lw_sim_t *sim, lw_uv_t *uv, const lw_monset_owner_t *owner) {
   lw_readings_t rd;
   int rc;
@@ -91,7 +91,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
   s->owner = *owner;
   memset(&rd, 0, sizeof(rd));
   s->be->readings(s, &rd);
-  rc = lw_monitors_init(&s->core, c, cfg, &rd);
+  rc = lw_monset_core_init(&s->core, c, cfg, &rd);
   if (rc != LW_OK) return rc;
   s->main_client.next_due = main_next_due;
   s->main_client.evidence = main_evidence_cb;
@@ -104,7 +104,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_
 }
 
 void lw_monset_free(lw_monset_t *s) {
-  lw_monitors_free(&s->core);
+  lw_monset_core_free(&s->core);
   if (s->be != NULL) s->be->free(s);
   lw_hangrec_free(&s->rec); /* the worker thread is joined */
   lw__free(s->hangline_stack);
@@ -125,22 +125,22 @@ int lw_monset_close(lw_monset_t *s) {
 
 int lw_monset_registered(const lw_monset_t *s) { return s->registered; }
 int lw_monset_has_handles(const lw_monset_t *s) { return s->uv_ready; }
-void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out) { lw_monitors_stats(&s->core, out); }
+void lw_monset_stats(const lw_monset_t *s, lw_monset_core_stats_t *out) { lw_monset_core_stats(&s->core, out); }
 
 uint64_t lw_monset_blocks_discarded(const lw_monset_t *s, uint32_t reason) {
-  return lw_monitors_blocks_discarded(&s->core, reason);
+  return lw_monset_core_blocks_discarded(&s->core, reason);
 }
-int lw_monset_embedded(const lw_monset_t *s) { return lw_monitors_embedded(&s->core); }
+int lw_monset_embedded(const lw_monset_t *s) { return lw_monset_core_embedded(&s->core); }
 
 const char *lw_monset_sleep_clock(const lw_monset_t *s) {
-  if (!lw_monitors_config(&s->core)->sleep_clock) return NULL;
+  if (!lw_monset_core_config(&s->core)->sleep_clock) return NULL;
   return s->be->sleep_clock(s);
 }
 
 /* Monitors ---------------------------------------------------------------------------------- */
 
 int lw_monset_running(const lw_monset_t *s, lw_mon_t mon) {
-  return lw_monitors_running(&s->core, mon);
+  return lw_monset_core_running(&s->core, mon);
 }
 
 static int is_worker(lw_mon_t mon) { return mon == LW_MON_WORKER || mon == LW_MON_LIVENESS; }
@@ -149,18 +149,18 @@ int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
   double now;
   int rc = 0;
   if (lw_conditions_disposed(s->c)) return LW_EDISPOSED;
-  if ((unsigned)mon >= LW_MON_COUNT || lw_monitors_running(&s->core, mon) || !s->registered || s->finished)
+  if ((unsigned)mon >= LW_MON_COUNT || lw_monset_core_running(&s->core, mon) || !s->registered || s->finished)
     return LW_OK;
   now = lw_monset_now(s);
   /* The worker's half is the worker thread's while it runs: change it with the thread stopped. */
   if (is_worker(mon)) s->be->stop_worker(s);
-  lw_monitors_start(&s->core, mon, now);
+  lw_monset_core_start(&s->core, mon, now);
   rc = s->be->sync(s);
   if (rc != 0) {
     /* No thread (no file descriptor, a thread limit): the worker's monitors do not run. */
     s->worker_error = rc;
-    lw_monitors_stop(&s->core, LW_MON_WORKER, now);
-    lw_monitors_stop(&s->core, LW_MON_LIVENESS, now);
+    lw_monset_core_stop(&s->core, LW_MON_WORKER, now);
+    lw_monset_core_stop(&s->core, LW_MON_LIVENESS, now);
     s->be->sync(s);
     return LW_ETHREAD;
   }
@@ -176,14 +176,14 @@ static void worker_wind_down(lw_monset_t *s, double now) {
   lw_msg_t out[2];
   size_t n;
   s->be->receive(s, now);
-  n = lw_worker_finish(lw_monitors_worker(&s->core), now, out);
+  n = lw_worker_finish(lw_monset_core_worker(&s->core), now, out);
   if (n == 0) return;
   s->be->receive_last(s, out, n, now);
 }
 
 void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   double now;
-  if (!lw_monitors_running(&s->core, mon)) return;
+  if (!lw_monset_core_running(&s->core, mon)) return;
   lw_monset_enter(s);
   now = lw_monset_now(s);
   if (is_worker(mon)) {
@@ -191,10 +191,10 @@ void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
     s->be->stop_worker(s);
     worker_wind_down(s, now);
   }
-  lw_monitors_stop(&s->core, mon, now);
+  lw_monset_core_stop(&s->core, mon, now);
   s->be->sync(s);
   /* The last stop flushes at once. */
-  if (lw_monitors_next_due(&s->core) <= now) lw__monset_main_run(s, now, 0);
+  if (lw_monset_core_next_due(&s->core) <= now) lw__monset_main_run(s, now, 0);
 }
 
 int lw_monset_enter(lw_monset_t *s) {
@@ -224,38 +224,38 @@ void lw_monset_finish(lw_monset_t *s) {
   s->be->stop_worker(s);
   now = lw_monset_now(s);
   worker_wind_down(s, now);
-  lw_monitors_evidence(&s->core, now, 1);
+  lw_monset_core_evidence(&s->core, now, 1);
   if (s->be->last_iteration != NULL) s->be->last_iteration(s, now);
   /* driftLag's firings while it slept, judged before the conditions go. */
   lw__monset_awake(s, now, &got);
   lw_conditions_dispose(s->c, now);
-  for (i = 0; i < LW_MON_COUNT; i++) lw_monitors_stop(&s->core, (lw_mon_t)i, now);
+  for (i = 0; i < LW_MON_COUNT; i++) lw_monset_core_stop(&s->core, (lw_mon_t)i, now);
   s->be->sync(s);
   lw__monset_hand_over(s, 1, 0, now);
   /* Nothing runs any more: free at once what only running needed. */
-  lw_monitors_release(&s->core);
+  lw_monset_core_release(&s->core);
   lw_spans_free(&s->gc); /* the last causes were computed at the conditions' disposal */
   s->be->release(s);
 }
 
-const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return lw_monitors_batch(&s->core, mon); }
-const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return lw_monitors_self_lag_batch(&s->core); }
+const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon) { return lw_monset_core_batch(&s->core, mon); }
+const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s) { return lw_monset_core_self_lag_batch(&s->core); }
 
-void lw_monset_keep_batches(lw_monset_t *s, int keep) { lw_monitors_keep_batches(&s->core, keep); }
-int lw_monset_batches_wanted(const lw_monset_t *s) { return lw_monitors_batches_wanted(&s->core); }
+void lw_monset_keep_batches(lw_monset_t *s, int keep) { lw_monset_core_keep_batches(&s->core, keep); }
+int lw_monset_batches_wanted(const lw_monset_t *s) { return lw_monset_core_batches_wanted(&s->core); }
 
 void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms) {
-  lw_monitors_loop_time(&s->core, active_ms, idle_ms);
+  lw_monset_core_loop_time(&s->core, active_ms, idle_ms);
 }
 
 const lw_agg_t *lw_monset_agg(const lw_monset_t *s, lw_mon_t mon) {
-  return lw_monitors_agg(&s->core, mon);
+  return lw_monset_core_agg(&s->core, mon);
 }
-const lw_agg_t *lw_monset_self_lag_agg(const lw_monset_t *s) { return lw_monitors_self_lag_agg(&s->core); }
-int lw_monset_keep_aggregates(lw_monset_t *s, int keep) { return lw_monitors_keep_aggregates(&s->core, keep); }
-void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out) { lw_monitors_take_delay(&s->core, out); }
-int lw_monset_keep_delay(lw_monset_t *s) { return lw_monitors_keep_delay(&s->core); }
+const lw_agg_t *lw_monset_self_lag_agg(const lw_monset_t *s) { return lw_monset_core_self_lag_agg(&s->core); }
+int lw_monset_keep_aggregates(lw_monset_t *s, int keep) { return lw_monset_core_keep_aggregates(&s->core, keep); }
+void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out) { lw_monset_core_take_delay(&s->core, out); }
+int lw_monset_keep_delay(lw_monset_t *s) { return lw_monset_core_keep_delay(&s->core); }
 
 size_t lw_monset_memory(const lw_monset_t *s) {
-  return sizeof(*s) + lw_spans_memory(&s->gc) + lw_monitors_memory(&s->core) + s->be->memory(s);
+  return sizeof(*s) + lw_spans_memory(&s->gc) + lw_monset_core_memory(&s->core) + s->be->memory(s);
 }

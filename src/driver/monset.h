@@ -33,7 +33,7 @@ typedef struct lw_monset_backend_s lw_monset_backend_t; /* monset-internal.h */
 typedef struct lw_monset_owner_s {
   /* Before the main-thread timers run: the owner asks the lifecycle reader, if it has one. */
   void (*read)(void *data);
-  /* Whether driftLag must keep firing while the loop waits (lw_monitors_idle): a lifecycle reader
+  /* Whether driftLag must keep firing while the loop waits (lw_monset_core_idle): a lifecycle reader
    * is asked at each firing, so its state changes are seen when they were. NULL: never. */
   int (*keeps_awake)(void *data);
   /* Events are queued in the conditions and, with `batches`, the batches are ready: hand them
@@ -50,7 +50,7 @@ struct lw_monset_s {
   lw_client_t main_client;   /* main-thread timers and the evidence hook */
   lw_client_t async_client;  /* simulation: the worker's messages reaching the main thread */
   lw_client_t worker_client; /* simulation: the worker thread */
-  lw_monitors_t core;
+  lw_monset_core_t core;
   lw_conditions_t *c;
   lw_sim_t *sim; /* the simulation, or NULL in real time */
   lw_uv_t *uv;   /* the thread's uv driver in real time */
@@ -114,7 +114,7 @@ struct lw_monset_s {
  * driver. Returns LW_OK, LW_EDISPOSED (the conditions are disposed), LW_EINVAL (a config field
  * out of range), LW_ENOMEM, or LW_ETHREAD when a handle cannot be made; nothing is left
  * registered on failure and lw_monset_free() releases what was made. */
-int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monitors_config_t *cfg,
+int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monset_core_config_t *cfg,
                    lw_sim_t *sim, lw_uv_t *uv, const lw_monset_owner_t *owner);
 /* Frees the memory; in real time only after `closed` (or if init failed). */
 void lw_monset_free(lw_monset_t *s);
@@ -160,7 +160,7 @@ uint64_t lw_monset_state_refused(const lw_monset_t *s, char *why, size_t cap);
  * which reach JS a loop iteration or two after the pause); one that is not finite or negative is
  * ignored. */
 void lw_monset_gc(lw_monset_t *s, double start, double duration_ms);
-/* The main thread's times by state now, each counted once (lw_monitors_main_states): LW_OK, or
+/* The main thread's times by state now, each counted once (lw_monset_core_main_states): LW_OK, or
  * LW_ENOENT where they cannot be read. */
 int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out);
 /* SPEC §4, stopping the whole set: stops the worker thread and receives its last messages,
@@ -174,7 +174,7 @@ int lw_monset_close(lw_monset_t *s);
 int lw_monset_registered(const lw_monset_t *s);
 /* 1 if the set owns libuv handles (real time): `closed` will be called once they are closed. */
 int lw_monset_has_handles(const lw_monset_t *s);
-void lw_monset_stats(const lw_monset_t *s, lw_monitors_stats_t *out);
+void lw_monset_stats(const lw_monset_t *s, lw_monset_core_stats_t *out);
 /* The set's blocks that evidence of reason id `reason` explained (blocks.h). */
 uint64_t lw_monset_blocks_discarded(const lw_monset_t *s, uint32_t reason);
 /* 1 once the loop is recognised as run from outside (Electron's). */
@@ -185,15 +185,15 @@ const char *lw_monset_sleep_clock(const lw_monset_t *s);
 /* The batches of recorded values, per monitor, and the worker's self-lag batch. */
 const lw_batch_t *lw_monset_batch(const lw_monset_t *s, lw_mon_t mon);
 const lw_batch_t *lw_monset_self_lag_batch(const lw_monset_t *s);
-/* Whether recorded values are kept in the batches for JS (lw_monitors_keep_batches). */
+/* Whether recorded values are kept in the batches for JS (lw_monset_core_keep_batches). */
 void lw_monset_keep_batches(lw_monset_t *s, int keep);
 int lw_monset_batches_wanted(const lw_monset_t *s);
 /* The metric histograms of the recorded samples (core/aggregate.h), NULL unless kept
- * (lw_monitors_keep_aggregates). */
+ * (lw_monset_core_keep_aggregates). */
 const lw_agg_t *lw_monset_agg(const lw_monset_t *s, lw_mon_t mon);
 const lw_agg_t *lw_monset_self_lag_agg(const lw_monset_t *s);
 int lw_monset_keep_aggregates(lw_monset_t *s, int keep);
-/* driftLag's recorded lateness since the last call, then a new window (lw_monitors_take_delay),
+/* driftLag's recorded lateness since the last call, then a new window (lw_monset_core_take_delay),
  * kept from lw_monset_keep_delay on. */
 void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out);
 int lw_monset_keep_delay(lw_monset_t *s);

@@ -40,21 +40,21 @@ static inline double fake_idle(void *d) { return ((fake_t *)d)->idle; }
 
 typedef struct {
   lw_conditions_t c;
-  lw_monitors_t m;
+  lw_monset_core_t m;
   fake_t f;
   lw_readings_t rd;
   double t; /* the loop's last turn (loop_turn) */
 } fx_t;
 
 /* Defaults, with the periodic flush out of the way unless a test sets it. */
-static inline void fx_config(lw_monitors_config_t *cfg) {
-  lw_monitors_config_default(cfg, NULL);
+static inline void fx_config(lw_monset_core_config_t *cfg) {
+  lw_monset_core_config_default(cfg, NULL);
   cfg->flush_interval_ms = 1e9;
 }
 
-static inline void fx_init(fx_t *x, const lw_monitors_config_t *cfg, int mono_includes_sleep) {
+static inline void fx_init(fx_t *x, const lw_monset_core_config_t *cfg, int mono_includes_sleep) {
   lw_conditions_config_t ccfg;
-  lw_monitors_config_t def;
+  lw_monset_core_config_t def;
   memset(x, 0, sizeof(*x));
   lw_conditions_config_default(&ccfg);
   ASSERT_EQ(lw_conditions_init(&x->c, &ccfg), LW_OK);
@@ -69,11 +69,11 @@ static inline void fx_init(fx_t *x, const lw_monitors_config_t *cfg, int mono_in
     fx_config(&def);
     cfg = &def;
   }
-  ASSERT_EQ(lw_monitors_init(&x->m, &x->c, cfg, &x->rd), LW_OK);
+  ASSERT_EQ(lw_monset_core_init(&x->m, &x->c, cfg, &x->rd), LW_OK);
 }
 
 static inline void fx_free(fx_t *x) {
-  lw_monitors_free(&x->m);
+  lw_monset_core_free(&x->m);
   lw_conditions_free(&x->c);
 }
 
@@ -86,8 +86,8 @@ static inline const lw_name_stats_t *stats_of(const fx_t *x, lw_mon_t mon) {
 static inline void loop_turn(fx_t *x, double now, double busy) {
   x->f.idle += (now - x->t) - busy;
   x->t = now;
-  lw_monitors_iteration(&x->m, now, 0);
-  lw_monitors_run(&x->m, now);
+  lw_monset_core_iteration(&x->m, now, 0);
+  lw_monset_core_run(&x->m, now);
 }
 
 static inline uint32_t probe_reason(fx_t *x) {

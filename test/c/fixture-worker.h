@@ -45,14 +45,14 @@ static inline double fake_gc(void *d, double start, double end) {
 
 typedef struct {
   lw_conditions_t c;
-  lw_monitors_t m;
+  lw_monset_core_t m;
   lw_readings_t rd;
   times_t t;
 } cfx_t;
 
 static inline void cfx_init(cfx_t *x) {
   lw_conditions_config_t cc;
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   memset(x, 0, sizeof(*x));
   lw_conditions_config_default(&cc);
   ASSERT_EQ(lw_conditions_init(&x->c, &cc), LW_OK);
@@ -61,14 +61,14 @@ static inline void cfx_init(cfx_t *x) {
   x->rd.worker.self_sched = fake_self;
   x->rd.main.gc_ms = fake_gc;
   x->rd.main.data = x->rd.worker.data = &x->t;
-  lw_monitors_config_default(&cfg, &x->c);
+  lw_monset_core_config_default(&cfg, &x->c);
   cfg.flush_interval_ms = 1e9;
-  ASSERT_EQ(lw_monitors_init(&x->m, &x->c, &cfg, &x->rd), LW_OK);
-  lw_monitors_start(&x->m, LW_MON_LIVENESS, 0);
+  ASSERT_EQ(lw_monset_core_init(&x->m, &x->c, &cfg, &x->rd), LW_OK);
+  lw_monset_core_start(&x->m, LW_MON_LIVENESS, 0);
 }
 
 static inline void cfx_free(cfx_t *x) {
-  lw_monitors_free(&x->m);
+  lw_monset_core_free(&x->m);
   lw_conditions_free(&x->c);
 }
 

@@ -16,13 +16,13 @@ static void turn_judged(fx_t *x, double now, double busy, double judge) {
 
 /* Blocks on (threshold 100 ms, `per_min` reports a minute), loopBlock started at 0. */
 static void blocks_fx(fx_t *x, int per_min) {
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   fx_config(&cfg);
   cfg.blocks = 1;
   cfg.block_threshold_ms = 100;
   cfg.block_reports_per_min = per_min;
   fx_init(x, &cfg, 0);
-  lw_monitors_start(&x->m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_start(&x->m, LW_MON_LOOPBLOCK, 0);
   x->t = 0;
 }
 
@@ -68,7 +68,7 @@ TEST_IMPL(blocks_threshold_exact) {
   fx_free(&x);
   /* Blocks off (the default): the same iterations are loopBlock's samples, and no block. */
   fx_init(&x, NULL, 0);
-  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
   turn_judged(&x, 2000, 600, 2000 + HOLD);
   ASSERT_EQ(blocks_of(&x, b, 4), 0);
   ASSERT_EQ(x.m.blocks.count, 0);
@@ -232,13 +232,13 @@ TEST_IMPL(blocks_that_are_hangs) {
 /* With blocks off, the same iteration is a hang episode and no block, and says so. */
 TEST_IMPL(blocks_off_hang_is_no_block) {
   fx_t x;
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   size_t n, i;
   const lw_event_t *ev;
   int stalls = 0;
   fx_config(&cfg);
   fx_init(&x, &cfg, 0);
-  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
   loop_turn(&x, 7000, 6000);
   lw_conditions_run(&x.c, 20000);
   ev = lw_conditions_events(&x.c, &n);
@@ -275,7 +275,7 @@ static int watch_sched(void *d, lw_thread_times_t *out) {
 /* Blocks watched (threshold 100 ms), loopBlock and the liveness check started at 0, the loop
  * busy with progress at every check up to 1000. */
 static void watch_fx(fx_t *x, int watch) {
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   double t;
   fx_config(&cfg);
   cfg.blocks = 1;
@@ -284,8 +284,8 @@ static void watch_fx(fx_t *x, int watch) {
   fx_init(x, &cfg, 0);
   x->rd.worker.main_sched = watch_sched;
   memset(&watch_main, 0, sizeof(watch_main));
-  lw_monitors_start(&x->m, LW_MON_LOOPBLOCK, 0);
-  lw_monitors_start(&x->m, LW_MON_LIVENESS, 0);
+  lw_monset_core_start(&x->m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_start(&x->m, LW_MON_LIVENESS, 0);
   x->t = 0;
   for (t = 100; t <= 1000; t += 100) {
     loop_turn(x, t, 1);
@@ -296,7 +296,7 @@ static void watch_fx(fx_t *x, int watch) {
 /* The worker's messages of a run, received by the monitors at once. */
 static size_t wrun_recv(fx_t *x, msg_log_t *log, double now, double progress) {
   size_t from = log->n, n = wrun(x, log, now, progress);
-  lw_monitors_receive(&x->m, &log->msg[from], n, now);
+  lw_monset_core_receive(&x->m, &log->msg[from], n, now);
   return n;
 }
 

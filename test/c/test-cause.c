@@ -17,7 +17,7 @@ static void hang_with(cfx_t *x, double cpu, double runq, double thr, lw_event_t 
   x->t.main.runq_ms += runq;
   x->t.main.throttled_ms += thr;
   run(x, 8100, 8050, log, &n);
-  for (i = 0; i < n; i++) lw_monitors_receive(&x->m, &log[i], 1, 8150);
+  for (i = 0; i < n; i++) lw_monset_core_receive(&x->m, &log[i], 1, 8150);
   evs = lw_conditions_events(&x->c, &nev);
   ASSERT_EQ(nev, 1);
   ASSERT_EQ(evs[0].type, LW_EVENT_WORKER_HANG);
@@ -138,7 +138,7 @@ TEST_IMPL(cause_stop_inside_hang) {
   for (i = 0; i < n; i++) ASSERT_NE(log[i].type, LW_MSG_HANG_START);
   run(&x, 8000, 8000, log, &n);
   for (i = 0; i < n; i++) ASSERT_NE(log[i].type, LW_MSG_HANG_START);
-  lw_monitors_receive(&x.m, log, n, 8000);
+  lw_monset_core_receive(&x.m, log, n, 8000);
   evs = lw_conditions_events(&x.c, &nev);
   ASSERT_EQ(nev, 0);
   (void)evs;
@@ -153,16 +153,16 @@ TEST_IMPL(main_states_each_counted_once) {
   x.t.main.cpu_ms = 100;
   x.t.main.runq_ms = 300;
   x.t.main.throttled_ms = 200;
-  ASSERT_EQ(lw_monitors_main_states(&x.m, &st), 0);
+  ASSERT_EQ(lw_monset_core_main_states(&x.m, &st), 0);
   ASSERT_DBL_EQ(st.cpu_ms, 100);
   ASSERT_DBL_EQ(st.runq_ms, 100); /* the quota's 200 ms are taken out of the run-queue delay */
   ASSERT_DBL_EQ(st.throttled_ms, 200);
   x.t.main.throttled_ms = 900; /* the cgroup's figure sums threads and CPUs: capped */
-  ASSERT_EQ(lw_monitors_main_states(&x.m, &st), 0);
+  ASSERT_EQ(lw_monset_core_main_states(&x.m, &st), 0);
   ASSERT_DBL_EQ(st.runq_ms, 0);
   ASSERT_DBL_EQ(st.throttled_ms, 300);
   x.t.main.throttled_ms = NAN; /* no cgroup cpu controller */
-  ASSERT_EQ(lw_monitors_main_states(&x.m, &st), 0);
+  ASSERT_EQ(lw_monset_core_main_states(&x.m, &st), 0);
   ASSERT_DBL_EQ(st.runq_ms, 300);
   ASSERT_NAN(st.throttled_ms);
   cfx_free(&x);
@@ -203,7 +203,7 @@ TEST_IMPL(cause_span_is_the_hang_own_time) {
   ASSERT_DBL_EQ(log[n - 1].hang_end, 10000);
   ASSERT_DBL_EQ(log[n - 1].cause_start, 1100);
   ASSERT_DBL_EQ(log[n - 1].cause_stopped, 3000);
-  lw_monitors_receive(&x.m, log, n, 10150);
+  lw_monset_core_receive(&x.m, log, n, 10150);
   evs = lw_conditions_events(&x.c, &nev);
   ASSERT_EQ(nev, 1);
   ASSERT_EQ(evs[0].type, LW_EVENT_WORKER_HANG);

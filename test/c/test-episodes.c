@@ -204,8 +204,8 @@ TEST_IMPL(episode_late_join_adds_nothing) {
   ASSERT_DBL_EQ(lw_conditions_next_due(&c), LW_NEVER);
   /* The kept episode is unchanged: the late sample added nothing to it. */
   ASSERT_EQ(c.nepisodes, 1);
-  ASSERT_DBL_EQ(c.episodes[0].ws, 4000);
-  ASSERT_DBL_EQ(c.episodes[0].we, 10000);
+  ASSERT_DBL_EQ(c.episodes[0].window_start, 4000);
+  ASSERT_DBL_EQ(c.episodes[0].window_end, 10000);
   ASSERT_DBL_EQ(c.episodes[0].duration_ms, 6000);
   ASSERT_EQ(c.episodes[0].kind, LW_KIND_HANG);
   ASSERT_EQ(c.episodes[0].samples, 1);

@@ -10,44 +10,44 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   fx_init(&x, NULL, 0);
   ns = stats_of(&x, LW_MON_LOOPBLOCK);
   /* Not running: an iteration submits nothing. */
-  lw_monitors_iteration(&x.m, 10, 0);
+  lw_monset_core_iteration(&x.m, 10, 0);
   ASSERT_EQ(x.c.submitted, 0);
   x.f.idle = 5;
-  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 20);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 20);
   /* busy = Δt - Δidle = 80 - 50; recorded at once: no due time changed (0). */
   x.f.idle = 55;
-  ASSERT_EQ(lw_monitors_iteration(&x.m, 100, 0), 0);
+  ASSERT_EQ(lw_monset_core_iteration(&x.m, 100, 0), 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30);
   ASSERT_DBL_EQ(x.m.loop.busy_total, 30);
   /* More idle than time passed: clamped to 0. */
   x.f.idle = 105;
-  lw_monitors_iteration(&x.m, 140, 0);
+  lw_monset_core_iteration(&x.m, 140, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0);
   ASSERT_DBL_EQ(x.m.loop.busy_total, 30);
-  lw_monitors_iteration(&x.m, 240.5, 0);
+  lw_monset_core_iteration(&x.m, 240.5, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0, 100.5);
   ASSERT_DBL_EQ(x.m.loop.busy_total, 130.5);
   /* A long block is held: value and window are the busy time, the window ends now. */
   x.f.idle = 105 + 10;
-  ASSERT_EQ(lw_monitors_iteration(&x.m, 6250.5, 0), 1); /* held: the conditions have a due time */
+  ASSERT_EQ(lw_monset_core_iteration(&x.m, 6250.5, 0), 1); /* held: the conditions have a due time */
   ASSERT_EQ(x.c.held_count, 1);
   ASSERT_DBL_EQ(last_held(&x)->value, 6000);
-  ASSERT_DBL_EQ(last_held(&x)->ws, 250.5);
-  ASSERT_DBL_EQ(last_held(&x)->we, 6250.5);
+  ASSERT_DBL_EQ(last_held(&x)->window_start, 250.5);
+  ASSERT_DBL_EQ(last_held(&x)->window_end, 6250.5);
   ASSERT_DBL_EQ(x.m.loop.busy_total, 6130.5);
   lw_conditions_run(&x.c, 8250.5);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0, 100.5, 6000);
   ASSERT_EQ(ns->submitted, 4);
   ASSERT_EQ(ns->recorded, 4);
   /* Batches off (nothing in JS reads them): recorded and counted as before, nothing copied. */
-  lw_monitors_keep_batches(&x.m, 0);
+  lw_monset_core_keep_batches(&x.m, 0);
   x.f.idle = 115 + 4;
-  ASSERT_EQ(lw_monitors_iteration(&x.m, 6260.5, 0), 0);
+  ASSERT_EQ(lw_monset_core_iteration(&x.m, 6260.5, 0), 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 4);
   ASSERT_EQ(ns->recorded, 5);
   ASSERT_DBL_EQ(x.m.loop.busy_total, 6130.5 + 6);
-  lw_monitors_keep_batches(&x.m, 1);
-  lw_monitors_iteration(&x.m, 6270.5, 0);
+  lw_monset_core_keep_batches(&x.m, 1);
+  lw_monset_core_iteration(&x.m, 6270.5, 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 5);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
@@ -70,13 +70,13 @@ TEST_IMPL(monitors_clock_sleep_pair) {
   const lw_event_t *ev;
   size_t n;
   fx_init(&x, NULL, 0); /* Linux: the monotonic clock stops during a sleep */
-  lw_monitors_start(&x.m, LW_MON_CLOCKDRIFT, 0);
-  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1000);
+  lw_monset_core_start(&x.m, LW_MON_CLOCKDRIFT, 0);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 1000);
   /* A 3000 ms sleep: wall and inclusive advance by it, monotonic and exclusive do not. */
   x.f.wall += 1000 + 3000;
   x.f.incl += 1000 + 3000;
   x.f.excl += 1000;
-  lw_monitors_run(&x.m, 1000);
+  lw_monset_core_run(&x.m, 1000);
   ev = lw_conditions_events(&x.c, &n);
   ASSERT_EQ(n, 1);
   expect_jump(&ev[0], LW_JUMP_SUSPEND, 1000, 3000);
@@ -87,34 +87,34 @@ TEST_IMPL(monitors_clock_sleep_pair) {
   ASSERT_EQ(iv[0].reason, LW_REASON_SUSPEND);
   ASSERT_DBL_EQ(iv[0].start, 0);
   ASSERT_DBL_EQ(iv[0].end, 1000);
-  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 2000);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 2000);
   lw_conditions_events_clear(&x.c);
 
   /* The wall clock steps +1000 with no sleep: a step jump of d = 1000, no interval. */
   x.f.wall += 1000 + 1000;
   x.f.incl += 1000;
   x.f.excl += 1000;
-  lw_monitors_run(&x.m, 2000);
+  lw_monset_core_run(&x.m, 2000);
   /* Then -1000. */
   x.f.wall += 1000 - 1000;
   x.f.incl += 1000;
   x.f.excl += 1000;
-  lw_monitors_run(&x.m, 3000);
+  lw_monset_core_run(&x.m, 3000);
   /* -999.75: nothing. */
   x.f.wall += 1000 - 999.75;
   x.f.incl += 1000;
   x.f.excl += 1000;
-  lw_monitors_run(&x.m, 4000);
+  lw_monset_core_run(&x.m, 4000);
   /* A 99.75 ms sleep: below suspend_min_ms, and d = 0 once the sleep is removed: nothing. */
   x.f.wall += 1000 + 99.75;
   x.f.incl += 1000 + 99.75;
   x.f.excl += 1000;
-  lw_monitors_run(&x.m, 5000);
+  lw_monset_core_run(&x.m, 5000);
   /* Exactly 100: a suspend over [5000, 6000]. */
   x.f.wall += 1000 + 100;
   x.f.incl += 1000 + 100;
   x.f.excl += 1000;
-  lw_monitors_run(&x.m, 6000);
+  lw_monset_core_run(&x.m, 6000);
   ev = lw_conditions_events(&x.c, &n);
   ASSERT_EQ(n, 3);
   expect_jump(&ev[0], LW_JUMP_STEP, 2000, 1000);
@@ -139,13 +139,13 @@ TEST_IMPL(monitors_clock_mono_includes_sleep) {
     size_t n;
     TEST_CONTEXT("mono_includes_sleep = %d", inc);
     fx_init(&x, NULL, inc);
-    lw_monitors_start(&x.m, LW_MON_CLOCKDRIFT, 0);
+    lw_monset_core_start(&x.m, LW_MON_CLOCKDRIFT, 0);
     /* The same readings on both: Δmono 1000, Δwall 2020, sleep 50 (below suspend_min_ms).
      * Linux removes the sleep: d = 970, nothing; darwin/win32: d = 1020, a step. */
     x.f.wall += 2020;
     x.f.incl += 1050;
     x.f.excl += 1000;
-    lw_monitors_run(&x.m, 1000);
+    lw_monset_core_run(&x.m, 1000);
     ev = lw_conditions_events(&x.c, &n);
     if (inc) {
       ASSERT_EQ(n, 1);
@@ -165,7 +165,7 @@ TEST_IMPL(monitors_clock_mono_includes_sleep) {
       x.f.incl += 1000 + 50;
       x.f.excl += 1000;
     }
-    lw_monitors_run(&x.m, 2000);
+    lw_monset_core_run(&x.m, 2000);
     ev = lw_conditions_events(&x.c, &n);
     ASSERT_EQ(n, 1);
     expect_jump(&ev[0], LW_JUMP_STEP, 2000, 1000);
@@ -182,7 +182,7 @@ TEST_IMPL(monitors_clock_without_pair) {
   /* 0: the platform has no pair (sleep_pair returns -1); 1: cfg.sleep_clock = 0. */
   for (variant = 0; variant <= 1; variant++) {
     fx_t x;
-    lw_monitors_config_t cfg;
+    lw_monset_core_config_t cfg;
     lw_interval_t iv[4];
     const lw_event_t *ev;
     size_t n;
@@ -191,21 +191,21 @@ TEST_IMPL(monitors_clock_without_pair) {
     if (variant == 1) cfg.sleep_clock = 0;
     fx_init(&x, &cfg, 0);
     x.f.has_pair = variant == 1;
-    lw_monitors_start(&x.m, LW_MON_CLOCKDRIFT, 0);
+    lw_monset_core_start(&x.m, LW_MON_CLOCKDRIFT, 0);
     /* With sleep_clock = 0 a pair that says 3000 ms were slept is never read. */
     x.f.incl += 1000 + 3000;
     x.f.excl += 1000;
     /* Forward 1000: a suspend and an interval over [0, 1000]. */
     x.f.wall += 1000 + 1000;
-    lw_monitors_run(&x.m, 1000);
+    lw_monset_core_run(&x.m, 1000);
     /* Back 1000: a step. */
     x.f.wall += 1000 - 1000;
-    lw_monitors_run(&x.m, 2000);
+    lw_monset_core_run(&x.m, 2000);
     /* ±999.75: nothing. */
     x.f.wall += 1000 + 999.75;
-    lw_monitors_run(&x.m, 3000);
+    lw_monset_core_run(&x.m, 3000);
     x.f.wall += 1000 - 999.75;
-    lw_monitors_run(&x.m, 4000);
+    lw_monset_core_run(&x.m, 4000);
     ev = lw_conditions_events(&x.c, &n);
     ASSERT_EQ(n, 2);
     expect_jump(&ev[0], LW_JUMP_SUSPEND, 1000, 1000);
@@ -243,10 +243,10 @@ TEST_IMPL(monitors_receive_heartbeat) {
   fx_init(&x, NULL, 0);
   ns = stats_of(&x, LW_MON_WORKER);
   ASSERT_STR_EQ(ns->name, "worker");
-  lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+  lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
   /* The sample: how long the heartbeat waited for the main thread. */
   msg = heartbeat(1000, 30, LW_REASON_ANY, 0, 0);
-  lw_monitors_receive(&x.m, &msg, 1, 1015);
+  lw_monset_core_receive(&x.m, &msg, 1, 1015);
   ASSERT_BATCH(&x.m.batch[LW_MON_WORKER], 15);
   ASSERT_BATCH(&x.m.self_lag_batch, 30);
   ASSERT_EQ(x.m.self_lag_count, 1);
@@ -256,14 +256,14 @@ TEST_IMPL(monitors_receive_heartbeat) {
   /* Window [2000, 2040.5]: a probe touching its start does not overlap. */
   ASSERT_EQ(lw_tracker_add(&x.c.tracker, 1990, 2000, LW_REASON_HIDDEN, 1015), LW_OK);
   msg = heartbeat(2000, 0, LW_REASON_ANY, 0, 0);
-  lw_monitors_receive(&x.m, &msg, 1, 2040.5);
+  lw_monset_core_receive(&x.m, &msg, 1, 2040.5);
   ASSERT_BATCH(&x.m.batch[LW_MON_WORKER], 15, 40.5);
   ASSERT_EQ(ns->recorded, 2);
   /* With the worker monitor stopped, the self-lag still counts, but no sample. */
-  lw_monitors_start(&x.m, LW_MON_LIVENESS, 2050);
-  lw_monitors_stop(&x.m, LW_MON_WORKER, 2050);
+  lw_monset_core_start(&x.m, LW_MON_LIVENESS, 2050);
+  lw_monset_core_stop(&x.m, LW_MON_WORKER, 2050);
   msg = heartbeat(3000, 7, LW_REASON_ANY, 0, 0);
-  lw_monitors_receive(&x.m, &msg, 1, 3010);
+  lw_monset_core_receive(&x.m, &msg, 1, 3010);
   ASSERT_EQ(ns->submitted, 2);
   ASSERT_BATCH(&x.m.self_lag_batch, 30, 0, 7);
   fx_free(&x);
@@ -281,10 +281,10 @@ TEST_IMPL(monitors_receive_evidence_before_sample) {
     TEST_CONTEXT("with evidence: %d", with_evidence);
     fx_init(&x, NULL, 0);
     ns = stats_of(&x, LW_MON_WORKER);
-    lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+    lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
     /* Waited 6000 (window [2000, 8000]); the evidence [1500, 7500] overlaps that window. */
     msg = heartbeat(2000, 0, with_evidence ? LW_REASON_PAUSE : LW_REASON_ANY, 1500, 7500);
-    lw_monitors_receive(&x.m, &msg, 1, 8000);
+    lw_monset_core_receive(&x.m, &msg, 1, 8000);
     if (with_evidence) {
       lw_interval_t iv = only_interval(&x, 8000);
       ASSERT_EQ(iv.reason, LW_REASON_PAUSE);
@@ -327,11 +327,11 @@ TEST_IMPL(monitors_receive_evidence_after_held) {
   size_t i;
   fx_init(&x, NULL, 0);
   memset(&log, 0, sizeof(log));
-  lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+  lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
   ASSERT_EQ(wrun(&x, &log, 1000, 1000), 1);
   ASSERT_EQ(wrun(&x, &log, 7500, 1000), 1);
   ASSERT_EQ(log.msg[1].ev_reason, LW_REASON_PAUSE);
-  for (i = 0; i < log.n; i++) lw_monitors_receive(&x.m, &log.msg[i], 1, 7500);
+  for (i = 0; i < log.n; i++) lw_monset_core_receive(&x.m, &log.msg[i], 1, 7500);
   ASSERT_EQ(x.c.held_count, 1);
   ASSERT_BATCH(&x.m.batch[LW_MON_WORKER], 0);
   drive_to(&x.c, &now, 20000);
@@ -346,37 +346,37 @@ TEST_IMPL(monitors_receive_evidence_after_held) {
 
 TEST_IMPL(monitors_receive_hang_end) {
   fx_t x;
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   lw_msg_t msg;
   const lw_event_t *ev;
   size_t n;
   fx_config(&cfg);
   cfg.liveness_interval_ms = 50; /* the main thread resumes after a gap of 100 */
   fx_init(&x, &cfg, 0);
-  lw_monitors_start(&x.m, LW_MON_LIVENESS, 0);
+  lw_monset_core_start(&x.m, LW_MON_LIVENESS, 0);
   /* The main thread resumes at its first activity after a gap of 2 liveness intervals. */
-  lw_monitors_iteration(&x.m, 800, 0);
+  lw_monset_core_iteration(&x.m, 800, 0);
   ASSERT_DBL_EQ(x.m.resumed_at, 800);
-  lw_monitors_iteration(&x.m, 899.75, 0);
+  lw_monset_core_iteration(&x.m, 899.75, 0);
   ASSERT_DBL_EQ(x.m.resumed_at, 800);
-  lw_monitors_run(&x.m, 999.75);
+  lw_monset_core_run(&x.m, 999.75);
   ASSERT_DBL_EQ(x.m.resumed_at, 999.75);
-  lw_monitors_iteration(&x.m, 1000, 0);
+  lw_monset_core_iteration(&x.m, 1000, 0);
   ASSERT_DBL_EQ(x.m.resumed_at, 999.75);
   /* Blocked from 1000; the main thread's first turn after that is at 8980. */
-  lw_monitors_iteration(&x.m, 8980, 0);
-  lw_monitors_iteration(&x.m, 8990, 0);
+  lw_monset_core_iteration(&x.m, 8980, 0);
+  lw_monset_core_iteration(&x.m, 8990, 0);
   ASSERT_DBL_EQ(x.m.resumed_at, 8980);
   memset(&msg, 0, sizeof(msg));
   msg.type = LW_MSG_HANG_START;
   msg.hang_start = 1000;
   msg.detected_at = 6000;
-  lw_monitors_receive(&x.m, &msg, 1, 9005);
+  lw_monset_core_receive(&x.m, &msg, 1, 9005);
   ASSERT_EQ(x.m.worker_hangs, 1);
   ASSERT_EQ(x.c.nevents, 0);
   msg.type = LW_MSG_HANG_END;
   msg.hang_end = 8990; /* the worker saw progress stamped 8990 */
-  lw_monitors_receive(&x.m, &msg, 1, 9005);
+  lw_monset_core_receive(&x.m, &msg, 1, 9005);
   ev = lw_conditions_events(&x.c, &n);
   ASSERT_EQ(n, 1);
   ASSERT_EQ(ev[0].type, LW_EVENT_WORKER_HANG);
@@ -393,7 +393,7 @@ TEST_IMPL(monitors_receive_hang_end) {
   msg.hang_start = 20000;
   msg.detected_at = 25000;
   msg.hang_end = 27000;
-  lw_monitors_receive(&x.m, &msg, 1, 27010);
+  lw_monset_core_receive(&x.m, &msg, 1, 27010);
   ASSERT_DBL_EQ(x.m.resumed_at, 27010);
   ev = lw_conditions_events(&x.c, &n);
   ASSERT_EQ(n, 1);
@@ -410,19 +410,19 @@ TEST_IMPL(monitors_receive_hang_end) {
 TEST_IMPL(monitors_config_stall_threshold) {
   lw_conditions_config_t ccfg;
   lw_conditions_t c;
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   lw_conditions_config_default(&ccfg);
   ccfg.stall_threshold_ms = 3000;
   ASSERT_EQ(lw_conditions_init(&c, &ccfg), LW_OK);
-  lw_monitors_config_default(&cfg, &c);
+  lw_monset_core_config_default(&cfg, &c);
   ASSERT_DBL_EQ(cfg.stall_threshold_ms, 3000);
   lw_conditions_free(&c);
   ccfg.stall_threshold_ms = INFINITY;
   ASSERT_EQ(lw_conditions_init(&c, &ccfg), LW_OK);
-  lw_monitors_config_default(&cfg, &c);
+  lw_monset_core_config_default(&cfg, &c);
   ASSERT_DBL_EQ(cfg.stall_threshold_ms, 5000);
   lw_conditions_free(&c);
-  lw_monitors_config_default(&cfg, NULL);
+  lw_monset_core_config_default(&cfg, NULL);
   ASSERT_DBL_EQ(cfg.stall_threshold_ms, 5000);
   return 0;
 }
@@ -431,55 +431,55 @@ TEST_IMPL(monitors_config_stall_threshold) {
 
 TEST_IMPL(monitors_start_stop_flush) {
   fx_t x;
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   int i;
-  lw_monitors_config_default(&cfg, NULL);
+  lw_monset_core_config_default(&cfg, NULL);
   ASSERT_DBL_EQ(cfg.flush_interval_ms, 1000);
   fx_init(&x, &cfg, 0);
-  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), LW_NEVER);
-  lw_monitors_start(&x.m, LW_MON_DRIFT, 0);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), LW_NEVER);
+  lw_monset_core_start(&x.m, LW_MON_DRIFT, 0);
   ASSERT_TRUE(x.m.running[LW_MON_DRIFT]);
   ASSERT_DBL_EQ(x.m.flush_due, 1000);
   /* Starting again does nothing: the timer keeps its due time, the flush too. */
-  lw_monitors_start(&x.m, LW_MON_DRIFT, 10);
-  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 20);
+  lw_monset_core_start(&x.m, LW_MON_DRIFT, 10);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 20);
   ASSERT_DBL_EQ(x.m.flush_due, 1000);
-  ASSERT_EQ(lw_monitors_run(&x.m, 20), 0);
+  ASSERT_EQ(lw_monset_core_run(&x.m, 20), 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_DRIFT], 0);
-  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 30);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 30);
   ASSERT_DBL_EQ(x.m.flush_due, 1000);
   x.t = 30;
   for (i = 1; i <= 49; i++) loop_turn(&x, 20 + 20 * i, 1);
-  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1000);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 1000);
   {
     lw_msg_t msg = heartbeat(990, 3, LW_REASON_ANY, 0, 0);
-    lw_monitors_receive(&x.m, &msg, 1, 995); /* its self-lag goes out with the flush too */
+    lw_monset_core_receive(&x.m, &msg, 1, 995); /* its self-lag goes out with the flush too */
     ASSERT_EQ(x.m.self_lag_batch.len, 1);
   }
-  ASSERT_EQ(lw_monitors_run(&x.m, 1000), 1);
+  ASSERT_EQ(lw_monset_core_run(&x.m, 1000), 1);
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 50);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 49);
-  lw_monitors_flushed(&x.m, 1000);
+  lw_monset_core_flushed(&x.m, 1000);
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 0);
   ASSERT_EQ(x.m.self_lag_batch.len, 0);
   ASSERT_DBL_EQ(x.m.flush_due, 2000);
   /* Stopping one of two: no flush yet; stopping a stopped one does nothing. */
-  lw_monitors_stop(&x.m, LW_MON_DRIFT, 1010);
+  lw_monset_core_stop(&x.m, LW_MON_DRIFT, 1010);
   ASSERT_FALSE(x.m.running[LW_MON_DRIFT]);
-  lw_monitors_stop(&x.m, LW_MON_DRIFT, 1015);
-  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 2000);
-  lw_monitors_iteration(&x.m, 1100, 0);
+  lw_monset_core_stop(&x.m, LW_MON_DRIFT, 1015);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 2000);
+  lw_monset_core_iteration(&x.m, 1100, 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 1);
   /* The last stop makes a flush due at once; the values stay until it. */
-  lw_monitors_stop(&x.m, LW_MON_LOOPBLOCK, 1200);
-  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), 1200);
+  lw_monset_core_stop(&x.m, LW_MON_LOOPBLOCK, 1200);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 1200);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 1);
-  ASSERT_EQ(lw_monitors_run(&x.m, 1200), 1);
-  lw_monitors_flushed(&x.m, 1200);
+  ASSERT_EQ(lw_monset_core_run(&x.m, 1200), 1);
+  lw_monset_core_flushed(&x.m, 1200);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 0);
-  ASSERT_DBL_EQ(lw_monitors_next_due(&x.m), LW_NEVER);
-  ASSERT_EQ(lw_monitors_run(&x.m, 5000), 0);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), LW_NEVER);
+  ASSERT_EQ(lw_monset_core_run(&x.m, 5000), 0);
   fx_free(&x);
   return 0;
 }
@@ -495,8 +495,8 @@ TEST_IMPL(monitors_batches_match_recorded) {
   size_t i, j, k, nq;
   lw_msg_t queue[64];
   fx_init(&x, NULL, 0);
-  for (i = 0; i < 5; i++) lw_monitors_start(&x.m, validated[i], 0);
-  lw_monitors_start(&x.m, LW_MON_LIVENESS, 0);
+  for (i = 0; i < 5; i++) lw_monset_core_start(&x.m, validated[i], 0);
+  lw_monset_core_start(&x.m, LW_MON_LIVENESS, 0);
   for (k = 0; k < 3000; k++) {
     TEST_CONTEXT("step %zu", k);
     /* Mostly short turns, now and then a block of 5 to 7 s. */
@@ -511,7 +511,7 @@ TEST_IMPL(monitors_batches_match_recorded) {
     }
     loop_turn(&x, now, busy);
     progress = now;
-    for (j = 0; j < nq; j++) lw_monitors_receive(&x.m, &queue[j], 1, now);
+    for (j = 0; j < nq; j++) lw_monset_core_receive(&x.m, &queue[j], 1, now);
     if (x.c.held_count > held_seen) held_seen = x.c.held_count;
     lw_conditions_run(&x.c, now);
   }
@@ -545,12 +545,12 @@ TEST_IMPL(monitors_stop_ends_at_main_resumption) {
   lw_interval_t iv;
   double t;
   fx_init(&x, NULL, 0);
-  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
   for (t = 20; t <= 1000; t += 20) loop_turn(&x, t, 0);
   /* Stopped from 1000 to 7000; the main thread runs first at 7000.25, the worker at 7003. */
   loop_turn(&x, 7000.25, 0);
   msg = heartbeat(7003, 6003, LW_REASON_PAUSE, 1000, 7003);
-  lw_monitors_receive(&x.m, &msg, 1, 7010);
+  lw_monset_core_receive(&x.m, &msg, 1, 7010);
   iv = only_interval(&x, 7010);
   ASSERT_EQ(iv.reason, LW_REASON_PAUSE);
   ASSERT_DBL_EQ(iv.start, 1000);
@@ -570,29 +570,29 @@ static double fake_runnable(void *d) { return ((fake_t *)d)->wall - WALL0; /* re
 
 /* An iteration after a poll that could (or could not) have waited. */
 static void iterate(fx_t *x, double now, double outside, int could_wait) {
-  lw_monitors_poll(&x->m, could_wait);
-  lw_monitors_iteration(&x->m, now, outside);
+  lw_monset_core_poll(&x->m, could_wait);
+  lw_monset_core_iteration(&x->m, now, outside);
 }
 
 TEST_IMPL(monitors_loop_model_embedded) {
   fx_t x;
   fx_init(&x, NULL, 0);
-  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
   x.f.idle = 0; /* libuv's idle time never grows */
   iterate(&x, 10, 4.9, 1);
   iterate(&x, 20, 4.9, 1);
-  ASSERT_EQ(lw_monitors_embedded(&x.m), 0); /* no runnable reading: never */
+  ASSERT_EQ(lw_monset_core_embedded(&x.m), 0); /* no runnable reading: never */
   x.rd.main.runnable = fake_runnable;
   x.m.rd.runnable = fake_runnable;
   iterate(&x, 30, 4.9, 1); /* under the threshold */
-  ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
+  ASSERT_EQ(lw_monset_core_embedded(&x.m), 0);
   iterate(&x, 50, 20, 0); /* the poll could not wait (an immediate): the gap is the app's */
   iterate(&x, 70, 20, 0);
-  ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
+  ASSERT_EQ(lw_monset_core_embedded(&x.m), 0);
   iterate(&x, 90, 20, 1);
-  ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
+  ASSERT_EQ(lw_monset_core_embedded(&x.m), 0);
   iterate(&x, 110, 20, 1);
-  ASSERT_EQ(lw_monitors_embedded(&x.m), 1);
+  ASSERT_EQ(lw_monset_core_embedded(&x.m), 1);
   /* From here: 100 ms of which 30 on the CPU is 30 ms busy, whatever libuv says. */
   x.f.wall += 30;
   iterate(&x, 210, 70, 1);
@@ -612,14 +612,14 @@ TEST_IMPL(monitors_loop_model_node_for_good) {
   fx_init(&x, NULL, 0);
   x.rd.main.runnable = fake_runnable;
   x.m.rd.runnable = fake_runnable;
-  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
   x.f.idle = 0;
   iterate(&x, 10, 0, 1);
   x.f.idle = 5; /* the poll waited 5 ms */
   iterate(&x, 20, 0, 1);
   for (i = 0; i < 10; i++) {
     iterate(&x, 320 + i * 300, 300, 1); /* a 300 ms wait in a timer, the idle time unchanged */
-    ASSERT_EQ(lw_monitors_embedded(&x.m), 0);
+    ASSERT_EQ(lw_monset_core_embedded(&x.m), 0);
     ASSERT_DBL_EQ(x.m.batch[LW_MON_LOOPBLOCK].values[x.m.batch[LW_MON_LOOPBLOCK].len - 1], 300);
   }
   fx_free(&x);
@@ -634,20 +634,20 @@ TEST_IMPL(monitors_continued_is_pause_evidence) {
   const lw_name_stats_t *ns;
   fx_init(&x, NULL, 0);
   ns = stats_of(&x, LW_MON_LOOPBLOCK);
-  lw_monitors_start(&x.m, LW_MON_LOOPBLOCK, 1000);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 1000);
   /* Nothing seen yet, or a continue not after it: nothing. */
-  ASSERT_EQ(lw_monitors_continued(&x.m, -INFINITY, 1500, 1600), 0);
-  ASSERT_EQ(lw_monitors_continued(&x.m, 1500, 1500, 1600), 0);
+  ASSERT_EQ(lw_monset_core_continued(&x.m, -INFINITY, 1500, 1600), 0);
+  ASSERT_EQ(lw_monset_core_continued(&x.m, 1500, 1500, 1600), 0);
   ASSERT_EQ(n_intervals(&x, 1600), 0);
   /* Last seen at 1602 (a hook), continued at 1907: a 300 ms stop inside the iteration. */
-  ASSERT_EQ(lw_monitors_continued(&x.m, 1602, 1907, 1908), 1);
+  ASSERT_EQ(lw_monset_core_continued(&x.m, 1602, 1907, 1908), 1);
   iv = only_interval(&x, 1908);
   ASSERT_DBL_EQ(iv.start, 1602);
   ASSERT_DBL_EQ(iv.end, 1907);
   ASSERT_EQ(iv.reason, LW_REASON_PAUSE);
   /* The iteration [1600, 1908] (busy 308 ms) overlaps it: discarded as pause, nothing recorded. */
-  ASSERT_EQ(lw_monitors_iteration(&x.m, 1600, 0), 0);
-  ASSERT_NE(lw_monitors_iteration(&x.m, 1908, 0), 0);
+  ASSERT_EQ(lw_monset_core_iteration(&x.m, 1600, 0), 0);
+  ASSERT_NE(lw_monset_core_iteration(&x.m, 1908, 0), 0);
   ASSERT_EQ(ns->recorded, 1);
   ASSERT_EQ(ns->discarded, 1);
   ASSERT_EQ(lw_conditions_discarded(&x.c, LW_REASON_PAUSE), 1);

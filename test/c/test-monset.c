@@ -39,7 +39,7 @@ static void ss_deliver(void *data, int batches, int from_loop) {
 /* Returns LW_OK, or the failure of an allocation (then everything made is freed). */
 static int simset_init(simset_t *s, lw_platform_t platform) {
   lw_conditions_config_t ccfg;
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   lw_monset_owner_t owner = {.deliver = ss_deliver};
   int i, rc;
   memset(s, 0, sizeof(*s));
@@ -51,7 +51,7 @@ static int simset_init(simset_t *s, lw_platform_t platform) {
     lw_sim_unref(s->sim);
     return rc;
   }
-  lw_monitors_config_default(&cfg, &s->c);
+  lw_monset_core_config_default(&cfg, &s->c);
   owner.data = s;
   rc = lw_monset_init(&s->set, &s->c, &cfg, s->sim, NULL, &owner);
   if (rc != LW_OK) {

@@ -165,7 +165,7 @@ TEST_IMPL(worker_rests_while_main_waits) {
   /* With the heartbeat on, a rest lasts until the heartbeat: one wake-up for both. The hang's
    * end carries its cause: the baseline read as the first rest began (1100), the span from where
    * the loop last waited (1500), 5000 ms of CPU. */
-  lw_monitors_start(&x.m, LW_MON_WORKER, 6500); /* heartbeat due 7500 */
+  lw_monset_core_start(&x.m, LW_MON_WORKER, 6500); /* heartbeat due 7500 */
   x.t.main.cpu_ms += 5000;
   x.t.avail = 6600;
   run(&x, 6600, 6600, log, &n);
@@ -224,7 +224,7 @@ TEST_IMPL(worker_rest_sees_a_stop_of_a_second) {
    * a rest of 900 ms (it was 1000), and the heartbeat due 100 ms after its end goes with it. */
   n = 0;
   cfx_init(&x);
-  lw_monitors_start(&x.m, LW_MON_WORKER, 1000);
+  lw_monset_core_start(&x.m, LW_MON_WORKER, 1000);
   rest_from_1100(&x, log, &n);
   at = n;
   x.t.avail = 1950;
@@ -465,10 +465,10 @@ TEST_IMPL(monitors_worker_heartbeat) {
   msg_log_t log;
   fx_init(&x, NULL, 0);
   memset(&log, 0, sizeof(log));
-  ASSERT_FALSE(lw_monitors_worker_needed(&x.m));
+  ASSERT_FALSE(lw_monset_core_worker_needed(&x.m));
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), LW_NEVER);
-  lw_monitors_start(&x.m, LW_MON_WORKER, 0);
-  ASSERT_TRUE(lw_monitors_worker_needed(&x.m));
+  lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
+  ASSERT_TRUE(lw_monset_core_worker_needed(&x.m));
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 1000);
   ASSERT_EQ(wrun(&x, &log, 999.75, 999.75), 0);
   ASSERT_EQ(wrun(&x, &log, 1000, 1000), 1);
@@ -498,7 +498,7 @@ TEST_IMPL(monitors_worker_self_lag_evidence) {
   const lw_msg_t *o;
   fx_init(&x, NULL, 0);
   memset(&log, 0, sizeof(log));
-  lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+  lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
   ASSERT_EQ(wrun(&x, &log, 1000, 1000), 1);
   /* Late by 5000 with the sleep clock unchanged: pause evidence [now - self_lag, now]. */
   ASSERT_EQ(wrun(&x, &log, 7000, 7000), 1);
@@ -546,8 +546,8 @@ TEST_IMPL(monitors_worker_slack_rule) {
     fx_init(&x, NULL, 0);
     memset(&log, 0, sizeof(log));
     /* Heartbeat every 1000 and liveness every 100: the worker's period is 100. */
-    lw_monitors_start(&x.m, LW_MON_WORKER, 0);
-    lw_monitors_start(&x.m, LW_MON_LIVENESS, 0);
+    lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
+    lw_monset_core_start(&x.m, LW_MON_LIVENESS, 0);
     for (t = 100; t <= 1000; t += 100) wrun(&x, &log, t, t);
     ASSERT_EQ(log_count(&log, LW_MSG_HEARTBEAT), 1);
     ASSERT_EQ(log.n, 1);
@@ -582,7 +582,7 @@ TEST_IMPL(monitors_worker_slack_capped) {
   int variant;
   for (variant = 0; variant < 2; variant++) {
     fx_t x;
-    lw_monitors_config_t cfg;
+    lw_monset_core_config_t cfg;
     msg_log_t log;
     double late = variant == 0 ? 2500 : 2499.75;
     TEST_CONTEXT("late %g", late);
@@ -590,7 +590,7 @@ TEST_IMPL(monitors_worker_slack_capped) {
     cfg.worker_interval_ms = 4000;
     fx_init(&x, &cfg, 0);
     memset(&log, 0, sizeof(log));
-    lw_monitors_start(&x.m, LW_MON_WORKER, 0);
+    lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
     ASSERT_EQ(wrun(&x, &log, 4000, 4000), 1);
     ASSERT_EQ(wrun(&x, &log, 8000 + late, 8000 + late), 1);
     ASSERT_DBL_EQ(log.msg[1].self_lag, late);
@@ -603,11 +603,11 @@ TEST_IMPL(monitors_worker_slack_capped) {
 /* The worker: liveness ---------------------------------------------------------------------- */
 
 static void liveness_fx(fx_t *x) {
-  lw_monitors_config_t cfg;
+  lw_monset_core_config_t cfg;
   fx_config(&cfg);
   cfg.liveness_interval_ms = 50;
   fx_init(x, &cfg, 0);
-  lw_monitors_start(&x->m, LW_MON_LIVENESS, 0);
+  lw_monset_core_start(&x->m, LW_MON_LIVENESS, 0);
 }
 
 TEST_IMPL(monitors_liveness_hang_once) {
@@ -713,7 +713,7 @@ TEST_IMPL(worker_continued_evidence) {
   fx_init(&x, NULL, 0);
   memset(&log, 0, sizeof(log));
   ASSERT_EQ(lw_worker_continued(&x.m.worker, 500, out), 0); /* off: nothing */
-  lw_monitors_start(&x.m, LW_MON_LIVENESS, 1000);
+  lw_monset_core_start(&x.m, LW_MON_LIVENESS, 1000);
   wrun(&x, &log, 1100, 1000);
   ASSERT_EQ(lw_worker_continued(&x.m.worker, 1100, out), 0); /* not after its last run */
   ASSERT_EQ(lw_worker_continued(&x.m.worker, 1400, out), 1);
@@ -775,7 +775,7 @@ TEST_IMPL(worker_renews_sources_at_a_hang_start) {
   memset(&renew_times, 0, sizeof(renew_times));
   x.rd.worker.main_sched = renew_main_sched;
   x.rd.worker.main_renew = renew_cb;
-  lw_monitors_start(&x.m, LW_MON_LIVENESS, 1000);
+  lw_monset_core_start(&x.m, LW_MON_LIVENESS, 1000);
   wrun(&x, &log, 1100, 1050); /* progress: nothing looked at */
   wrun(&x, &log, 1200, 1150);
   ASSERT_EQ(renews, 0);

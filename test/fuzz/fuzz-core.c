@@ -97,7 +97,7 @@ static void cond_run(lw_client_t *cl, double now) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   input_t in = {data, size};
   lw_conditions_config_t cfg;
-  lw_monitors_config_t mcfg;
+  lw_monset_core_config_t mcfg;
   lw_monset_owner_t owner = {.deliver = deliver_nothing};
   lw_sim_t *sim;
   fcond_t *fc;
@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fc->client.next_due = cond_due;
   fc->client.run = cond_run;
   lw_sim_add(sim, &fc->client);
-  lw_monitors_config_default(&mcfg, &fc->c);
+  lw_monset_core_config_default(&mcfg, &fc->c);
   if (!isfinite(mcfg.stall_threshold_ms)) mcfg.stall_threshold_ms = 5000;
   if (take_u8(&in) & 1 && lw_monset_init(set, &fc->c, &mcfg, sim, NULL, &owner) == LW_OK) {
     has_set = 1;

@@ -78,8 +78,8 @@ static void end_cb(uv_timer_t *t) {
 
 int main(void) {
   lw_conditions_config_t ccfg;
-  lw_monitors_config_t mcfg;
-  lw_monitors_stats_t st;
+  lw_monset_core_config_t mcfg;
+  lw_monset_core_stats_t st;
   lw_monset_owner_t owner = {.deliver = deliver, .closed = on_closed};
   uv_loop_init(&loop);
   uv_loop_configure(&loop, UV_METRICS_IDLE_TIME);
@@ -87,7 +87,7 @@ int main(void) {
   lw_conditions_config_default(&ccfg);
   ccfg.stall_threshold_ms = 200;
   CHECK(lw_conditions_init(&cond, &ccfg) == LW_OK, "conditions");
-  lw_monitors_config_default(&mcfg, &cond);
+  lw_monset_core_config_default(&mcfg, &cond);
   mcfg.worker_interval_ms = 20;
   mcfg.liveness_interval_ms = 10;
   CHECK(lw_monset_init(&set, &cond, &mcfg, NULL, &drv, &owner) == LW_OK, "monitor set");
@@ -102,7 +102,7 @@ int main(void) {
   uv_timer_start(&t_end, end_cb, 1500, 0);
   uv_run(&loop, UV_RUN_DEFAULT);
 
-  lw_monitors_stats(&set.core, &st);
+  lw_monset_core_stats(&set.core, &st);
   CHECK(st.self_lag_count >= 30, "heartbeats %llu", (unsigned long long)st.self_lag_count);
   CHECK(st.worker_hangs == 1, "hangs flagged %llu", (unsigned long long)st.worker_hangs);
   CHECK(hang_events == 1, "workerHang events %zu", hang_events);

@@ -31,9 +31,9 @@ const VALUES = new Set([
   'lw_conditions_config_s', 'lw_monset_core_config_s', 'lw_err_s', 'lw_readings_s', 'lw_main_readings_s',
   'lw_worker_readings_s', 'lw_msg_s',
   // out: events, causes, intervals, stats and snapshots, the read-only views of batches and
-  // metric histograms handed out for a flush or a collection
+  // metric histograms handed out for a flush or a collection, a monitor's metric's names
   'lw_event_s', 'lw_cause_s', 'lw_interval_s', 'lw_conditions_stats_s', 'lw_hang_rates_s', 'lw_name_snapshot_s',
-  'lw_monset_core_stats_s', 'lw_delay_stats_s', 'lw_batch_s', 'lw_agg_s',
+  'lw_monset_core_stats_s', 'lw_delay_stats_s', 'lw_batch_s', 'lw_agg_s', 'lw_mon_metric_s',
 ]);
 
 function files(src, dir, ext) {

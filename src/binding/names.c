@@ -105,8 +105,9 @@ static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info inf
 
 /* bucketBounds() -> { lag, stall, ratio }: the explicit bucket boundaries of lagwatch's
  * histograms (core/aggregate.c), for the advice of those recorded from JS. */
+static const char *const bounds_names[LW_BOUNDS_COUNT] = {"lag", "stall", "ratio"};
+
 static napi_value b_bucket_bounds(napi_env env, napi_callback_info info) {
-  static const char *names[LW_BOUNDS_COUNT] = {"lag", "stall", "ratio"};
   napi_value o, arr;
   size_t k, i, n;
   (void)info;
@@ -115,9 +116,38 @@ static napi_value b_bucket_bounds(napi_env env, napi_callback_info info) {
     const double *b = lw_bounds((lw_bounds_t)k, &n);
     LW_NAPI_CALL(env, napi_create_array_with_length(env, n, &arr));
     for (i = 0; i < n; i++) LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, lwb_make_number(env, b[i])));
-    if (lwb_set_value(env, o, names[k], arr)) return NULL;
+    if (lwb_set_value(env, o, bounds_names[k], arr)) return NULL;
   }
   return o;
+}
+
+/* monMetrics() -> [[monitor, metric name, description, unit, bounds ('lag' | 'ratio')], ...]: the
+ * validated monitors' metric histograms (SPEC §10), in the core's order. */
+static napi_value b_mon_metrics(napi_env env, napi_callback_info info) {
+  napi_value arr, row;
+  uint32_t n = 0;
+  int i;
+  (void)info;
+  LW_NAPI_CALL(env, napi_create_array(env, &arr));
+  for (i = 0; i < LW_MON_COUNT; i++) {
+    const lw_mon_metric_t *mm = lw_mon_metric((lw_mon_t)i);
+    const char *cells[5];
+    uint32_t k;
+    if (mm == NULL) continue;
+    cells[0] = lw_mon_name((lw_mon_t)i);
+    cells[1] = mm->name;
+    cells[2] = mm->description;
+    cells[3] = mm->unit;
+    cells[4] = bounds_names[lw_mon_bounds((lw_mon_t)i)];
+    LW_NAPI_CALL(env, napi_create_array_with_length(env, 5, &row));
+    for (k = 0; k < 5; k++) {
+      napi_value c = lwb_make_string(env, cells[k]);
+      if (c == NULL) return NULL;
+      LW_NAPI_CALL(env, napi_set_element(env, row, k, c));
+    }
+    LW_NAPI_CALL(env, napi_set_element(env, arr, n++, row));
+  }
+  return arr;
 }
 
 /* windowFlags() -> { visible, minimized, focused }: a window's flags for windowsState. */
@@ -137,6 +167,7 @@ int lwb_names_init(napi_env env, napi_value exports) {
       {"causeNames", b_cause_names}, {"monPausedWhileHidden", b_mon_paused_while_hidden},
       {"bucketBounds", b_bucket_bounds}, {"windowFlags", b_window_flags},
       {"reasonNames", b_reason_names}, {"stallKinds", b_stall_kinds}, {"jumpKinds", b_jump_kinds},
+      {"monMetrics", b_mon_metrics},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

@@ -64,3 +64,26 @@ void lw_monset_core_evidence(lw_monset_core_t *m, double now, int force) {
   if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock.due <= now + m->coalesce_ms))
     lw__mon_clock_fire(m, now);
 }
+
+static void clock_start(lw_monset_core_t *m, double now) {
+  m->clock.due = now + m->cfg.clock_interval_ms;
+  m->clock.prev_mono = now;
+  m->clock.prev_wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
+  m->clock.has_sleep = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &m->clock.prev_sleep);
+}
+
+static lw__timer_t clock_timer(const lw_monset_core_t *m, int in_run, double *due) {
+  (void)in_run;
+  *due = m->clock.due;
+  return LW__TIMER_SOFT;
+}
+
+const lw__mon_desc_t lw__mon_clockdrift = {
+    .name = "clockDrift",
+    .flags = LW__MON_EVIDENCE,
+    .start = clock_start,
+    .stop = NULL,
+    .timer = clock_timer,
+    .fire = lw__mon_clock_fire,
+    .recorded = NULL,
+};

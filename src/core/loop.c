@@ -19,6 +19,15 @@ double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
 
 int lw_monset_core_embedded(const lw_monset_core_t *m) { return m->model.embedded; }
 
+double lw__mon_busy_until(const lw_monset_core_t *m, double now) {
+  double b = m->loop.busy_total;
+  if (m->running[LW_MON_LOOPBLOCK]) {
+    double part = (now - m->loop.prev_t) - (lw__mon_idle_now(m, now) - m->loop.prev_idle);
+    if (part > 0) b += part;
+  }
+  return b;
+}
+
 /* The loop model (SPEC §6), from what the poll did since the last iteration: libuv's idle time
  * grew, so the poll waited: Node's own loop, for good. Else an iteration that began
  * LW_OUTSIDE_MIN_MS or more off a CPU after a poll that could have waited counts towards an
@@ -71,3 +80,21 @@ int lw_monset_core_iteration(lw_monset_core_t *m, double now, double outside_ms)
   }
   return changed || m->model.embedded != embedded;
 }
+
+static void loopblock_start(lw_monset_core_t *m, double now) {
+  m->loop.prev_t = now;
+  m->loop.prev_idle = lw__mon_idle_now(m, now);
+}
+
+/* loopBlock (SPEC §6): each iteration's busy time, sampled by lw_monset_core_iteration(). */
+const lw__mon_desc_t lw__mon_loopblock = {
+    .name = "loopBlock",
+    .flags = LW__MON_VALIDATED,
+    .metric = {"lag_loop_block_histogram",
+               "Busy time of each event-loop iteration (recorded samples)", "ms"},
+    .start = loopblock_start,
+    .stop = NULL,
+    .timer = NULL,
+    .fire = NULL,
+    .recorded = NULL,
+};

@@ -15,18 +15,60 @@ void lw__mon_evidence_add(lw_monset_core_t *m, double start, double end, uint32_
 /* The main thread ran at `now` (a hang ends where it first runs again). */
 void lw__mon_activity(lw_monset_core_t *m, double now);
 
+/* A monitor (SPEC §6): its row of the monitor table (monitors.h), defined in its own file. */
+#define LW__MON_VALIDATED 1u     /* submits samples to a validator of its own */
+#define LW__MON_RATIO 2u         /* its samples are ratios: never stalls, the ratio buckets */
+#define LW__MON_EVIDENCE 4u      /* evidence only: never paused while the app is hidden */
+#define LW__MON_WORKER_THREAD 8u /* runs on the worker thread: Electron's main process keeps it
+                                  * running while every window is hidden */
+/* What a monitor's main-thread timer is (lw__mon_desc_t.timer). */
+typedef enum {
+  LW__TIMER_NONE = 0, /* not armed */
+  LW__TIMER_EXACT,    /* fires at its due time: it measures its own lateness */
+  LW__TIMER_SOFT      /* may fire a little early or late with another wake-up (LW_COALESCE_MS) */
+} lw__timer_t;
+typedef struct lw__mon_desc_s {
+  const char *name; /* its public name */
+  unsigned flags;   /* LW__MON_* */
+  lw_mon_metric_t metric; /* its metric histogram (SPEC §10), for a validated monitor */
+  /* Called when it starts and before it stops (NULL: nothing to do). */
+  void (*start)(lw_monset_core_t *m, double now);
+  void (*stop)(lw_monset_core_t *m, double now);
+  /* Its main-thread timer while it runs (NULL: none), and its due time; `in_run` within
+   * lw_monset_core_run(), where a task queued in the same run waits for the next. */
+  lw__timer_t (*timer)(const lw_monset_core_t *m, int in_run, double *due);
+  void (*fire)(lw_monset_core_t *m, double now);
+  /* A recorded sample of its own, after its batch and metric histogram (NULL: nothing more). */
+  void (*recorded)(lw_monset_core_t *m, double value, double window_ms);
+} lw__mon_desc_t;
+
+#define LW__MON_DECLARE(id, desc) extern const lw__mon_desc_t desc;
+LW_MONITOR_TABLE(LW__MON_DECLARE)
+#undef LW__MON_DECLARE
+
 /* loop.c */
 /* The time the main thread was available to its loop, up to `now` (both loop models). */
 double lw__mon_idle_now(const lw_monset_core_t *m, double now);
+/* The loop's busy time up to `now`, counting the iteration in progress. */
+double lw__mon_busy_until(const lw_monset_core_t *m, double now);
 
+/* A lateness timer may sleep while the loop waits once a firing came on time (`late`) over a
+ * window in which the loop mostly waited: a busy loop may wait at every iteration (a poll for
+ * I/O that is already there), and sleeping then would only add work to each iteration. */
+static inline int lw__mon_may_sleep(double late, double busy, double window) {
+  return late < LW_SLEEP_LATE_MS && busy < window / 2;
+}
+
+/* driftlag.c */
+void lw__mon_drift_fire(lw_monset_core_t *m, double now);
+/* macrotasklag.c: its timer, asleep while the loop waited, fired at `t` (asleep.c). */
+void lw__mon_macrotask_caught_up(lw_monset_core_t *m, double t);
 /* clockdrift.c */
 void lw__mon_clock_fire(lw_monset_core_t *m, double now);
-
-/* timers.c */
-void lw__mon_drift_fire(lw_monset_core_t *m, double now);
-void lw__mon_macrotask_fire(lw_monset_core_t *m, double now);
-void lw__mon_idle_fire(lw_monset_core_t *m, double now);
-/* Ends timerThrottle's open interval at `now`, if any. */
+/* timerthrottle.c: driftLag's firing `lateness` late over a window from `window_start` in which
+ * the loop was busy for `busy`; and the end of its open interval at `now`, if any. */
+void lw__mon_throttle_check(lw_monset_core_t *m, double lateness, double window_start, double busy,
+                            double now);
 void lw__mon_throttle_close(lw_monset_core_t *m, double now);
 
 #endif /* LW_CORE_MONITORS_INTERNAL_H_ */

@@ -1,7 +1,8 @@
-/* The monitor set on the main thread (monitors.h): its life cycle and run, and the recorded values
- * on their way to the metrics and JS. The timer monitors are in timers.c, clockDrift in
- * clockdrift.c, the loop's iterations (loopBlock, the loop model) in loop.c, what the evidence
- * sources outside the main thread send in evidence.c. */
+/* The monitor set on the main thread (monitors.h): its life cycle and run over the monitor table,
+ * and the recorded values on their way to the metrics and JS. Each monitor is a file of its own
+ * (driftlag.c, macrotasklag.c, loop.c's loopBlock, idleavailability.c, workermon.c, clockdrift.c,
+ * timerthrottle.c); the lateness timers asleep while the loop waits are in asleep.c, what the
+ * evidence sources outside the main thread send in evidence.c. */
 #include "monitors.h"
 #include "internal.h"
 #include "monitors-internal.h"
@@ -10,28 +11,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const mon_names[LW_MON_COUNT] = {
-    "driftLag", "macrotaskLag", "loopBlock", "idleAvailability",
-    "worker",   "liveness",     "clockDrift", "timerThrottle"};
+/* The monitor table (monitors.h), by id. */
+static const lw__mon_desc_t *const monitors[LW_MON_COUNT] = {
+#define LW__MON_ROW(id, desc) [id] = &desc,
+    LW_MONITOR_TABLE(LW__MON_ROW)
+#undef LW__MON_ROW
+};
 
-const char *lw_mon_name(lw_mon_t mon) { return (unsigned)mon < LW_MON_COUNT ? mon_names[mon] : NULL; }
+static int has_flag(lw_mon_t mon, unsigned flag) {
+  return (unsigned)mon < LW_MON_COUNT && (monitors[mon]->flags & flag) != 0;
+}
+
+const char *lw_mon_name(lw_mon_t mon) { return (unsigned)mon < LW_MON_COUNT ? monitors[mon]->name : NULL; }
 
 lw_mon_t lw_mon_parse(const char *name, size_t len) {
   int i;
   for (i = 0; i < LW_MON_COUNT; i++)
-    if (strlen(mon_names[i]) == len && memcmp(mon_names[i], name, len) == 0) return (lw_mon_t)i;
+    if (strlen(monitors[i]->name) == len && memcmp(monitors[i]->name, name, len) == 0) return (lw_mon_t)i;
   return LW_MON_COUNT;
 }
 
 int lw_mon_paused_while_hidden(lw_mon_t mon, int browser_process) {
-  if (mon == LW_MON_CLOCKDRIFT || mon == LW_MON_THROTTLE) return 0;
-  return !(browser_process && (mon == LW_MON_WORKER || mon == LW_MON_LIVENESS));
+  if (has_flag(mon, LW__MON_EVIDENCE)) return 0;
+  return !(browser_process && has_flag(mon, LW__MON_WORKER_THREAD));
 }
 
-int lw_mon_validated(lw_mon_t mon) {
-  return mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK || mon == LW_MON_LOOPBLOCK ||
-         mon == LW_MON_IDLE || mon == LW_MON_WORKER;
+int lw_mon_validated(lw_mon_t mon) { return has_flag(mon, LW__MON_VALIDATED); }
+
+int lw_mon_on_worker(lw_mon_t mon) { return has_flag(mon, LW__MON_WORKER_THREAD); }
+
+const lw_mon_metric_t *lw_mon_metric(lw_mon_t mon) {
+  return has_flag(mon, LW__MON_VALIDATED) ? &monitors[mon]->metric : NULL;
 }
+
+lw_bounds_t lw_mon_bounds(lw_mon_t mon) { return has_flag(mon, LW__MON_RATIO) ? LW_BOUNDS_RATIO : LW_BOUNDS_LAG; }
 
 void lw_monset_core_stats(const lw_monset_core_t *m, lw_monset_core_stats_t *out) {
   out->self_lag_count = m->self_lag_hist.count;
@@ -67,16 +80,7 @@ static void batch_record(void *data, double value, double window_ms, double end,
   if (discarded_for != LW_REASON_ANY) return;
   if (s->m->keep_batches) lw__mon_batch_push(s->m, &s->m->batch[s->mon], value);
   if (s->m->aggs != NULL) lw_agg_record(&s->m->aggs->mon[s->mon], value);
-  if (s->mon == LW_MON_DRIFT && s->m->delay.window.buckets != NULL) {
-    lw_histogram_record(&s->m->delay.window, value);
-    s->m->delay.sumsq += value * value;
-  }
-  /* The loop's idle and active time over idleAvailability's recorded periods (SPEC §10's
-   * nodejs.eventloop.time): its value is the idle share of its window. */
-  if (s->mon == LW_MON_IDLE) {
-    s->m->loop_idle_ms += value * window_ms;
-    s->m->loop_active_ms += (1 - value) * window_ms;
-  }
+  if (monitors[s->mon]->recorded != NULL) monitors[s->mon]->recorded(s->m, value, window_ms);
 }
 
 /* Evidence that cannot be stored is counted as lost. */
@@ -137,11 +141,12 @@ int lw_monset_core_init(lw_monset_core_t *m, lw_conditions_t *c, const lw_monset
   m->delay.window.min = INFINITY;
   m->delay.window.max = -INFINITY;
   for (i = 0; i < LW_MON_COUNT; i++) {
-    const char *name = mon_names[i];
+    const char *name = monitors[i]->name;
     if (!lw_mon_validated((lw_mon_t)i)) continue;
     /* Ratios are never stalls; durations use the configured threshold. */
     rc = lw_validator_create(c, name, strlen(name),
-                             i == LW_MON_IDLE ? INFINITY : cfg->stall_threshold_ms, &m->vid[i], NULL);
+                             has_flag((lw_mon_t)i, LW__MON_RATIO) ? INFINITY : cfg->stall_threshold_ms,
+                             &m->vid[i], NULL);
     if (rc != LW_OK) return rc;
     m->sink[i].m = m;
     m->sink[i].mon = (lw_mon_t)i;
@@ -227,77 +232,39 @@ void lw_monset_core_start(lw_monset_core_t *m, lw_mon_t mon, double now) {
   if ((unsigned)mon >= LW_MON_COUNT || m->running[mon]) return;
   if (!any_running(m)) m->flush_due = now + m->cfg.flush_interval_ms;
   m->running[mon] = 1;
-  switch (mon) {
-    case LW_MON_DRIFT:
-      m->drift.prev = now;
-      m->drift.due = now + m->cfg.drift_interval_ms;
-      m->drift.busy_prev = m->loop.busy_total;
-      m->drift.asleep = 0;
-      m->drift.may_sleep = 0;
-      m->throttle.late = 0;
-      break;
-    case LW_MON_MACROTASK:
-      m->macro.due = now + m->cfg.macrotask_interval_ms;
-      m->macro.posted = INFINITY;
-      m->macro.asleep = 0;
-      m->macro.may_sleep = 0;
-      m->macro.prev = now;
-      m->macro.busy_prev = m->loop.busy_total;
-      break;
-    case LW_MON_LOOPBLOCK:
-      m->loop.prev_t = now;
-      m->loop.prev_idle = lw__mon_idle_now(m, now);
-      break;
-    case LW_MON_IDLE:
-      m->idle.due = now + m->cfg.idle_period_ms;
-      m->idle.prev_t = now;
-      m->idle.prev_idle = lw__mon_idle_now(m, now);
-      break;
-    case LW_MON_CLOCKDRIFT:
-      m->clock.due = now + m->cfg.clock_interval_ms;
-      m->clock.prev_mono = now;
-      m->clock.prev_wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
-      m->clock.has_sleep = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &m->clock.prev_sleep);
-      break;
-    case LW_MON_WORKER:
-    case LW_MON_LIVENESS:
-      lw_worker_start(&m->worker, mon == LW_MON_WORKER, now);
-      break;
-    case LW_MON_THROTTLE:
-      m->throttle.late = 0;
-      break;
-    default:
-      break;
-  }
+  if (monitors[mon]->start != NULL) monitors[mon]->start(m, now);
 }
 
 void lw_monset_core_stop(lw_monset_core_t *m, lw_mon_t mon, double now) {
   if ((unsigned)mon >= LW_MON_COUNT || !m->running[mon]) return;
-  /* driftLag's and macrotaskLag's firings while they slept are not lost (the driver has
-   * normally caught up already, with the loop's own idle end). */
-  if (mon == LW_MON_DRIFT || mon == LW_MON_MACROTASK) lw_monset_core_awake(m, now, now);
+  if (monitors[mon]->stop != NULL) monitors[mon]->stop(m, now);
   m->running[mon] = 0;
-  if (mon == LW_MON_WORKER || mon == LW_MON_LIVENESS) lw_worker_stop(&m->worker, mon == LW_MON_WORKER);
-  if (mon == LW_MON_MACROTASK) m->macro.posted = INFINITY;
-  if (mon == LW_MON_THROTTLE || mon == LW_MON_DRIFT) lw__mon_throttle_close(m, now);
   /* The last stop flushes what is left at once. */
   if (!any_running(m)) m->flush_due = now;
 }
 
 int lw_monset_core_worker_needed(const lw_monset_core_t *m) {
-  return m->running[LW_MON_WORKER] || m->running[LW_MON_LIVENESS];
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++)
+    if (m->running[i] && lw_mon_on_worker((lw_mon_t)i)) return 1;
+  return 0;
+}
+
+/* Monitor `i`'s main-thread timer, if it runs and has one armed. */
+static lw__timer_t timer_of(const lw_monset_core_t *m, int i, int in_run, double *due) {
+  if (!m->running[i] || monitors[i]->timer == NULL) return LW__TIMER_NONE;
+  return monitors[i]->timer(m, in_run, due);
 }
 
 double lw_monset_core_next_due_late(const lw_monset_core_t *m, double late_ms) {
-  double due = m->flush_due + late_ms;
-#define LW__MIN_IF(on, t) \
-  if ((on) && (t) < due) due = (t)
-  LW__MIN_IF(m->running[LW_MON_DRIFT] && !m->drift.asleep, m->drift.due);
-  LW__MIN_IF(m->running[LW_MON_MACROTASK] && !m->macro.asleep,
-             m->macro.posted != INFINITY ? m->macro.posted : m->macro.due + late_ms);
-  LW__MIN_IF(m->running[LW_MON_IDLE], m->idle.due + late_ms);
-  LW__MIN_IF(m->running[LW_MON_CLOCKDRIFT], m->clock.due + late_ms);
-#undef LW__MIN_IF
+  double due = m->flush_due + late_ms, t;
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++) {
+    lw__timer_t kind = timer_of(m, i, 0, &t);
+    if (kind == LW__TIMER_NONE) continue;
+    if (kind == LW__TIMER_SOFT) t += late_ms;
+    if (t < due) due = t;
+  }
   return due;
 }
 
@@ -323,28 +290,19 @@ int lw_monset_core_run(lw_monset_core_t *m, double now) {
   m->run_turn++;
   lw__mon_activity(m, now);
   for (;;) {
-    /* The earliest due timer first, so that a late run keeps the order of reality. */
-    double best = LW_NEVER;
-    int which = -1;
-#define LW__PICK(id, on, t, by) \
-  if ((on) && (t) <= (by) && (t) < best) { best = (t); which = (id); }
-    LW__PICK(LW_MON_DRIFT, m->running[LW_MON_DRIFT] && !m->drift.asleep, m->drift.due, now);
-    /* A task queued in this run waits for the next turn of the loop. */
-    LW__PICK(LW_MON_MACROTASK,
-             m->running[LW_MON_MACROTASK] && !m->macro.asleep &&
-                 !(m->macro.posted != INFINITY && m->macro.turn == m->run_turn),
-             m->macro.posted != INFINITY ? m->macro.posted : m->macro.due,
-             m->macro.posted != INFINITY ? now : soft);
-    LW__PICK(LW_MON_IDLE, m->running[LW_MON_IDLE], m->idle.due, soft);
-    LW__PICK(LW_MON_CLOCKDRIFT, m->running[LW_MON_CLOCKDRIFT], m->clock.due, soft);
-#undef LW__PICK
-    if (which < 0) break;
-    switch (which) {
-      case LW_MON_DRIFT: lw__mon_drift_fire(m, now); break;
-      case LW_MON_MACROTASK: lw__mon_macrotask_fire(m, now); break;
-      case LW_MON_IDLE: lw__mon_idle_fire(m, now); break;
-      default: lw__mon_clock_fire(m, now); break;
+    /* The earliest due timer first (the table's order on a tie), so that a late run keeps the
+     * order of reality. */
+    double best = LW_NEVER, t;
+    int i, which = -1;
+    for (i = 0; i < LW_MON_COUNT; i++) {
+      lw__timer_t kind = timer_of(m, i, 1, &t);
+      if (kind != LW__TIMER_NONE && t <= (kind == LW__TIMER_SOFT ? soft : now) && t < best) {
+        best = t;
+        which = i;
+      }
     }
+    if (which < 0) break;
+    monitors[which]->fire(m, now);
   }
   return m->flush_due <= soft;
 }
@@ -386,7 +344,8 @@ int lw_monset_core_keep_aggregates(lw_monset_core_t *m, int keep) {
   }
   if (m->aggs != NULL) return LW_OK;
   if ((m->aggs = lw__malloc(sizeof(*m->aggs))) == NULL) return LW_ENOMEM;
-  for (i = 0; i < LW_MON_COUNT; i++) lw_agg_init(&m->aggs->mon[i], i == LW_MON_IDLE ? LW_BOUNDS_RATIO : LW_BOUNDS_LAG);
+  for (i = 0; i < LW_MON_COUNT; i++)
+    lw_agg_init(&m->aggs->mon[i], lw_mon_bounds((lw_mon_t)i));
   lw_agg_init(&m->aggs->self_lag, LW_BOUNDS_LAG);
   return LW_OK;
 }

@@ -17,15 +17,24 @@
 #include "config.h"
 #include "worker.h"
 
+/* The monitor table: one row per monitor, in the order of their ids (the public names' order):
+ * its id and its descriptor, which the monitor's own file defines (monitors-internal.h: its name,
+ * its flags, its start, stop, timer and firing). Adding a monitor is its file and its row here
+ * (with its state in lw_monset_core_t), and its options in config.h and config.c. */
+#define LW_MONITOR_TABLE(X)                    \
+  X(LW_MON_DRIFT, lw__mon_driftlag)            \
+  X(LW_MON_MACROTASK, lw__mon_macrotasklag)    \
+  X(LW_MON_LOOPBLOCK, lw__mon_loopblock)       \
+  X(LW_MON_IDLE, lw__mon_idleavailability)     \
+  X(LW_MON_WORKER, lw__mon_worker)             \
+  X(LW_MON_LIVENESS, lw__mon_liveness)         \
+  X(LW_MON_CLOCKDRIFT, lw__mon_clockdrift)     \
+  X(LW_MON_THROTTLE, lw__mon_timerthrottle)
+
 typedef enum {
-  LW_MON_DRIFT = 0,
-  LW_MON_MACROTASK,
-  LW_MON_LOOPBLOCK,
-  LW_MON_IDLE,
-  LW_MON_WORKER,
-  LW_MON_LIVENESS,
-  LW_MON_CLOCKDRIFT,
-  LW_MON_THROTTLE,
+#define LW__MON_ID(id, desc) id,
+  LW_MONITOR_TABLE(LW__MON_ID)
+#undef LW__MON_ID
   LW_MON_COUNT
 } lw_mon_t;
 
@@ -240,6 +249,17 @@ lw_mon_t lw_mon_parse(const char *name, size_t len);
 int lw_mon_paused_while_hidden(lw_mon_t mon, int browser_process);
 /* Whether the monitor submits samples to a validator of its own (and has a metric histogram). */
 int lw_mon_validated(lw_mon_t mon);
+/* A validated monitor's metric histogram (SPEC §10): its name, description and unit, and the
+ * bucket bounds of its samples; NULL for another monitor. */
+typedef struct lw_mon_metric_s {
+  const char *name;
+  const char *description;
+  const char *unit;
+} lw_mon_metric_t;
+const lw_mon_metric_t *lw_mon_metric(lw_mon_t mon);
+lw_bounds_t lw_mon_bounds(lw_mon_t mon);
+/* Whether the monitor runs on the worker thread (the driver stops that thread to change it). */
+int lw_mon_on_worker(lw_mon_t mon);
 
 int lw_monset_core_init(lw_monset_core_t *m, lw_conditions_t *c, const lw_monset_core_config_t *cfg,
                      const lw_readings_t *rd);

@@ -143,8 +143,6 @@ int lw_monset_running(const lw_monset_t *s, lw_mon_t mon) {
   return lw_monset_core_running(&s->core, mon);
 }
 
-static int is_worker(lw_mon_t mon) { return mon == LW_MON_WORKER || mon == LW_MON_LIVENESS; }
-
 int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
   double now;
   int rc = 0;
@@ -153,7 +151,7 @@ int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
     return LW_OK;
   now = lw_monset_now(s);
   /* The worker's half is the worker thread's while it runs: change it with the thread stopped. */
-  if (is_worker(mon)) s->be->stop_worker(s);
+  if (lw_mon_on_worker(mon)) s->be->stop_worker(s);
   lw_monset_core_start(&s->core, mon, now);
   rc = s->be->sync(s);
   if (rc != 0) {
@@ -186,7 +184,7 @@ void lw_monset_stop(lw_monset_t *s, lw_mon_t mon) {
   if (!lw_monset_core_running(&s->core, mon)) return;
   lw_monset_enter(s);
   now = lw_monset_now(s);
-  if (is_worker(mon)) {
+  if (lw_mon_on_worker(mon)) {
     /* Paused while hidden, or stopped: the hang in progress is not lost (SPEC §4). */
     s->be->stop_worker(s);
     worker_wind_down(s, now);

@@ -1,4 +1,5 @@
-/* A monitor set's wiring (SPEC §6): the core's monitors (src/core/monitors.c, timers.c, worker.c) driven by the
+/* A monitor set's wiring (SPEC §6): the core's monitors (src/core/monitors.c and the monitors'
+ * files, worker.c) driven by the
  * simulation or by libuv, with everything between the rules and the JS binding:
  *
  * - the clocks the rules read (lw_readings_t): the simulation's, or the platform's;

@@ -1,0 +1,72 @@
+/* driftLag's and macrotaskLag's timers asleep while the loop waits in its poll, and what they
+ * would have done meanwhile done when it runs again (monitors.h: lw_monset_core_idle). */
+#include "monitors-internal.h"
+
+#include <math.h>
+
+int lw_monset_core_idle(lw_monset_core_t *m, double now) {
+  double before = lw_monset_core_next_due(m);
+  if (m->model.embedded) return 0;
+  /* An overdue firing (the loop was busy past it) is a real one, late. */
+  if (!m->drift.asleep && m->running[LW_MON_DRIFT] && m->drift.may_sleep && m->throttle.seq == 0 &&
+      m->drift.due > now)
+    m->drift.asleep = 1;
+  /* macrotaskLag's task, queued while the loop waits, runs at once: its delay is 0. Not while a
+   * task waits (it runs in this very turn) or the interval is due, nor on a busy loop. */
+  if (!m->macro.asleep && m->running[LW_MON_MACROTASK] && m->macro.may_sleep &&
+      m->macro.posted == INFINITY && m->macro.due > now)
+    m->macro.asleep = 1;
+  return lw_monset_core_next_due(m) != before;
+}
+
+/* A stop the evidence shows at `t` or up to one of the worker's checks after it (an interval
+ * begins where the worker saw the process stopped, which may be that much after the stop began;
+ * while the loop waited, the worker rested: a worker interval): the process did not run, and a
+ * timer due then fired when it ran again. A suspend delays timers only where the monotonic clock
+ * counts it (macOS, Windows); on Linux it stands still. */
+static int stopped_near(lw_monset_core_t *m, double t, double now, lw_interval_t *iv) {
+  double u = m->cfg.worker_interval_ms;
+  if (m->running[LW_MON_LIVENESS] &&
+      (!m->worker_may_rest || m->cfg.liveness_interval_ms > u))
+    u = m->cfg.liveness_interval_ms;
+  return (m->rd.mono_includes_sleep &&
+          lw_tracker_find(&m->c->tracker, t, t + u, LW_REASON_SUSPEND, now, iv)) ||
+         lw_tracker_find(&m->c->tracker, t, t + u, LW_REASON_PAUSE, now, iv);
+}
+
+int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end) {
+  double wake_due, until;
+  int drift = m->drift.asleep, macro = m->macro.asleep;
+  lw_interval_t iv;
+  if (!drift && !macro) return 0;
+  /* The armed timer's due: the loop woke up by then at the latest, unless it was held. */
+  wake_due = lw_monset_core_next_due_armed(m);
+  m->drift.asleep = 0;
+  m->macro.asleep = 0;
+  if (idle_end > now) idle_end = now;
+  if (idle_end - wake_due >= LW_STOP_MIN_MS) {
+    /* The wake-up was held (a stop, starvation, timers throttled): so were the timers, from when
+     * the loop began to wait at the latest, as the real ones would have been. macrotaskLag's
+     * fires in the run that follows (its due has passed): its task is queued then. */
+    if (drift) lw__mon_drift_fire(m, now);
+    return 1;
+  }
+  /* The loop ran on time: no gap in its activity (activity() would see one after each wait). */
+  m->last_activity = now;
+  until = idle_end < wake_due ? idle_end : wake_due;
+  /* Each due time up to the wake-up fired on time, unless a stop covers it: then when the
+   * process ran again. */
+  while (drift && m->drift.due <= until) {
+    double due = m->drift.due;
+    if (stopped_near(m, due, now, &iv))
+      lw__mon_drift_fire(m, iv.end < now ? iv.end : now);
+    else
+      lw__mon_drift_fire(m, due);
+  }
+  if (drift && m->drift.due <= now) lw__mon_drift_fire(m, now);
+  while (macro && m->macro.due <= until) {
+    double due = m->macro.due;
+    lw__mon_macrotask_caught_up(m, stopped_near(m, due, now, &iv) ? (iv.end < now ? iv.end : now) : due);
+  }
+  return 1;
+}

@@ -1,0 +1,45 @@
+/* idleAvailability (SPEC §6): the share of each period the thread was available to its loop. */
+#include "monitors-internal.h"
+
+static void idle_start(lw_monset_core_t *m, double now) {
+  m->idle.due = now + m->cfg.idle_period_ms;
+  m->idle.prev_t = now;
+  m->idle.prev_idle = lw__mon_idle_now(m, now);
+}
+
+static lw__timer_t idle_timer(const lw_monset_core_t *m, int in_run, double *due) {
+  (void)in_run;
+  *due = m->idle.due;
+  return LW__TIMER_SOFT;
+}
+
+static void idle_fire(lw_monset_core_t *m, double now) {
+  double idle = lw__mon_idle_now(m, now);
+  double span = now - m->idle.prev_t;
+  double share = span > 0 ? (idle - m->idle.prev_idle) / span : 1;
+  if (share < 0) share = 0;
+  if (share > 1) share = 1;
+  lw__mon_submit(m, LW_MON_IDLE, share, span, now);
+  m->idle.prev_t = now;
+  m->idle.prev_idle = idle;
+  m->idle.due = now + m->cfg.idle_period_ms;
+}
+
+/* The loop's idle and active time over its recorded periods (SPEC §10's nodejs.eventloop.time):
+ * its value is the idle share of its window. */
+static void idle_recorded(lw_monset_core_t *m, double value, double window_ms) {
+  m->loop_idle_ms += value * window_ms;
+  m->loop_active_ms += (1 - value) * window_ms;
+}
+
+const lw__mon_desc_t lw__mon_idleavailability = {
+    .name = "idleAvailability",
+    .flags = LW__MON_VALIDATED | LW__MON_RATIO,
+    .metric = {"lag_idle_availability",
+               "Idle share of the event loop per period (recorded samples)", "1"},
+    .start = idle_start,
+    .stop = NULL,
+    .timer = idle_timer,
+    .fire = idle_fire,
+    .recorded = idle_recorded,
+};

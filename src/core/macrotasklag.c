@@ -1,0 +1,72 @@
+/* macrotaskLag (SPEC §6): every interval a zero-delay task is queued; its delay is the sample. */
+#include "monitors-internal.h"
+
+#include <math.h>
+
+static void macro_start(lw_monset_core_t *m, double now) {
+  m->macro.due = now + m->cfg.macrotask_interval_ms;
+  m->macro.posted = INFINITY;
+  m->macro.asleep = 0;
+  m->macro.may_sleep = 0;
+  m->macro.prev = now;
+  m->macro.busy_prev = m->loop.busy_total;
+}
+
+/* Its firings while it slept are not lost; a queued task is dropped with the monitor. */
+static void macro_stop(lw_monset_core_t *m, double now) {
+  lw_monset_core_awake(m, now, now);
+  m->macro.posted = INFINITY;
+}
+
+/* A queued task runs at the loop's next turn (its due time is when it was queued), never in the
+ * run that queued it; the interval itself may share another wake-up. */
+static lw__timer_t macro_timer(const lw_monset_core_t *m, int in_run, double *due) {
+  if (m->macro.asleep) return LW__TIMER_NONE;
+  if (m->macro.posted != INFINITY) {
+    if (in_run && m->macro.turn == m->run_turn) return LW__TIMER_NONE;
+    *due = m->macro.posted;
+    return LW__TIMER_EXACT;
+  }
+  *due = m->macro.due;
+  return LW__TIMER_SOFT;
+}
+
+/* Its task ran at `now`, `delay` after it was queued: a window ends. */
+static void macro_window_end(lw_monset_core_t *m, double delay, double now) {
+  double busy = lw__mon_busy_until(m, now);
+  m->macro.may_sleep = lw__mon_may_sleep(delay, busy - m->macro.busy_prev, now - m->macro.prev);
+  m->macro.busy_prev = busy;
+  m->macro.prev = now;
+}
+
+/* The task it queued at `t` while the loop waited ran at once: 0 late; the next interval counts
+ * from then. */
+void lw__mon_macrotask_caught_up(lw_monset_core_t *m, double t) {
+  lw__mon_submit(m, LW_MON_MACROTASK, 0, 0, t);
+  macro_window_end(m, 0, t);
+  m->macro.due = t + m->cfg.macrotask_interval_ms;
+}
+
+static void macro_fire(lw_monset_core_t *m, double now) {
+  if (m->macro.posted == INFINITY) {
+    m->macro.posted = now;
+    m->macro.turn = m->run_turn;
+    return;
+  }
+  lw__mon_submit(m, LW_MON_MACROTASK, now - m->macro.posted, now - m->macro.posted, now);
+  macro_window_end(m, now - m->macro.posted, now);
+  m->macro.posted = INFINITY;
+  m->macro.due = now + m->cfg.macrotask_interval_ms;
+}
+
+const lw__mon_desc_t lw__mon_macrotasklag = {
+    .name = "macrotaskLag",
+    .flags = LW__MON_VALIDATED,
+    .metric = {"lag_macrotask_histogram",
+               "Delay of a zero-delay task (recorded samples)", "ms"},
+    .start = macro_start,
+    .stop = macro_stop,
+    .timer = macro_timer,
+    .fire = macro_fire,
+    .recorded = NULL,
+};

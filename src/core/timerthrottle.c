@@ -1,0 +1,75 @@
+/* timerThrottle (SPEC §6): driftLag's late firings over an idle loop are the OS holding the
+ * timers, evidence (`throttled`) while they last; starvation is not (SPEC §12). */
+#include "monitors-internal.h"
+
+#include <math.h>
+
+static void throttle_start(lw_monset_core_t *m, double now) {
+  (void)now;
+  m->throttle.late = 0;
+}
+
+void lw__mon_throttle_close(lw_monset_core_t *m, double now) {
+  if (m->throttle.seq != 0) lw_tracker_close(&m->c->tracker, m->throttle.seq, now);
+  m->throttle.seq = 0;
+  m->throttle.late = 0;
+}
+
+/* Linux (SPEC §12): a late firing of an idle loop is starvation, not timer throttling, when the
+ * main thread waited on a run queue for half the time or more since the previous late firing. Read
+ * at late firings only (at most a few a second, and only while they come late). */
+static int throttle_starved(lw_monset_core_t *m, double now) {
+  lw_thread_times_t t;
+  int starved;
+  if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0 || !isfinite(t.runq_ms)) {
+    m->throttle.has_runq = 0;
+    return 0;
+  }
+  starved = m->throttle.has_runq && t.runq_ms - m->throttle.runq >= (now - m->throttle.runq_at) / 2;
+  m->throttle.runq = t.runq_ms;
+  m->throttle.runq_at = now;
+  m->throttle.has_runq = 1;
+  return starved;
+}
+
+/* timerThrottle (SPEC §6): driftLag late by throttle_late_ms on throttle_firings consecutive
+ * firings while loopBlock saw the loop idle over those windows: the OS held the timers. A window
+ * counts as idle when the loop was busy for less than half of the lateness: a blocked loop is
+ * busy for about as long as its timers are late. */
+void lw__mon_throttle_check(lw_monset_core_t *m, double lateness, double window_start, double busy,
+                            double now) {
+  int late = lateness >= m->cfg.throttle_late_ms;
+  int idle = m->running[LW_MON_LOOPBLOCK] && busy < lateness / 2;
+  if (!m->running[LW_MON_THROTTLE]) return;
+  if (m->throttle.seq != 0) {
+    if (!late) lw__mon_throttle_close(m, now);
+    return;
+  }
+  if (!(late && idle)) {
+    m->throttle.late = 0;
+    return;
+  }
+  if (throttle_starved(m, now)) {
+    m->throttle.late = 0; /* starvation (SPEC §12) is no timer throttling */
+    return;
+  }
+  if (m->throttle.late++ == 0) m->throttle.first_window_start = window_start;
+  if (m->throttle.late >= m->cfg.throttle_firings) {
+    uint64_t seq;
+    if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, m->throttle.first_window_start, 0, &seq) ==
+        LW_OK)
+      m->throttle.seq = seq;
+    else
+      m->c->lost++;
+  }
+}
+
+const lw__mon_desc_t lw__mon_timerthrottle = {
+    .name = "timerThrottle",
+    .flags = LW__MON_EVIDENCE,
+    .start = throttle_start,
+    .stop = lw__mon_throttle_close,
+    .timer = NULL,
+    .fire = NULL,
+    .recorded = NULL,
+};

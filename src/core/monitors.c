@@ -2,7 +2,7 @@
  * and the recorded values on their way to the metrics and JS. Each monitor is a file of its own
  * (driftlag.c, macrotasklag.c, loop.c's loopBlock, idleavailability.c, workermon.c, clockdrift.c,
  * timerthrottle.c); the lateness timers asleep while the loop waits are in asleep.c, what the
- * evidence sources outside the main thread send in evidence.c. */
+ * evidence sources outside the main thread hand over in the ev-*.c files. */
 #include "monitors.h"
 #include "internal.h"
 #include "monitors-internal.h"

@@ -1,6 +1,6 @@
 /* The worker thread's two monitors as rows of the set (SPEC §6): `worker`, its heartbeat's
  * lateness on the main thread, and `liveness`, its checks that the main thread still runs. Their
- * rules are the worker's (worker.c); the heartbeat's samples are received in evidence.c. */
+ * rules are the worker's (worker.c); the heartbeat's samples are received in ev-worker.c. */
 #include "monitors-internal.h"
 
 static void heartbeat_start(lw_monset_core_t *m, double now) { lw_worker_start(&m->worker, 1, now); }

@@ -1,43 +1,9 @@
-/* What the evidence sources outside the main thread's timers hand to the set: the debugger
- * watcher's pauses, a SIGCONT's stop, and the worker's messages (its heartbeats' lateness, the
- * stops it saw, the hangs and blocks it watched). Evidence is in the tracker before any sample it
- * may explain is judged (SPEC §4). */
+/* The worker thread's messages received on the main thread: the stops it saw (evidence, in the
+ * tracker before any of the messages' samples is judged, SPEC §4), its heartbeats' lateness (the
+ * `worker` monitor's samples), the hangs and blocks it watched. */
 #include "monitors-internal.h"
 
 #include <math.h>
-
-void lw_monset_core_debugged(lw_monset_core_t *m, double since, double until, double now) {
-  if (!isfinite(since)) return;
-  lw__mon_activity(m, now);
-  if (m->dbg.seq != 0 && m->dbg.since != since) {
-    /* Another pause: the one still open ended before it began, at the latest. */
-    lw_tracker_close(&m->c->tracker, m->dbg.seq, since);
-    m->dbg.seq = 0;
-  }
-  if (until == INFINITY) {
-    if (m->dbg.seq == 0 &&
-        lw_tracker_open(&m->c->tracker, LW_REASON_DEBUGGER, since, 0, &m->dbg.seq) != LW_OK) {
-      m->c->lost++;
-      m->dbg.seq = 0;
-      return;
-    }
-    m->dbg.since = since;
-    return;
-  }
-  if (m->dbg.seq != 0) {
-    lw_tracker_close(&m->c->tracker, m->dbg.seq, until);
-    m->dbg.seq = 0;
-    return;
-  }
-  lw__mon_evidence_add(m, since, until, LW_REASON_DEBUGGER, now);
-}
-
-int lw_monset_core_continued(lw_monset_core_t *m, double seen, double at, double now) {
-  if (!(seen > -INFINITY) || !(at > seen)) return 0;
-  lw__mon_activity(m, now);
-  lw__mon_evidence_add(m, seen, at, LW_REASON_PAUSE, now);
-  return 1;
-}
 
 /* The end of a stop the worker saw. The worker notices a stop only when it runs again, a little
  * after the process resumed; the main thread resumed at the same moment and may already have

@@ -15,6 +15,23 @@
 // 3. One concern per file, small enough to read: no file of src/ or lib/ is over MAX_LINES lines,
 //    and no struct declared in src/ has more than MAX_FIELDS fields (on clang's AST of every C
 //    file: a struct is known by its declaration, nested ones counted on their own).
+// 4. One table per concept: the names of the monitors, the reasons, the kinds of a stall and of
+//    a clock jump, the lifecycle states and the options under a key ('driftLag.intervalMs') are
+//    listed in C by one file each, their room (ROOMS), and lib/ lists none: it takes them from
+//    the binding's export of the table (monNames(), ...), where the check takes them too. A list
+//    is a group of string literals: in C, one initializer list (`= {` to its brace, nested ones
+//    in it), and all of a file's literals outside such lists together (C names a member by its
+//    enum: a file that writes two by their strings lists them); in lib/*.js, one array or object
+//    literal (nested ones and keys in it) or the labels of one switch. A group with two or more
+//    names of a concept lists the concept it has most names of (all of them on a tie): the
+//    tables share words ('suspend' is a reason, a stall kind and a jump kind, 'hidden' a reason
+//    and a state), and a table has all of its own. It is a breach in lib/ (but those in WAIVED)
+//    and in C outside that concept's room; a room without a group of all its names is one too,
+//    so a table moved without ROOMS fails. One name alone (passed to a function) is no list.
+//    Not checked by words: the hang causes, whose names are also those of a thread's states
+//    (the simulation's 'cpu', 'gc', 'blocked', 'starved', 'throttled'), and the undotted options
+//    ('blocks', 'flushIntervalMs'), which are also setupAllMonitors' own keys; test/types.test.js
+//    checks the types' names of all of them against the binding.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
@@ -25,6 +42,21 @@ const LIB = path.join(root, 'lib');
 const MAX_LINES = 500;
 const MAX_FIELDS = 40;
 const LAYERS = ['platform', 'core', 'driver', 'binding'];
+// 4. Each concept's room in src/, and the binding's export of its table (`only`: the names of the
+// export that the check takes).
+const ROOMS = {
+  // A monitor's name is in its descriptor, in its own file (src/core/monitors.h's table lists the
+  // descriptors): no file of C lists two of them.
+  monitors: { room: null, from: 'monNames' },
+  reasons: { room: 'core/tracker.c', from: 'reasonNames' },
+  'stall kinds': { room: 'core/conditions.c', from: 'stallKinds' },
+  'jump kinds': { room: 'core/conditions.c', from: 'jumpKinds' },
+  'lifecycle states': { room: 'core/conditions.c', from: 'lifecycleStates' },
+  options: { room: 'core/config.c', from: 'monOptions', only: (name) => name.includes('.') },
+};
+// 4. The lists of lib/ that wait for a table of the core to hold what they say, by file and
+// concept (none now). A waived list that is gone is a breach too, so that its line goes with it.
+const WAIVED = {};
 const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
 const VALUES = new Set([
   // in: options, errors, the clocks' readings, the worker's messages
@@ -146,10 +178,121 @@ function sizeBreaches(src = SRC, lib = LIB, clang = 'clang') {
   return out;
 }
 
-module.exports = { includeBreaches, fieldBreaches, sizeBreaches };
+// 4. Lists. The concepts with their names, from the binding: { concept: { room, from, names } }.
+function concepts(native = require('../lib/native')) {
+  return Object.fromEntries(Object.entries(ROOMS).map(([concept, r]) => {
+    const names = native[r.from]();
+    return [concept, { ...r, names: r.only ? names.filter(r.only) : names }];
+  }));
+}
+
+// The groups of string literals of a C file's text: [{ line, literals }], one per initializer
+// list (`line`: where it opens) and one of the literals outside them all (`line` null).
+function cGroups(text) {
+  const groups = [];
+  const loose = { line: null, literals: [] };
+  let list = null;
+  let depth = 0;
+  let prev = '';
+  const lineAt = (i) => text.slice(0, i).split('\n').length;
+  for (const m of text.matchAll(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|"((?:\\.|[^"\\\n])*)"|'(?:\\.|[^'\\\n])*'|[{}=;,()]/g)) {
+    const t = m[0];
+    if (t.startsWith('/*') || t.startsWith('//')) continue;
+    if (t.startsWith('"')) (list || loose).literals.push(m[1]);
+    else if (t === '{' && (depth > 0 || prev === '=')) {
+      if (depth++ === 0) groups.push(list = { line: lineAt(m.index), literals: [] });
+    } else if (t === '}' && depth > 0 && --depth === 0) list = null;
+    if (!t.startsWith("'")) prev = t;
+  }
+  return [...groups, loose];
+}
+
+// The groups of string literals of a lib/ file: one per array or object literal that is in no
+// other (the literals, and the keys, of those nested in it are its own) and one per switch (its
+// labels). TypeScript's parser reads the JavaScript.
+function jsGroups(text) {
+  const ts = require('typescript');
+  const sf = ts.createSourceFile('x.js', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const groups = [];
+  const open = (node) => {
+    const g = { line: sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1, literals: [] };
+    groups.push(g);
+    return g;
+  };
+  const visit = (node, g) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+      if (g) g.literals.push(node.text);
+    } else if (ts.isArrayLiteralExpression(node) || ts.isObjectLiteralExpression(node)) {
+      const list = g || open(node);
+      node.forEachChild((k) => visit(k, list));
+    } else if (ts.isPropertyAssignment(node) && g) {
+      if (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) g.literals.push(node.name.text);
+      else if (ts.isComputedPropertyName(node.name)) visit(node.name.expression, g);
+      visit(node.initializer, g);
+    } else if (ts.isSwitchStatement(node)) {
+      visit(node.expression, null);
+      const labels = open(node);
+      for (const clause of node.caseBlock.clauses) {
+        if (ts.isCaseClause(clause)) visit(clause.expression, labels);
+        for (const st of clause.statements) visit(st, null);
+      }
+    } else {
+      node.forEachChild((k) => visit(k, null));
+    }
+  };
+  visit(sf, null);
+  return groups;
+}
+
+// The concepts a group lists: those it holds two or more names of, and most of, each with the
+// names it holds.
+function listed(literals, all) {
+  const held = Object.entries(all).map(([concept, c]) => [concept, c.names.filter((n) => literals.includes(n))]);
+  const most = Math.max(...held.map(([, names]) => names.length));
+  return most < 2 ? [] : held.filter(([, names]) => names.length === most);
+}
+
+// Lists of a concept's names in C outside its room, or anywhere in lib/*.js but those waived; a
+// room without its table. `all`: the concepts (concepts()); test/layers.test.js gives a tree,
+// concepts and waivers of its own.
+function listBreaches(src = SRC, lib = LIB, all = concepts(), waived = WAIVED) {
+  const out = [];
+  const tables = new Set();
+  for (const f of LAYERS.flatMap((layer) => files(src, layer, ['.c', '.h']))) {
+    for (const g of cGroups(fs.readFileSync(path.join(src, f), 'utf8'))) {
+      for (const [concept, c] of Object.entries(all)) {
+        if (f === c.room && c.names.every((n) => g.literals.includes(n))) tables.add(concept);
+      }
+      const of = listed(g.literals, all);
+      if (of.length === 0 || of.some(([concept]) => all[concept].room === f)) continue;
+      for (const [concept, names] of of) {
+        const where = g.line === null ? `src/${f}: names ${concept} by string literals outside a list` : `src/${f}:${g.line}: lists ${concept}`;
+        const only = all[concept].room === null ? 'each is in its own descriptor' : `only ${all[concept].room} does`;
+        out.push(`${where} (${names.join(', ')}): ${only}`);
+      }
+    }
+  }
+  for (const [concept, c] of Object.entries(all)) {
+    if (c.room !== null && !tables.has(concept)) out.push(`src/${c.room}: holds no list of all the ${concept} (${c.names.join(', ')}), their room in ROOMS`);
+  }
+  const scripts = fs.existsSync(lib) ? fs.readdirSync(lib).filter((f) => f.endsWith('.js')).sort() : [];
+  const unused = new Set(Object.entries(waived).flatMap(([f, cs]) => cs.map((concept) => `${f}: ${concept}`)));
+  for (const f of scripts) {
+    for (const g of jsGroups(fs.readFileSync(path.join(lib, f), 'utf8'))) {
+      for (const [concept, names] of listed(g.literals, all)) {
+        if ((waived[`lib/${f}`] || []).includes(concept)) unused.delete(`lib/${f}: ${concept}`);
+        else out.push(`lib/${f}:${g.line}: lists ${concept} (${names.join(', ')}): lib/ takes them from the binding's ${all[concept].from}()`);
+      }
+    }
+  }
+  for (const w of unused) out.push(`${w}: waived in WAIVED, but no such list is left`);
+  return out;
+}
+
+module.exports = { includeBreaches, fieldBreaches, sizeBreaches, listBreaches, concepts };
 
 if (require.main === module) {
-  const breaches = [...includeBreaches(), ...fieldBreaches(), ...sizeBreaches()];
+  const breaches = [...includeBreaches(), ...fieldBreaches(), ...sizeBreaches(), ...listBreaches()];
   for (const b of breaches) console.log(b);
   console.log(`${breaches.length} breach(es) of the layering`);
   process.exit(breaches.length ? 1 : 0);

@@ -8,7 +8,10 @@
 // includes no @types package, so the declarations must stand alone. TypeScript 7 removed node10
 // resolution and `esModuleInterop: false`: the two consumers that use them run under 5 only.
 // @arethetypeswrong/cli checks the same tarball under node10, node16 (from CommonJS and from ESM)
-// and bundler resolution. The declarations must name every export of lib/index.js.
+// and bundler resolution. The declarations must name every export of lib/index.js, and name
+// exactly what the core's tables hold (the binding's export of each): the monitors and their
+// options, the reasons, the kinds of a stall and of a clock jump, the lifecycle states, the
+// causes of a hang.
 const assert = require('assert');
 const { spawnSync } = require('child_process');
 const fs = require('fs');
@@ -167,5 +170,83 @@ describe('types: the packed tarball under tsc --strict and attw', function () {
       })
       .map((s) => s.name).sort();
     assert.deepStrictEqual(values, [...Object.keys(require(ROOT)), 'default'].sort());
+  });
+});
+
+// The types' names of what the core's tables hold, on TypeScript's checker over lib/index.d.ts
+// (and lib/reports.d.ts, which it exports): each union is the binding's export of the table, so
+// a name added to the core and not to the types fails here. A union's order is the checker's, so
+// they are compared as sets.
+describe('types: the names of the core\'s tables, from the binding', function () {
+  this.timeout(60000);
+  const ts = require('typescript');
+  const native = require('../lib/native');
+  let checker;
+  let exported;
+
+  before(() => {
+    const file = path.join(ROOT, 'lib', 'index.d.ts');
+    const program = ts.createProgram([file], { strict: true, noEmit: true, module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 });
+    checker = program.getTypeChecker();
+    exported = new Map(checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file))).map((s) => [s.name, s]));
+  });
+
+  // The type an exported name declares; a property's type; a union's members.
+  const declared = (name) => {
+    const s = exported.get(name);
+    assert.ok(s, `lib/index.d.ts exports no ${name}`);
+    return checker.getDeclaredTypeOfSymbol(s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
+  };
+  const property = (type, name) => {
+    const p = checker.getPropertyOfType(type, name);
+    assert.ok(p, `${checker.typeToString(type)} has no property ${name}`);
+    return checker.getTypeOfSymbol(p);
+  };
+  const members = (type) => (type.isUnion() ? type.types : [type]);
+  const strings = (type) => members(type).filter((t) => t.isStringLiteral()).map((t) => t.value).sort();
+  const keys = (type) => checker.getPropertiesOfType(type).map((p) => p.name).sort();
+  const sorted = (names) => [...names].sort();
+
+  it('MonitorName and the keys of MonitorsOptions: monNames()', () => {
+    assert.deepStrictEqual(strings(declared('MonitorName')), sorted(native.monNames()));
+    assert.deepStrictEqual(keys(declared('MonitorsOptions')), sorted(native.monNames()));
+  });
+
+  it('Reason: reasonNames(), and any other string (an app\'s own reasons)', () => {
+    const reason = declared('Reason');
+    assert.deepStrictEqual(strings(reason), sorted(native.reasonNames()));
+    const others = members(reason).filter((t) => !t.isStringLiteral());
+    assert.deepStrictEqual(others.map((t) => checker.typeToString(t)), ['string & {}']);
+    assert.deepStrictEqual(keys(property(declared('Stats'), 'discarded')), sorted(native.reasonNames()));
+  });
+
+  it('StallKind, JumpKind, LifecycleState and a hang cause\'s dominant part: stallKinds(), jumpKinds(), lifecycleStates(), causeNames()', () => {
+    const stats = declared('Stats');
+    assert.deepStrictEqual(strings(declared('StallKind')), sorted(native.stallKinds()));
+    assert.deepStrictEqual(keys(property(stats, 'stalls')), sorted(native.stallKinds()));
+    assert.deepStrictEqual(strings(declared('JumpKind')), sorted(native.jumpKinds()));
+    assert.deepStrictEqual(keys(property(stats, 'jumps')), sorted(native.jumpKinds()));
+    assert.deepStrictEqual(strings(declared('LifecycleState')), sorted(native.lifecycleStates()));
+    assert.deepStrictEqual(strings(property(declared('HangCause'), 'dominant')), sorted(native.causeNames()));
+    assert.deepStrictEqual(keys(property(stats, 'causes')), sorted(native.causeNames()));
+  });
+
+  it('the options of MonitorsOptions and SetupOptions: monOptions()', () => {
+    // A property is an option where it takes a value other than an object ('blocks': true,
+    // 'flushIntervalMs': 1000), and its object's keys are options under it ('blocks.stacks').
+    const options = (name, type) => [
+      ...(members(type).some((t) => !(t.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection | ts.TypeFlags.Undefined))) ? [name] : []),
+      ...members(type).filter((t) => t.flags & (ts.TypeFlags.Object | ts.TypeFlags.Intersection))
+        .flatMap((t) => keys(t).map((k) => `${name}.${k}`)),
+    ];
+    // A monitor itself is no option (`false` leaves it out): only its object's keys are.
+    const monitors = declared('MonitorsOptions');
+    const named = keys(monitors).flatMap((m) => options(m, property(monitors, m)).filter((o) => o !== m));
+    // The set's own options of the core: those not under a monitor ('flushIntervalMs', 'blocks').
+    const monitorNames = native.monNames();
+    const setKeys = new Set(native.monOptions().map((o) => o.split('.')[0]).filter((k) => !monitorNames.includes(k)));
+    const setup = declared('SetupOptions');
+    for (const k of setKeys) named.push(...options(k, property(setup, k)));
+    assert.deepStrictEqual(sorted(named), sorted(native.monOptions()));
   });
 });

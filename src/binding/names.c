@@ -1,7 +1,7 @@
 /* What the core names and numbers, for lib/ to build its tables from instead of writing them
  * again: the monitors and their options with their defaults, the parts of a hang's cause, the
- * reasons, the kinds of a stall and of a clock jump, the histograms' bucket bounds, a window's
- * flags, which monitors pause while hidden. */
+ * reasons, the kinds of a stall and of a clock jump, the lifecycle states, the histograms' bucket
+ * bounds, a window's flags, which monitors pause while hidden. */
 #include "../core/aggregate.h"
 #include "names.h"
 
@@ -71,10 +71,12 @@ static napi_value b_cause_names(napi_env env, napi_callback_info info) {
 }
 
 /* reasonNames() -> the built-in reasons (SPEC §4), stallKinds() -> the kinds of a stall episode,
- * jumpKinds() -> the kinds of a clock jump, each in the core's order (its one table of them). */
+ * jumpKinds() -> the kinds of a clock jump, lifecycleStates() -> the lifecycle states (SPEC §3),
+ * each in the core's order (its one table of them). */
 static const char *reason_name_at(size_t i) { return lw_reason_builtin_name((uint32_t)i); }
 static const char *stall_kind_at(size_t i) { return lw_kind_name((lw_kind_t)i); }
 static const char *jump_kind_at(size_t i) { return lw_jump_name((lw_jump_t)i); }
+static const char *state_name_at(size_t i) { return lw_state_name((lw_state_t)i); }
 
 static napi_value b_reason_names(napi_env env, napi_callback_info info) {
   (void)info;
@@ -89,6 +91,11 @@ static napi_value b_stall_kinds(napi_env env, napi_callback_info info) {
 static napi_value b_jump_kinds(napi_env env, napi_callback_info info) {
   (void)info;
   return names_array(env, LW_JUMP_COUNT, jump_kind_at);
+}
+
+static napi_value b_lifecycle_states(napi_env env, napi_callback_info info) {
+  (void)info;
+  return names_array(env, LW_STATE_COUNT, state_name_at);
 }
 
 /* monPausedWhileHidden(name, browserProcess) -> whether setupAllMonitors pauses it while hidden
@@ -168,6 +175,7 @@ int lwb_names_init(napi_env env, napi_value exports) {
       {"bucketBounds", b_bucket_bounds}, {"windowFlags", b_window_flags},
       {"reasonNames", b_reason_names}, {"stallKinds", b_stall_kinds}, {"jumpKinds", b_jump_kinds},
       {"monMetrics", b_mon_metrics},
+      {"lifecycleStates", b_lifecycle_states},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

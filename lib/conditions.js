@@ -13,16 +13,6 @@ const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 
 // The options of createConditions(), which setupAllMonitors() takes too.
 const CONDITIONS_KEYS = ['clock', 'logger', 'meter', 'stallThresholdMs', 'holdMs', 'episodeDelayMs', 'retentionMs'];
-// SPEC §14: the thread every event and log record is about: { id: 0, name: 'main' }, or a
-// worker's threadId and name (its `name` option, where the runtime exposes it; else null).
-// The main thread is told by the addon, so that a process with lagwatch does not load
-// worker_threads for it (a worker has it loaded already).
-function threadOf() {
-  if (native.isMainThread()) return Object.freeze({ id: 0, name: 'main' });
-  const wt = require('worker_threads');
-  return Object.freeze({ id: wt.threadId, name: typeof wt.threadName === 'string' && wt.threadName !== '' ? wt.threadName : null });
-}
-const THREAD = threadOf();
 const VERDICTS = ['recorded', 'discarded', 'held', 'disposed'];
 
 class Tracker {
@@ -262,6 +252,21 @@ class Conditions extends EventEmitter {
     target.fingerprint = fingerprintOf(profile, target.stack);
   }
 
+  // A fatal hang (lib/fatal.js): its record's process, stack and span, joined by its detection
+  // time; what the record kept is the stack taken at detection, no profile.
+  _joinFatal(stall, detectedAt) {
+    const f = this._fatal.get(detectedAt);
+    this._fatal.delete(detectedAt);
+    if (f === undefined) return;
+    stall.pid = f.pid;
+    stall.stack = f.stack;
+    addTrace(stall, f.trace);
+    stall.profile = null;
+    stall.fingerprint = fingerprintOf(null, f.stack);
+  }
+
+  // The binding's events, as (type, payload, note) triples (src/binding/events.c), each handed
+  // to its entry of ON_EVENT.
   _onEvents(events) {
     // The set's JS entry: an inspector opened since (SIGUSR1, inspector.open()) starts its
     // debugger watcher (lib/debugger.js).
@@ -270,83 +275,71 @@ class Conditions extends EventEmitter {
       this._set._stateErrors(); // a failed hang record is logged once
       this._set._stateRefusedCount(); // so is a directory the worker refused at a hang
     }
-    for (const ev of events) {
-      if (ev.type === 'read') {
-        if (this._reader !== null) this._readLifecycle();
-      } else if (ev.type === 'resolved') {
-        const record = this._records.get(ev.token);
-        this._records.delete(ev.token);
-        if (record !== undefined && ev.verdict === 'recorded') this._callRecord(record, ev.value);
-      } else if (ev.type === 'cancelled') {
-        this._records.delete(ev.token);
-      } else if (ev.type === 'stall') {
-        const stall = {
-          kind: ev.kind,
-          durationMs: ev.durationMs,
-          start: ev.start,
-          end: ev.end,
-          samples: ev.samples,
-          monitors: ev.monitors,
-          thread: THREAD,
-        };
-        // SPEC §12: why the main thread hung (hang episodes only; null when nothing measured).
-        if (ev.cause !== undefined) stall.cause = ev.cause;
-        // With blocks, a hang of one loop iteration is a block too (the core's rule).
-        if (ev.block === true) stall.block = true;
-        if (ev.fatal === true) {
-          // A hang of a process that died hung (lib/fatal.js): its record's stack and process.
-          const f = this._fatal.get(ev.hangDetectedAt);
-          this._fatal.delete(ev.hangDetectedAt);
-          stall.fatal = true;
-          stall.detectedAt = ev.hangDetectedAt;
-          if (f !== undefined) {
-            stall.pid = f.pid;
-            stall.stack = f.stack;
-            addTrace(stall, f.trace);
-            // What the record kept: the stack taken at detection, no profile.
-            stall.profile = null;
-            stall.fingerprint = fingerprintOf(null, f.stack);
-          }
-        } else {
-          this._attachStack(stall, ev.hangDetectedAt);
-        }
-        this._toMetrics('onStall', stall);
-        this._emitSafely('stall', stall);
-        if (stallChannel.hasSubscribers) stallChannel.publish(stall);
-      } else if (ev.type === 'jump') {
-        const jump = { kind: ev.kind, at: ev.at, deltaMs: ev.deltaMs };
-        this._toMetrics('onJump', jump);
-        this._emitSafely('jump', jump);
-      } else if (ev.type === 'workerHang') {
-        const hang = {
-          start: ev.start, detectedAt: ev.detectedAt, end: ev.end, durationMs: ev.durationMs, cause: ev.cause, thread: THREAD,
-        };
-        this._attachStack(hang, ev.detectedAt);
-        this._toMetrics('onWorkerHang', hang);
-        this._emitSafely('workerHang', hang);
-      } else if (ev.type === 'block') {
-        // Every block is counted in the metrics; one within the budget is reported (its
-        // `unreported`: the blocks over the budget since the last report).
-        const block = {
-          start: ev.start, end: ev.end, durationMs: ev.durationMs, hang: ev.hang, unreported: ev.unreported, cause: ev.cause,
-          thread: THREAD,
-        };
-        const set = this._set;
-        if (set !== undefined && set !== null) {
-          set._blockStack(block, ev.detectedAt);
-          if (set._blocking !== null) set._blocking.add(block);
-        }
-        this._toMetrics('onBlock', block, ev.reported);
-        if (ev.reported) this._emitSafely('block', block);
-      } else if (ev.type === 'lost') {
-        this._log('error', `lagwatch: out of memory: ${ev.count} sample(s), piece(s) of evidence or event(s) lost (stats().lost)`);
-      } else if (ev.type === 'batch') {
-        this._guard('metrics', () => this._metrics.onBatch(ev.batches, ev.selfLag));
-        this._emitSafely('samples', ev.batches);
-      }
-    }
+    for (let i = 0; i < events.length; i += 3) ON_EVENT[events[i]].call(this, events[i + 1], events[i + 2]);
   }
 }
+
+// What JS adds to each event of the binding, by its type, with `this` the conditions. The
+// binding built the public object whole (every field the core decided); a handler adds only what
+// JS alone has (stacks, the span, a fatal record, the lifecycle reader, records) and hands it on.
+const ON_EVENT = {
+  read() {
+    if (this._reader !== null) this._readLifecycle();
+  },
+
+  // A held sample decided: its record runs with the recorded value (null: discarded).
+  resolved(value, token) {
+    const record = this._records.get(token);
+    this._records.delete(token);
+    if (record !== undefined && value !== null) this._callRecord(record, value);
+  },
+
+  cancelled(_, token) {
+    this._records.delete(token);
+  },
+
+  // `detectedAt`: when the worker flagged the hang (its stack's and a fatal record's key), if any.
+  stall(stall, detectedAt) {
+    if (stall.fatal === true) this._joinFatal(stall, detectedAt);
+    else this._attachStack(stall, detectedAt);
+    this._toMetrics('onStall', stall);
+    this._emitSafely('stall', stall);
+    if (stallChannel.hasSubscribers) stallChannel.publish(stall);
+  },
+
+  jump(jump) {
+    this._toMetrics('onJump', jump);
+    this._emitSafely('jump', jump);
+  },
+
+  workerHang(hang) {
+    this._attachStack(hang, hang.detectedAt);
+    this._toMetrics('onWorkerHang', hang);
+    this._emitSafely('workerHang', hang);
+  },
+
+  // Every block is counted in the metrics; one within the budget is reported (its `unreported`:
+  // the blocks over the budget since the last report). `detectedAt` keys its stack.
+  block(block, { reported, detectedAt }) {
+    const set = this._set;
+    if (set !== undefined && set !== null) {
+      set._blockStack(block, detectedAt);
+      if (set._blocking !== null) set._blocking.add(block);
+    }
+    this._toMetrics('onBlock', block, reported);
+    if (reported) this._emitSafely('block', block);
+  },
+
+  lost(count) {
+    this._log('error', `lagwatch: out of memory: ${count} sample(s), piece(s) of evidence or event(s) lost (stats().lost)`);
+  },
+
+  // The monitors' recorded samples since the last flush; self-lag goes to the metrics only.
+  batch(batches, selfLag) {
+    this._guard('metrics', () => this._metrics.onBatch(batches, selfLag));
+    this._emitSafely('samples', batches);
+  },
+};
 
 function createConditions(options) {
   return new Conditions(options);

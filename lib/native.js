@@ -1,5 +1,6 @@
 'use strict';
-// Loads the addon for this JS thread and ties it to this thread's performance.now().
+// Loads the addon for this JS thread and ties it to this thread's performance.now() and to the
+// thread its events name.
 const path = require('path');
 
 // node-gyp-build finds the addon: build/Release (built from source) first, then a prebuilt one
@@ -40,12 +41,23 @@ function timeOriginNs() {
   return origin;
 }
 
+// SPEC §14: the thread every event and log record is about: { id: 0, name: 'main' }, or a
+// worker's threadId and name (its `name` option, where the runtime exposes it; else null). The
+// addon puts this one object in every event it builds. The main thread is told by the addon, so
+// that a process with lagwatch does not load worker_threads for it (a worker has it loaded already).
+function threadOf() {
+  if (native.isMainThread()) return Object.freeze({ id: 0, name: 'main' });
+  const wt = require('worker_threads');
+  return Object.freeze({ id: wt.threadId, name: typeof wt.threadName === 'string' && wt.threadName !== '' ? wt.threadName : null });
+}
+
 // Every conditions receives its events (held samples decided, episodes reported, held samples
-// cancelled) through this one function: one call per run of the conditions.
+// cancelled) through this one function: one call per run of the conditions, the events as
+// (type, payload, note) triples in one flat array (src/binding/events.c).
 function dispatch(conditions, events) {
   conditions._onEvents(events);
 }
 
-native.init(dispatch, timeOriginNs());
+native.init(dispatch, timeOriginNs(), threadOf());
 
 module.exports = native;

@@ -3,11 +3,11 @@
  * JS; no rule of SPEC.md lives in it. One concern per file, each named with its concern in
  * docs/architecture.md's layout.
  *
- * Per-thread state (one JS thread = one napi_env) is the instance data: the uv driver and the
- * JS dispatch function. The common submit path makes no call into JS: it returns a verdict code
- * and lib/ calls `record` itself. Events that happen later (held samples decided, episodes
- * reported) are delivered in one call per run of a conditions, to the dispatch function given
- * to init(). */
+ * Per-thread state (one JS thread = one napi_env) is the instance data: the uv driver, the JS
+ * dispatch function and the thread its events name. The common submit path makes no call into
+ * JS: it returns a verdict code and lib/ calls `record` itself. Events that happen later (held
+ * samples decided, episodes reported) are delivered in one call per run of a conditions, to the
+ * dispatch function given to init(). */
 #include <math.h>
 #include <node_api.h>
 #include <stdlib.h>
@@ -33,21 +33,24 @@ static void uv_hook(lw_uv_t *d, int enter) {
 
 /* Module functions ----------------------------------------------------------------------- */
 
-/* init(dispatch, originNs: bigint) */
+/* init(dispatch, originNs: bigint, thread: { id, name }) */
 static napi_value b_init(napi_env env, napi_callback_info info) {
-  napi_value argv[2], name;
+  napi_value argv[3], name;
   lwb_env_t *e = lwb_get_env(env);
   uint64_t origin;
   bool lossless;
   napi_valuetype t;
   uv_loop_t *loop;
-  if (e == NULL || lwb_get_args(env, info, 2, argv)) return NULL;
+  if (e == NULL || lwb_get_args(env, info, 3, argv)) return NULL;
   LW_NAPI_CALL(env, napi_typeof(env, argv[0], &t));
   if (t != napi_function) LW_THROW_TYPE(env, "The \"dispatch\" argument must be a function");
+  LW_NAPI_CALL(env, napi_typeof(env, argv[2], &t));
+  if (t != napi_object) LW_THROW_TYPE(env, "The \"thread\" argument must be an object");
   LW_NAPI_CALL(env, napi_get_value_bigint_uint64(env, argv[1], &origin, &lossless));
   if (e->dispatch != NULL) napi_throw_error(env, NULL, "lagwatch: init() called twice");
   if (e->dispatch != NULL) return NULL;
   LW_NAPI_CALL(env, napi_create_reference(env, argv[0], 1, &e->dispatch));
+  LW_NAPI_CALL(env, napi_create_reference(env, argv[2], 1, &e->thread));
   LW_NAPI_CALL(env, napi_create_string_utf8(env, "lagwatch", NAPI_AUTO_LENGTH, &name));
   LW_NAPI_CALL(env, napi_async_init(env, NULL, name, &e->actx));
   e->actx_ready = 1;

@@ -18,6 +18,7 @@ typedef struct lwb_env_s {
   int uv_ready;
   int in_uv_callback;
   napi_ref dispatch;
+  napi_ref thread; /* the frozen { id, name } every event of this thread names (SPEC §14) */
   napi_async_context actx;
   int actx_ready;
   napi_async_cleanup_hook_handle cleanup;
@@ -76,8 +77,13 @@ int lwb_set_number(napi_env env, napi_value obj, const char *key, double d);
 int lwb_set_string(napi_env env, napi_value obj, const char *key, const char *s);
 int lwb_set_stat(napi_env env, napi_value obj, const char *key, double d);
 double lwb_cond_now(const lwb_cond_t *c);
-/* Appends more events to `arr` (its length in `*len`); returns 0, or -1 with an exception. */
+/* Appends more events to `arr` (its length in `*len`, with lwb_push_event); returns 0, or -1 with
+ * an exception. */
 typedef int (*lwb_extra_cb)(napi_env env, napi_value arr, uint32_t *len, void *data);
+/* Appends one event to a delivery: its type, its payload and its note (NULL: undefined), as
+ * events.c describes them. Returns 0, or -1 with an exception. */
+int lwb_push_event(napi_env env, napi_value arr, uint32_t *len, const char *type, napi_value payload,
+                   napi_value note);
 /* Hands the queued events of `c`, and those `extra` appends, to the dispatch function in one
  * call, then empties the queue. Returns -1 if a JS exception is pending afterwards. */
 int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data);

@@ -1,5 +1,15 @@
 /* Events to JS: the conditions' queued events, and what the monitor sets add (batches, a
- * lifecycle read), handed to the JS dispatch function in one call per delivery. */
+ * lifecycle read), handed to the JS dispatch function in one call per delivery.
+ *
+ * The delivery is one flat array of (type, payload, note) triples, no array per event:
+ * - type: the event's name, on which lib/conditions.js dispatches; never a key of the payload.
+ * - payload: a public event whole (stall, jump, workerHang, block: the keys of lib/reports.d.ts in
+ *   the order the listeners see them; batch: the 'samples' batches), or what JS needs of an event
+ *   it keeps to itself (resolved: the recorded value, null if discarded; lost: the count).
+ * - note: what JS needs of the event that is no part of what it emits, else undefined: the
+ *   detection time of a stall's hang (the key of its stack and of a fatal hang's record), a
+ *   block's { reported, detectedAt }, a held sample's token, a batch's self-lag samples. Kept
+ *   apart so that a public object holds its public keys and no other. */
 #include <math.h>
 #include <node_api.h>
 #include <stdlib.h>
@@ -32,77 +42,113 @@ static int set_true(napi_env env, napi_value o, const char *key) {
   return lwb_set_value(env, o, key, t);
 }
 
-static napi_value event_to_js(napi_env env, const lw_conditions_t *core, const lw_event_t *ev) {
-  napi_value o, arr;
+/* o.monitors: the names of the monitors whose samples made the episode. */
+static int set_monitors(napi_env env, napi_value o, const lw_conditions_t *core, const lw_event_t *ev) {
+  napi_value arr;
   size_t i;
+  LW_NAPI_CALL_RET(env, napi_create_array_with_length(env, ev->nmonitors, &arr), -1);
+  for (i = 0; i < ev->nmonitors; i++) {
+    napi_value name = lwb_make_string(env, lw_conditions_name(core, ev->monitors[i]));
+    if (name == NULL) return -1;
+    LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (uint32_t)i, name), -1);
+  }
+  return lwb_set_value(env, o, "monitors", arr);
+}
+
+int lwb_push_event(napi_env env, napi_value arr, uint32_t *len, const char *type, napi_value payload,
+                   napi_value note) {
+  napi_value t = lwb_make_string(env, type), undef;
+  if (t == NULL) return -1;
+  LW_NAPI_CALL_RET(env, napi_get_undefined(env, &undef), -1);
+  LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (*len)++, t), -1);
+  LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (*len)++, payload != NULL ? payload : undef), -1);
+  LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (*len)++, note != NULL ? note : undef), -1);
+  return 0;
+}
+
+/* A stall episode (lib/reports.d.ts's Stall): what the core decided, in the listeners' order. */
+static napi_value stall_to_js(napi_env env, const lw_conditions_t *core, const lw_event_t *ev,
+                              napi_value thread) {
+  napi_value o;
   LW_NAPI_CALL(env, napi_create_object(env, &o));
+  if (lwb_set_string(env, o, "kind", lw_kind_name(ev->kind)) ||
+      lwb_set_number(env, o, "durationMs", ev->duration_ms) || lwb_set_number(env, o, "start", ev->start) ||
+      lwb_set_number(env, o, "end", ev->end) || lwb_set_number(env, o, "samples", ev->samples) ||
+      set_monitors(env, o, core, ev) || lwb_set_value(env, o, "thread", thread))
+    return NULL;
+  /* SPEC §12: why the main thread hung (hang episodes only; null when nothing was measured). */
+  if (ev->kind == LW_KIND_HANG && set_cause(env, o, &ev->cause)) return NULL;
+  if (ev->is_block && set_true(env, o, "block")) return NULL;
+  /* A hang of a process that died hung: when it flagged it (JS joins the record's pid and stack). */
+  if (ev->fatal && (set_true(env, o, "fatal") || lwb_set_number(env, o, "detectedAt", ev->hang_detected_at)))
+    return NULL;
+  return o;
+}
+
+/* Adds the triple of one queued event to `arr`: 0, or -1 with an exception. */
+static int event_to_js(napi_env env, const lw_conditions_t *core, const lw_event_t *ev, napi_value thread,
+                       napi_value arr, uint32_t *len) {
+  napi_value o = NULL, note = NULL;
   switch (ev->type) {
     case LW_EVENT_RESOLVED:
-      if (lwb_set_string(env, o, "type", "resolved") || lwb_set_number(env, o, "token", (double)ev->token) ||
-          lwb_set_string(env, o, "verdict",
-                     ev->verdict == LW_VERDICT_RECORDED ? "recorded" : "discarded") ||
-          lwb_set_number(env, o, "value", ev->value))
-        return NULL;
-      if (ev->verdict == LW_VERDICT_DISCARDED &&
-          lwb_set_string(env, o, "reason", lw_conditions_reason_name(core, ev->reason)))
-        return NULL;
-      break;
+      if (ev->verdict == LW_VERDICT_RECORDED)
+        o = lwb_make_number(env, ev->value);
+      else
+        LW_NAPI_CALL_RET(env, napi_get_null(env, &o), -1);
+      note = lwb_make_number(env, (double)ev->token);
+      if (o == NULL || note == NULL) return -1;
+      return lwb_push_event(env, arr, len, "resolved", o, note);
     case LW_EVENT_CANCELLED:
-      if (lwb_set_string(env, o, "type", "cancelled") || lwb_set_number(env, o, "token", (double)ev->token))
-        return NULL;
-      break;
+      note = lwb_make_number(env, (double)ev->token);
+      if (note == NULL) return -1;
+      return lwb_push_event(env, arr, len, "cancelled", NULL, note);
     case LW_EVENT_STALL:
-      if (lwb_set_string(env, o, "type", "stall") || lwb_set_string(env, o, "kind", lw_kind_name(ev->kind)) ||
-          lwb_set_number(env, o, "durationMs", ev->duration_ms) || lwb_set_number(env, o, "start", ev->start) ||
-          lwb_set_number(env, o, "end", ev->end) || lwb_set_number(env, o, "samples", ev->samples) ||
-          lwb_set_number(env, o, "at", ev->at))
-        return NULL;
-      LW_NAPI_CALL(env, napi_create_array_with_length(env, ev->nmonitors, &arr));
-      for (i = 0; i < ev->nmonitors; i++) {
-        napi_value name = lwb_make_string(env, lw_conditions_name(core, ev->monitors[i]));
-        if (name == NULL) return NULL;
-        LW_NAPI_CALL(env, napi_set_element(env, arr, (uint32_t)i, name));
-      }
-      if (lwb_set_value(env, o, "monitors", arr)) return NULL;
-      if (ev->kind == LW_KIND_HANG && set_cause(env, o, &ev->cause)) return NULL;
-      if (!isnan(ev->hang_detected_at) && lwb_set_number(env, o, "hangDetectedAt", ev->hang_detected_at))
-        return NULL;
-      if ((ev->fatal && set_true(env, o, "fatal")) || (ev->is_block && set_true(env, o, "block"))) return NULL;
-      break;
+      o = stall_to_js(env, core, ev, thread);
+      if (o == NULL) return -1;
+      if (!isnan(ev->hang_detected_at) && (note = lwb_make_number(env, ev->hang_detected_at)) == NULL)
+        return -1;
+      return lwb_push_event(env, arr, len, "stall", o, note);
     case LW_EVENT_JUMP:
-      if (lwb_set_string(env, o, "type", "jump") ||
-          lwb_set_string(env, o, "kind", lw_jump_name(ev->jump)) ||
-          lwb_set_number(env, o, "at", ev->at) || lwb_set_number(env, o, "deltaMs", ev->duration_ms))
-        return NULL;
-      break;
+      LW_NAPI_CALL_RET(env, napi_create_object(env, &o), -1);
+      if (lwb_set_string(env, o, "kind", lw_jump_name(ev->jump)) || lwb_set_number(env, o, "at", ev->at) ||
+          lwb_set_number(env, o, "deltaMs", ev->duration_ms))
+        return -1;
+      return lwb_push_event(env, arr, len, "jump", o, NULL);
     case LW_EVENT_WORKER_HANG:
-      if (lwb_set_string(env, o, "type", "workerHang") || lwb_set_number(env, o, "start", ev->start) ||
-          lwb_set_number(env, o, "detectedAt", ev->detected_at) ||
-          lwb_set_number(env, o, "end", ev->end) ||
-          lwb_set_number(env, o, "durationMs", ev->duration_ms) || set_cause(env, o, &ev->cause))
-        return NULL;
-      break;
-    case LW_EVENT_BLOCK: {
-      napi_value reported, hang;
-      LW_NAPI_CALL(env, napi_get_boolean(env, ev->reported != 0, &reported));
-      LW_NAPI_CALL(env, napi_get_boolean(env, ev->is_hang != 0, &hang));
-      if (lwb_set_string(env, o, "type", "block") || lwb_set_number(env, o, "start", ev->start) ||
+      /* Its stack's key is its public detectedAt: no note. */
+      LW_NAPI_CALL_RET(env, napi_create_object(env, &o), -1);
+      if (lwb_set_number(env, o, "start", ev->start) || lwb_set_number(env, o, "detectedAt", ev->detected_at) ||
           lwb_set_number(env, o, "end", ev->end) || lwb_set_number(env, o, "durationMs", ev->duration_ms) ||
-          lwb_set_value(env, o, "reported", reported) ||
-          lwb_set_number(env, o, "unreported", (double)ev->unreported) || lwb_set_value(env, o, "hang", hang) ||
-          lwb_set_stat(env, o, "detectedAt", ev->hang_detected_at) || set_cause(env, o, &ev->cause))
-        return NULL;
-      break;
+          set_cause(env, o, &ev->cause) || lwb_set_value(env, o, "thread", thread))
+        return -1;
+      return lwb_push_event(env, arr, len, "workerHang", o, NULL);
+    case LW_EVENT_BLOCK: {
+      napi_value hang, reported;
+      LW_NAPI_CALL_RET(env, napi_get_boolean(env, ev->is_hang != 0, &hang), -1);
+      LW_NAPI_CALL_RET(env, napi_get_boolean(env, ev->reported != 0, &reported), -1);
+      LW_NAPI_CALL_RET(env, napi_create_object(env, &o), -1);
+      if (lwb_set_number(env, o, "start", ev->start) || lwb_set_number(env, o, "end", ev->end) ||
+          lwb_set_number(env, o, "durationMs", ev->duration_ms) || lwb_set_value(env, o, "hang", hang) ||
+          lwb_set_number(env, o, "unreported", (double)ev->unreported) || set_cause(env, o, &ev->cause) ||
+          lwb_set_value(env, o, "thread", thread))
+        return -1;
+      /* Whether it is reported one by one (every block is counted), and when the worker flagged
+       * it (its stack's key; null if it ended unseen). */
+      LW_NAPI_CALL_RET(env, napi_create_object(env, &note), -1);
+      if (lwb_set_value(env, note, "reported", reported) ||
+          lwb_set_stat(env, note, "detectedAt", ev->hang_detected_at))
+        return -1;
+      return lwb_push_event(env, arr, len, "block", o, note);
     }
   }
-  return o;
+  return 0;
 }
 
 int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data) {
   lwb_env_t *e = c->e;
   napi_env env = e->env;
   napi_handle_scope scope;
-  napi_value self = NULL, fn, arr, argv[2], global, result;
+  napi_value self = NULL, fn, thread, arr, argv[2], global, result;
   const lw_event_t *evs;
   size_t n, i;
   uint32_t len = 0;
@@ -115,12 +161,12 @@ int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data) {
   }
   if (c->self == NULL || napi_get_reference_value(env, c->self, &self) != napi_ok || self == NULL ||
       e->dispatch == NULL || napi_get_reference_value(env, e->dispatch, &fn) != napi_ok ||
-      napi_create_array_with_length(env, n, &arr) != napi_ok ||
+      napi_get_reference_value(env, e->thread, &thread) != napi_ok ||
+      napi_create_array_with_length(env, 3 * n, &arr) != napi_ok ||
       napi_get_global(env, &global) != napi_ok)
     goto done; /* the JS side is gone: nobody is left to tell */
   for (i = 0; i < n; i++) {
-    napi_value ev = event_to_js(env, &c->core, &evs[i]);
-    if (ev == NULL || napi_set_element(env, arr, len++, ev) != napi_ok) {
+    if (event_to_js(env, &c->core, &evs[i], thread, arr, &len) != 0) {
       rc = -1;
       goto done;
     }
@@ -128,10 +174,8 @@ int lwb_deliver(lwb_cond_t *c, lwb_extra_cb extra, void *data) {
   lw_conditions_events_clear(&c->core);
   if (lw_conditions_lost(&c->core) > c->lost_logged) {
     /* Memory ran out somewhere since the last delivery: JS logs it (SPEC §4). */
-    napi_value ev;
-    if (napi_create_object(env, &ev) != napi_ok || lwb_set_string(env, ev, "type", "lost") ||
-        lwb_set_number(env, ev, "count", (double)(lw_conditions_lost(&c->core) - c->lost_logged)) ||
-        napi_set_element(env, arr, len++, ev) != napi_ok) {
+    napi_value count = lwb_make_number(env, (double)(lw_conditions_lost(&c->core) - c->lost_logged));
+    if (count == NULL || lwb_push_event(env, arr, &len, "lost", count, NULL) != 0) {
       rc = -1;
       goto done;
     }

@@ -27,32 +27,26 @@ static napi_value float64_array(napi_env env, const lw_batch_t *b) {
   return ta;
 }
 
+/* A batch: the 'samples' payload, { [monitor]: Float64Array }, and the self-lag samples as its
+ * note (for the metrics only). */
 static int batch_extra(napi_env env, napi_value arr, uint32_t *len, void *data) {
   lwb_monset_t *m = data;
-  napi_value ev, batches;
+  napi_value batches, self_lag = NULL;
   const lw_batch_t *sl = lw_monset_self_lag_batch(&m->set);
   int i;
-  LW_NAPI_CALL_RET(env, napi_create_object(env, &ev), -1);
   LW_NAPI_CALL_RET(env, napi_create_object(env, &batches), -1);
   for (i = 0; i < LW_MON_COUNT; i++) {
     const lw_batch_t *b = lw_monset_batch(&m->set, (lw_mon_t)i);
     if (b->len == 0) continue;
     if (lwb_set_value(env, batches, lw_mon_name((lw_mon_t)i), float64_array(env, b))) return -1;
   }
-  if (lwb_set_string(env, ev, "type", "batch") || lwb_set_value(env, ev, "batches", batches))
-    return -1;
-  if (sl->len > 0 && lwb_set_value(env, ev, "selfLag", float64_array(env, sl))) return -1;
-  LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (*len)++, ev), -1);
-  return 0;
+  if (sl->len > 0 && (self_lag = float64_array(env, sl)) == NULL) return -1;
+  return lwb_push_event(env, arr, len, "batch", batches, self_lag);
 }
 
 static int read_extra(napi_env env, napi_value arr, uint32_t *len, void *data) {
-  napi_value ev;
   (void)data;
-  LW_NAPI_CALL_RET(env, napi_create_object(env, &ev), -1);
-  if (lwb_set_string(env, ev, "type", "read")) return -1;
-  LW_NAPI_CALL_RET(env, napi_set_element(env, arr, (*len)++, ev), -1);
-  return 0;
+  return lwb_push_event(env, arr, len, "read", NULL, NULL);
 }
 
 /* The memory the set holds, reported to V8 so that its garbage collector sees it. */

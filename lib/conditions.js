@@ -11,8 +11,9 @@ const { typeError, checkOptions, checkKeys, checkFunction, makeLog, otelLogger, 
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 
-// The options of createConditions(), which setupAllMonitors() takes too.
-const CONDITIONS_KEYS = ['clock', 'logger', 'meter', 'stallThresholdMs', 'holdMs', 'episodeDelayMs', 'retentionMs'];
+// The options of createConditions(), which setupAllMonitors() takes too: the JS ones, checked
+// here, and those of the core's table (stallThresholdMs, ...), whose values the binding checks.
+const CONDITIONS_KEYS = ['clock', 'logger', 'meter', ...Object.keys(native.optionTables().conditions)];
 // SPEC §14: the thread every event and log record is about: { id: 0, name: 'main' }, or a
 // worker's threadId and name (its `name` option, where the runtime exposes it; else null).
 // The main thread is told by the addon, so that a process with lagwatch does not load
@@ -115,8 +116,7 @@ class Conditions extends EventEmitter {
     this._reader = null;
     this._records = new Map(); // hold token -> record
     this._fatal = new Map(); // a fatal hang's detection time -> { pid, stack } (lib/fatal.js)
-    this._h = native.condCreate(this, sim, o.stallThresholdMs, o.holdMs, o.episodeDelayMs,
-      o.retentionMs);
+    this._h = native.condCreate(this, sim, o);
     this._submit = native.submitFn(this._h);
     this._metrics = new Metrics(o.meter, this, otelLogger(logger), producers);
     this._sinks = []; // other exporters of the same events (lagwatch/prom-client)

@@ -11,8 +11,9 @@ const { typeError, checkOptions, checkKeys, checkFunction, makeLog, otelLogger, 
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 
-// The options of createConditions(), which setupAllMonitors() takes too.
-const CONDITIONS_KEYS = ['clock', 'logger', 'meter', 'stallThresholdMs', 'holdMs', 'episodeDelayMs', 'retentionMs'];
+// The options of createConditions(), which setupAllMonitors() takes too: the JS ones, checked
+// here, and those of the core's table (stallThresholdMs, ...), whose values the binding checks.
+const CONDITIONS_KEYS = ['clock', 'logger', 'meter', ...Object.keys(native.optionTables().conditions)];
 const VERDICTS = ['recorded', 'discarded', 'held', 'disposed'];
 
 class Tracker {
@@ -105,8 +106,7 @@ class Conditions extends EventEmitter {
     this._reader = null;
     this._records = new Map(); // hold token -> record
     this._fatal = new Map(); // a fatal hang's detection time -> { pid, stack } (lib/fatal.js)
-    this._h = native.condCreate(this, sim, o.stallThresholdMs, o.holdMs, o.episodeDelayMs,
-      o.retentionMs);
+    this._h = native.condCreate(this, sim, o);
     this._submit = native.submitFn(this._h);
     this._metrics = new Metrics(o.meter, this, otelLogger(logger), producers);
     this._sinks = []; // other exporters of the same events (lagwatch/prom-client)

@@ -12,19 +12,22 @@ const fatal = require('./fatal');
 const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
 const { typeError, checkOptions, checkKeys, checkFunction } = require('./util');
 
-// The options' defaults, from the core's config (where alone they are written).
-const DEFAULTS = native.monDefaults();
-// The monitors and their options, as the C core names them ('driftLag.intervalMs', ...,
-// 'clockDrift.sleepClock': the core knows each option's kind and range).
+// The monitors' options of the core's table, with their defaults ('driftLag.intervalMs', ...,
+// 'clockDrift.sleepClock', 'flushIntervalMs', 'blocks.thresholdMs'): this file only shapes the
+// user's object into these names; the binding checks each value against the table.
+const OPTIONS = native.optionTables().monitors;
 const NAMES = native.monNames();
+// The set's own options of that table ('flushIntervalMs'), passed as they are; `blocks` is shaped
+// by blockOptions().
+const SET_OPTIONS = Object.keys(OPTIONS).filter((n) => !n.includes('.') && n !== 'blocks');
 // The options of setupAllMonitors().
-const SETUP_KEYS = [...CONDITIONS_KEYS, 'monitors', 'flushIntervalMs', 'metricProducers', 'stacks', 'stateDir', 'blocks', 'exitHook', 'hangLine'];
+const SETUP_KEYS = [...CONDITIONS_KEYS, 'monitors', ...SET_OPTIONS, 'metricProducers', 'stacks', 'stateDir', 'blocks', 'exitHook', 'hangLine'];
 // The signals that end a process by default, at which a set reports what it holds (SPEC §14).
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // The `blocks` option's keys ('blocks.thresholdMs', ...) are the set's, not a monitor's.
 const OPTION_KEYS = Object.fromEntries(NAMES.map((n) => [n, []]));
 OPTION_KEYS.blocks = [];
-for (const option of native.monOptions()) {
+for (const option of Object.keys(OPTIONS)) {
   const dot = option.indexOf('.');
   if (dot > 0) OPTION_KEYS[option.slice(0, dot)].push(option.slice(dot + 1));
 }
@@ -140,14 +143,11 @@ class MonitorSet {
     }
     const { enabled, flat } = monitorOptions(o.monitors);
     blockOptions(o.blocks, enabled, flat, o.stacks === true);
-    if (o.flushIntervalMs !== undefined) flat.flushIntervalMs = o.flushIntervalMs;
+    for (const name of SET_OPTIONS) if (o[name] !== undefined) flat[name] = o[name];
     native.monCheck(flat); // a bad option throws here, before anything exists
     // lib/producer.js is loaded only for a set that is given producers.
     const producers = o.metricProducers === undefined ? [] : require('./producer').checkProducers(o.metricProducers);
-    this.conditions = new Conditions({
-      clock: o.clock, logger: o.logger, meter: o.meter, stallThresholdMs: o.stallThresholdMs,
-      holdMs: o.holdMs, episodeDelayMs: o.episodeDelayMs, retentionMs: o.retentionMs,
-    }, producers.length > 0);
+    this.conditions = new Conditions(Object.fromEntries(CONDITIONS_KEYS.map((k) => [k, o[k]])), producers.length > 0);
     try {
       this._h = native.monCreate(this.conditions._h, this, flat);
       // The histograms of recorded samples, kept in C for these producers (lib/producer.js),
@@ -185,7 +185,7 @@ class MonitorSet {
     for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
     // SPEC §12: the main thread's time by state for lag_main_thread_time, read at most once per
     // clockDrift interval.
-    const clockMs = flat['clockDrift.intervalMs'] === undefined ? DEFAULTS['clockDrift.intervalMs'] : flat['clockDrift.intervalMs'];
+    const clockMs = flat['clockDrift.intervalMs'] === undefined ? OPTIONS['clockDrift.intervalMs'].default : flat['clockDrift.intervalMs'];
     this.conditions._guard('metrics', () => this.conditions._metrics.observeMainThread(
       () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
     // SPEC §10: nodejs.eventloop.* from the recorded samples (after stop(), the final sums).

@@ -42,8 +42,8 @@ const LIB = path.join(root, 'lib');
 const MAX_LINES = 500;
 const MAX_FIELDS = 40;
 const LAYERS = ['platform', 'core', 'driver', 'binding'];
-// 4. Each concept's room in src/, and the binding's export of its table (`only`: the names of the
-// export that the check takes).
+// 4. Each concept's room in src/, and the binding's export of its table (`pick`: its names in the
+// export; `only`: those of them the check takes).
 const ROOMS = {
   // A monitor's name is in its descriptor, in its own file (src/core/monitors.h's table lists the
   // descriptors): no file of C lists two of them.
@@ -52,7 +52,7 @@ const ROOMS = {
   'stall kinds': { room: 'core/conditions.c', from: 'stallKinds' },
   'jump kinds': { room: 'core/conditions.c', from: 'jumpKinds' },
   'lifecycle states': { room: 'core/conditions.c', from: 'lifecycleStates' },
-  options: { room: 'core/config.c', from: 'monOptions', only: (name) => name.includes('.') },
+  options: { room: 'core/config.c', from: 'optionTables', pick: (t) => Object.keys(t.monitors), only: (name) => name.includes('.') },
 };
 // 4. The lists of lib/ that wait for a table of the core to hold what they say, by file and
 // concept (none now). A waived list that is gone is a breach too, so that its line goes with it.
@@ -181,7 +181,7 @@ function sizeBreaches(src = SRC, lib = LIB, clang = 'clang') {
 // 4. Lists. The concepts with their names, from the binding: { concept: { room, from, names } }.
 function concepts(native = require('../lib/native')) {
   return Object.fromEntries(Object.entries(ROOMS).map(([concept, r]) => {
-    const names = native[r.from]();
+    const names = r.pick ? r.pick(native[r.from]()) : native[r.from]();
     return [concept, { ...r, names: r.only ? names.filter(r.only) : names }];
   }));
 }

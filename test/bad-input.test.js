@@ -620,6 +620,101 @@ describe('bad input (SPEC §11)', () => {
     });
   });
 
+  describe('option values: one table of the core, one check at every entry point', () => {
+    // The core's tables as the binding exports them (names, kinds, ranges, defaults). Each option
+    // is given at every entry point that takes it, as a user writes it; a value out of its range
+    // is a RangeError and a wrong type a TypeError, each with the same text wherever it is given.
+    const native = require('../lib/native');
+    const tables = native.optionTables();
+    const OUT = {
+      ms: [0, -1, NaN, Infinity, -Infinity],
+      count: [0, 9, 1.5, NaN],
+      boolean: [],
+      blockMs: [49, 0, Infinity, NaN],
+      rate: [-1, 1.5, 100001, NaN, Infinity],
+      threshold: [0, -1, NaN, -Infinity],
+      nonnegative: [-1, Infinity, NaN],
+    };
+    const WRONG = { boolean: [1, 'true', null], number: ['10', true, null, 10n, {}] };
+    const sim = () => lw.createSimulation();
+    const end = (x) => (typeof x.stop === 'function' ? x.stop() : x.dispose());
+    // [entry point, call with the value, the name its error gives].
+    function entries(table, name) {
+      if (table === 'conditions') {
+        const out = [
+          ['createConditions', (v) => lw.createConditions({ clock: sim(), [name]: v })],
+          ['new Conditions', (v) => new lw.Conditions({ clock: sim(), [name]: v })],
+          ['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), [name]: v })],
+        ].map(([fn, call]) => [fn, call, `options.${name}`]);
+        if (name === 'stallThresholdMs') {
+          out.push(['createValidator', (v) => {
+            const c = lw.createConditions({ clock: sim() });
+            try {
+              c.createValidator({ name: 'v', [name]: v });
+            } finally {
+              c.dispose();
+            }
+            return c;
+          }, `options.${name}`]);
+        }
+        return out;
+      }
+      const [head, key] = name.split('.');
+      if (key === undefined) return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), [head]: v }), name]];
+      if (head === 'blocks') return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), blocks: { [key]: v } }), name]];
+      return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), monitors: { [head]: { [key]: v } } }), name]];
+    }
+    const show = (v) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'string' ? JSON.stringify(v) : String(v));
+
+    it('the tables name the options lib/ takes, each kind with values out of its range here', () => {
+      assert.deepStrictEqual(Object.keys(tables), ['conditions', 'monitors']);
+      assert.deepStrictEqual(Object.keys(tables.conditions), ['stallThresholdMs', 'holdMs', 'episodeDelayMs', 'retentionMs']);
+      assert.ok(Object.keys(tables.monitors).includes('driftLag.intervalMs'));
+      for (const t of Object.values(tables)) {
+        for (const row of Object.values(t)) assert.ok(OUT[row.kind] !== undefined, `a kind with no values: ${row.kind}`);
+      }
+    });
+
+    for (const [table, rows] of Object.entries(tables)) {
+      for (const [name, row] of Object.entries(rows)) {
+        // `blocks` is not given as such: lib/ sets it from the user's `blocks: true | { ... }`.
+        if (name === 'blocks') continue;
+        for (const [fn, call, named] of entries(table, name)) {
+          it(`${fn}: ${name} — its default taken, ${row.range} or a RangeError, a wrong type a TypeError`, () => {
+            end(call(row.default));
+            for (const v of OUT[row.kind]) {
+              assert.throws(() => call(v), (err) => err.constructor === RangeError && err.code === RANGE &&
+                err.message === `The "${named}" argument must be ${row.range}`, `${name} = ${show(v)}`);
+            }
+            const type = row.kind === 'boolean' ? 'boolean' : 'number';
+            for (const v of WRONG[type]) {
+              assert.throws(() => call(v), (err) => err.constructor === TypeError && err.code === TYPE &&
+                err.message === `The "${named}" argument must be of type ${type}`, `${name} = ${show(v)}`);
+            }
+          });
+        }
+      }
+    }
+
+    it('an unknown option gets the same error from every entry point that takes the same options', () => {
+      const messages = [
+        () => lw.createConditions({ clock: sim(), holdMS: 10 }),
+        () => new lw.Conditions({ clock: sim(), holdMS: 10 }),
+        () => lw.setupAllMonitors({ clock: sim(), holdMS: 10 }),
+      ].map((call) => {
+        try {
+          call();
+        } catch (err) {
+          assert.strictEqual(err.constructor, RangeError);
+          assert.strictEqual(err.code, RANGE);
+          return err.message;
+        }
+        return assert.fail('no throw');
+      });
+      assert.deepStrictEqual(messages, Array(3).fill('The "options" argument has an unknown option "holdMS"; did you mean "holdMs"?'));
+    });
+  });
+
   it('snapshot helper sees a change (self-check of the unchanged assertions)', () => {
     const ctx = busy();
     const before = snapshot(ctx);

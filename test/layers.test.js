@@ -94,7 +94,7 @@ describe('layering of src/ (scripts/layers.js)', function () {
     'stall kinds': { room: 'core/conditions.c', from: 'stallKinds', names: ['hang', 'suspend', 'pause'] },
     'jump kinds': { room: 'core/conditions.c', from: 'jumpKinds', names: ['suspend', 'step'] },
     'lifecycle states': { room: 'core/conditions.c', from: 'lifecycleStates', names: ['active', 'hidden', 'frozen'] },
-    options: { room: 'core/config.c', from: 'monOptions', names: ['driftLag.intervalMs', 'worker.intervalMs'] },
+    options: { room: 'core/config.c', from: 'optionTables', names: ['driftLag.intervalMs', 'worker.intervalMs'] },
   };
   // Each room with its table; conditions.c's tables share words with the reasons, each listing
   // its own concept.
@@ -119,7 +119,7 @@ describe('layering of src/ (scripts/layers.js)', function () {
     assert.deepStrictEqual(all['stall kinds'].names, native.stallKinds());
     assert.deepStrictEqual(all['jump kinds'].names, native.jumpKinds());
     assert.deepStrictEqual(all['lifecycle states'].names, native.lifecycleStates());
-    assert.deepStrictEqual(all.options.names, native.monOptions().filter((o) => o.includes('.')));
+    assert.deepStrictEqual(all.options.names, Object.keys(native.optionTables().monitors).filter((o) => o.includes('.')));
   });
 
   it('catches a C list of each concept outside its room, and two names written outside a list; not one name, a comment, nor a table in its room', () => {
@@ -203,7 +203,7 @@ describe('layering of src/ (scripts/layers.js)', function () {
         'lib/episodes.js:2: lists stall kinds (hang, pause): lib/ takes them from the binding\'s stallKinds()',
         'lib/histograms.js:1: lists monitors (driftLag, worker): lib/ takes them from the binding\'s monNames()',
         'lib/jumps.js:1: lists jump kinds (suspend, step): lib/ takes them from the binding\'s jumpKinds()',
-        'lib/options.js:1: lists options (driftLag.intervalMs, worker.intervalMs): lib/ takes them from the binding\'s monOptions()',
+        'lib/options.js:1: lists options (driftLag.intervalMs, worker.intervalMs): lib/ takes them from the binding\'s optionTables()',
         'lib/visible.js:1: lists lifecycle states (active, frozen): lib/ takes them from the binding\'s lifecycleStates()',
         'lib/gone.js: reasons: waived in WAIVED, but no such list is left',
       ]);

@@ -231,7 +231,7 @@ describe('types: the names of the core\'s tables, from the binding', function ()
     assert.deepStrictEqual(keys(property(stats, 'causes')), sorted(native.causeNames()));
   });
 
-  it('the options of MonitorsOptions and SetupOptions: monOptions()', () => {
+  it('the options of MonitorsOptions and SetupOptions: optionTables().monitors', () => {
     // A property is an option where it takes a value other than an object ('blocks': true,
     // 'flushIntervalMs': 1000), and its object's keys are options under it ('blocks.stacks').
     const options = (name, type) => [
@@ -244,9 +244,9 @@ describe('types: the names of the core\'s tables, from the binding', function ()
     const named = keys(monitors).flatMap((m) => options(m, property(monitors, m)).filter((o) => o !== m));
     // The set's own options of the core: those not under a monitor ('flushIntervalMs', 'blocks').
     const monitorNames = native.monNames();
-    const setKeys = new Set(native.monOptions().map((o) => o.split('.')[0]).filter((k) => !monitorNames.includes(k)));
+    const setKeys = new Set(Object.keys(native.optionTables().monitors).map((o) => o.split('.')[0]).filter((k) => !monitorNames.includes(k)));
     const setup = declared('SetupOptions');
     for (const k of setKeys) named.push(...options(k, property(setup, k)));
-    assert.deepStrictEqual(sorted(named), sorted(native.monOptions()));
+    assert.deepStrictEqual(sorted(named), sorted(Object.keys(native.optionTables().monitors)));
   });
 });

@@ -129,6 +129,36 @@ int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size
   return 0;
 }
 
+int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg, const char *prefix) {
+  napi_valuetype type;
+  size_t i;
+  LW_NAPI_CALL_RET(env, napi_typeof(env, obj, &type), -1);
+  if (type != napi_object) {
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "The \"options\" argument must be an object");
+    return -1;
+  }
+  for (i = 0; i < lw_option_count(t); i++) {
+    const char *range = NULL;
+    char name[96];
+    napi_value v;
+    bool has, b;
+    double d;
+    snprintf(name, sizeof(name), "%s%s", prefix, lw_option_name(t, i));
+    LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, lw_option_name(t, i), &has), -1);
+    if (!has) continue;
+    LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, lw_option_name(t, i), &v), -1);
+    if (lwb_is_undefined(env, v)) continue;
+    if (lw_option_kind(t, i) == LW_OPTION_BOOLEAN) {
+      if (lwb_arg_bool(env, v, name, &b)) return -1;
+      d = b;
+    } else if (lwb_arg_number(env, v, name, &d)) {
+      return -1;
+    }
+    if (lw_option_set(t, cfg, i, d, &range) != LW_OK) return lwb_throw_range(env, name, range);
+  }
+  return 0;
+}
+
 int lwb_arg_reason(napi_env env, napi_value v, const char *name, char *buf, size_t *len) {
   if (lwb_arg_string(env, v, name, buf, LW_REASON_MAX_LEN + 1, len)) return -1;
   if (*len > LW_REASON_MAX_LEN || !lw_reason_valid(buf, *len))

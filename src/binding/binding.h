@@ -6,6 +6,7 @@
 #include <node_api.h>
 
 #include "../core/conditions.h"
+#include "../core/config.h"
 #include "../driver/sim.h"
 #include "../driver/uv.h"
 #include "napi_util.h"
@@ -66,6 +67,12 @@ int lwb_arg_nonneg(napi_env env, napi_value v, const char *name, double *out);
 /* A string of at most `cap - 1` bytes into `buf` (always NUL-terminated); a longer one leaves
  * `buf` empty and `*len` >= cap, so that the caller's range check names it. */
 int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size_t cap, size_t *len);
+/* Reads into `cfg` each option of the core's table `t` (config.h) that the object `obj` has and
+ * is not undefined: a boolean for a boolean option, else a number, in its range. The one parse of
+ * every entry point's options: a wrong type is a TypeError, a value out of range a RangeError,
+ * each naming the option as `prefix` and its name. Keys that are none of the table's are not
+ * read: lib/ checks the names, against the same table. */
+int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg, const char *prefix);
 /* A tracker reason: 1 to 64 characters of [a-z0-9_.-], else RangeError. */
 int lwb_arg_reason(napi_env env, napi_value v, const char *name, char *buf, size_t *len);
 void *lwb_unwrap_tagged(napi_env env, napi_value v, const napi_type_tag *tag, const char *what);

@@ -83,33 +83,22 @@ lwb_cond_t *lwb_get_cond(napi_env env, napi_value v) {
   return lwb_unwrap_tagged(env, v, &cond_tag, "conditions");
 }
 
-/* condCreate(self, sim | null, stallThresholdMs?, holdMs?, episodeDelayMs?, retentionMs?) */
+/* condCreate(self, sim | null, options: { stallThresholdMs?, holdMs?, episodeDelayMs?,
+ * retentionMs? }): the options of the core's conditions' table, by their public names; other keys
+ * (the JS ones: clock, logger, meter) are not read. */
 static napi_value b_cond_create(napi_env env, napi_callback_info info) {
-  napi_value argv[6], ext;
+  napi_value argv[3], ext;
   lwb_env_t *e = lwb_get_env(env);
   lw_conditions_config_t cfg;
   lw_sim_t *sim = NULL;
   lwb_cond_t *c;
   napi_valuetype t;
-  static const char *const names[4] = {"options.stallThresholdMs", "options.holdMs",
-                                       "options.episodeDelayMs", "options.retentionMs"};
-  double *fields[4];
-  lw_err_t err;
-  int i;
-  if (e == NULL || lwb_get_args(env, info, 6, argv)) return NULL;
+  if (e == NULL || lwb_get_args(env, info, 3, argv)) return NULL;
   LW_NAPI_CALL(env, napi_typeof(env, argv[1], &t));
   if (t != napi_null && (sim = lwb_get_sim(env, argv[1])) == NULL)
     return NULL;
   lw_conditions_config_default(&cfg);
-  fields[0] = &cfg.stall_threshold_ms;
-  fields[1] = &cfg.hold_ms;
-  fields[2] = &cfg.episode_delay_ms;
-  fields[3] = &cfg.retention_ms;
-  for (i = 0; i < 4; i++) {
-    if (lwb_is_undefined(env, argv[2 + i])) continue;
-    if (lwb_arg_number(env, argv[2 + i], names[i], fields[i])) return NULL;
-  }
-  if (lwb_throw_core(env, lw_conditions_config_check(&cfg, &err), &err, "options.")) return NULL;
+  if (lwb_arg_options(env, argv[2], LW_OPTIONS_CONDITIONS, &cfg, "options.")) return NULL;
   c = calloc(1, sizeof(*c));
   if (c == NULL || lw_conditions_init(&c->core, &cfg) != LW_OK) {
     free(c);

@@ -149,50 +149,19 @@ lwb_monset_t *lwb_mon_args(napi_env env, napi_callback_info info, size_t n, napi
   return lwb_mon_get(env, argv[0]);
 }
 
-/* Reads the options object { 'driftLag.intervalMs': n, ..., sleepClock: bool } into `cfg`: the
- * core knows the names and the ranges. Returns 0, or -1 with a TypeError / RangeError naming
- * the option. */
-static int parse_config(napi_env env, napi_value obj, lw_monset_core_config_t *cfg) {
-  napi_value v;
-  size_t i;
-  bool has;
-  napi_valuetype t;
-  LW_NAPI_CALL_RET(env, napi_typeof(env, obj, &t), -1);
-  if (t != napi_object) {
-    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "The \"options\" argument must be an object");
-    return -1;
-  }
-  for (i = 0; i < lw_monset_core_option_count(); i++) {
-    const char *name = lw_monset_core_option_name(i), *range = NULL;
-    double d;
-    bool b;
-    LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, name, &has), -1);
-    if (!has) continue;
-    LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, name, &v), -1);
-    if (lwb_is_undefined(env, v)) continue;
-    if (lw_monset_core_option_kind(i) == LW_OPTION_BOOLEAN) {
-      if (lwb_arg_bool(env, v, name, &b)) return -1;
-      d = b;
-    } else if (lwb_arg_number(env, v, name, &d)) {
-      return -1;
-    }
-    if (lw_monset_core_option_set(cfg, i, d, &range) != LW_OK) return lwb_throw_range(env, name, range);
-  }
-  return 0;
-}
-
-/* monCheck(options): the checks of monCreate, creating nothing (setupAllMonitors runs them
- * before it makes its conditions, so that a bad option changes nothing). */
+/* monCheck(options): the parse of monCreate, creating nothing (setupAllMonitors runs it before
+ * it makes its conditions, so that a bad option changes nothing). */
 static napi_value b_mon_check(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lw_monset_core_config_t cfg;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   lw_monset_core_config_default(&cfg, NULL);
-  parse_config(env, argv[0], &cfg);
+  lwb_arg_options(env, argv[0], LW_OPTIONS_MONITORS, &cfg, "");
   return NULL;
 }
 
-/* monCreate(conditions, self, options: { 'driftLag.intervalMs': n, ..., sleepClock: bool }) */
+/* monCreate(conditions, self, options: { 'driftLag.intervalMs': n, ..., 'clockDrift.sleepClock':
+ * bool }): the options of the core's monitors' table, by their public names. */
 static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   napi_value argv[3], ext;
   lwb_cond_t *c;
@@ -203,7 +172,7 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 3, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   lw_monset_core_config_default(&cfg, &c->core);
-  if (parse_config(env, argv[2], &cfg)) return NULL;
+  if (lwb_arg_options(env, argv[2], LW_OPTIONS_MONITORS, &cfg, "")) return NULL;
   m = calloc(1, sizeof(*m));
   if (m == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");

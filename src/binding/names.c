@@ -1,7 +1,7 @@
 /* What the core names and numbers, for lib/ to build its tables from instead of writing them
- * again: the monitors and their options with their defaults, the parts of a hang's cause, the
- * reasons, the kinds of a stall and of a clock jump, the lifecycle states, the histograms' bucket
- * bounds, a window's flags, which monitors pause while hidden. */
+ * again: the monitors and their metric histograms, the option tables, the parts of a hang's cause,
+ * the reasons, the kinds of a stall and of a clock jump, the lifecycle states, the histograms'
+ * bucket bounds, a window's flags, which monitors pause while hidden. */
 #include "../core/aggregate.h"
 #include "names.h"
 
@@ -14,8 +14,7 @@ int lwb_arg_mon_name(napi_env env, napi_value v, lw_mon_t *mon) {
   return 0;
 }
 
-/* monNames() -> the monitors' names, in the core's order; monOptions() -> the names of the
- * options a user may set ('driftLag.intervalMs', ...). lib/ builds its tables from these. */
+/* monNames() -> the monitors' names, in the core's order. lib/ builds its tables from it. */
 static napi_value names_array(napi_env env, size_t n, const char *(*name)(size_t)) {
   napi_value arr;
   size_t i;
@@ -35,30 +34,38 @@ static napi_value b_mon_names(napi_env env, napi_callback_info info) {
   return names_array(env, LW_MON_COUNT, mon_name_at);
 }
 
-static napi_value b_mon_options(napi_env env, napi_callback_info info) {
-  (void)info;
-  return names_array(env, lw_monset_core_option_count(), lw_monset_core_option_name);
+/* One table of the core's (config.h) as { name: { kind, range, default } }, in its order. */
+static napi_value option_table(napi_env env, lw_options_t t) {
+  napi_value o, row, dflt;
+  size_t i;
+  LW_NAPI_CALL(env, napi_create_object(env, &o));
+  for (i = 0; i < lw_option_count(t); i++) {
+    lw_option_kind_t kind = lw_option_kind(t, i);
+    const char *range;
+    double d = lw_option_default(t, i);
+    lw_option_ok(kind, d, &range);
+    LW_NAPI_CALL(env, napi_create_object(env, &row));
+    if (kind == LW_OPTION_BOOLEAN)
+      LW_NAPI_CALL(env, napi_get_boolean(env, d != 0, &dflt));
+    else if ((dflt = lwb_make_number(env, d)) == NULL)
+      return NULL;
+    if (lwb_set_string(env, row, "kind", lw_option_kind_name(kind)) || lwb_set_string(env, row, "range", range) ||
+        lwb_set_value(env, row, "default", dflt) || lwb_set_value(env, o, lw_option_name(t, i), row))
+      return NULL;
+  }
+  return o;
 }
 
-/* monDefaults() -> { option name: its default } (the core's config, the one place they are). */
-static napi_value b_mon_defaults(napi_env env, napi_callback_info info) {
-  lw_monset_core_config_t cfg;
+/* optionTables() -> { conditions, monitors }: the options a user may set, each table as
+ * option_table() makes it ('holdMs', 'driftLag.intervalMs', ...). lib/ takes the names from it
+ * to check a user's keys; the binding checks the values against the same table. */
+static napi_value b_option_tables(napi_env env, napi_callback_info info) {
   napi_value o;
-  size_t i;
   (void)info;
-  lw_monset_core_config_default(&cfg, NULL);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
-  for (i = 0; i < lw_monset_core_option_count(); i++) {
-    const char *name = lw_monset_core_option_name(i);
-    double v = lw_monset_core_option_get(&cfg, i);
-    if (lw_monset_core_option_kind(i) == LW_OPTION_BOOLEAN) {
-      napi_value b;
-      LW_NAPI_CALL(env, napi_get_boolean(env, v != 0, &b));
-      if (lwb_set_value(env, o, name, b)) return NULL;
-    } else if (lwb_set_number(env, o, name, v)) {
-      return NULL;
-    }
-  }
+  if (lwb_set_value(env, o, "conditions", option_table(env, LW_OPTIONS_CONDITIONS)) ||
+      lwb_set_value(env, o, "monitors", option_table(env, LW_OPTIONS_MONITORS)))
+    return NULL;
   return o;
 }
 
@@ -170,7 +177,7 @@ static napi_value b_window_flags(napi_env env, napi_callback_info info) {
 
 int lwb_names_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
-      {"monNames", b_mon_names}, {"monOptions", b_mon_options}, {"monDefaults", b_mon_defaults},
+      {"monNames", b_mon_names}, {"optionTables", b_option_tables},
       {"causeNames", b_cause_names}, {"monPausedWhileHidden", b_mon_paused_while_hidden},
       {"bucketBounds", b_bucket_bounds}, {"windowFlags", b_window_flags},
       {"reasonNames", b_reason_names}, {"stallKinds", b_stall_kinds}, {"jumpKinds", b_jump_kinds},

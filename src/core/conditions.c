@@ -15,30 +15,6 @@ void lw_conditions_set_cause(lw_conditions_t *c, void (*fn)(void *data, lw_event
   c->cause_data = fn != NULL ? data : NULL;
 }
 
-void lw_conditions_config_default(lw_conditions_config_t *cfg) {
-  cfg->stall_threshold_ms = 5000;
-  cfg->hold_ms = 2000;
-  cfg->episode_delay_ms = 2000;
-  cfg->retention_ms = 120000;
-}
-
-int lw_conditions_config_check(const lw_conditions_config_t *cfg, lw_err_t *err) {
-  static const char *const nonneg = "a finite number >= 0";
-  if (!(cfg->stall_threshold_ms > 0))
-    return lw__refuse(err, LW_EINVAL, "stallThresholdMs", "a number > 0 (Infinity allowed)");
-  if (!(isfinite(cfg->hold_ms) && cfg->hold_ms >= 0))
-    return lw__refuse(err, LW_EINVAL, "holdMs", nonneg);
-  if (!(isfinite(cfg->episode_delay_ms) && cfg->episode_delay_ms >= 0))
-    return lw__refuse(err, LW_EINVAL, "episodeDelayMs", nonneg);
-  if (!(isfinite(cfg->retention_ms) && cfg->retention_ms >= 0))
-    return lw__refuse(err, LW_EINVAL, "retentionMs", nonneg);
-  return LW_OK;
-}
-
-int lw_conditions_config_valid(const lw_conditions_config_t *cfg) {
-  return lw_conditions_config_check(cfg, NULL) == LW_OK;
-}
-
 int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg) {
   int rc;
   memset(c, 0, sizeof(*c));

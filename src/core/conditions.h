@@ -150,11 +150,12 @@ typedef struct lw_validator_s {
 struct lw__held_s;
 struct lw__episode_s;
 
+/* The conditions' config: each option's range and default are its row of config.c's table. */
 typedef struct lw_conditions_config_s {
-  double stall_threshold_ms; /* > 0, may be +INFINITY; default 5000 */
-  double hold_ms;            /* finite >= 0; default 2000 */
-  double episode_delay_ms;   /* finite >= 0; default 2000 */
-  double retention_ms;       /* finite >= 0; default 120000 */
+  double stall_threshold_ms; /* stallThresholdMs (+INFINITY: no stall episodes) */
+  double hold_ms;            /* holdMs */
+  double episode_delay_ms;   /* episodeDelayMs */
+  double retention_ms;       /* retentionMs */
 } lw_conditions_config_t;
 
 typedef struct lw_conditions_s {
@@ -206,6 +207,8 @@ typedef struct lw_conditions_s {
   void *cause_data;
 } lw_conditions_t;
 
+/* The conditions' options are a table of config.c, with the monitors': their defaults and ranges
+ * are its rows, and these three are defined there. */
 void lw_conditions_config_default(lw_conditions_config_t *cfg);
 /* Sets the hook that fills a hang episode's cause (a monitor set's), or clears it with NULL if
  * `data` is the one set. */

@@ -1,76 +1,70 @@
-/* The monitors' options: see config.h. */
+/* The options a user may set: see config.h. */
 #include "config.h"
 
 #include <math.h>
 #include <stddef.h>
 
-void lw_monset_core_config_default(lw_monset_core_config_t *cfg, const lw_conditions_t *c) {
-  cfg->drift_interval_ms = 20;
-  cfg->macrotask_interval_ms = 250;
-  cfg->idle_period_ms = 1000;
-  cfg->worker_interval_ms = 1000;
-  cfg->liveness_interval_ms = 100;
-  cfg->clock_interval_ms = 1000;
-  cfg->flush_interval_ms = 1000;
-  cfg->suspend_min_ms = 100;
-  cfg->step_min_ms = 1000;
-  cfg->throttle_late_ms = 500;
-  cfg->throttle_firings = 3;
-  cfg->sleep_clock = 1;
-  cfg->blocks = 0;
-  cfg->block_threshold_ms = 100;
-  cfg->block_reports_per_min = 10;
-  cfg->block_watch = 0;
-  /* The conditions' stall threshold; with episodes off (Infinity), the default one, which still
-   * paces the worker's rests and the hang detector. */
-  if (c != NULL && isfinite(c->cfg.stall_threshold_ms)) {
-    cfg->stall_threshold_ms = c->cfg.stall_threshold_ms;
-  } else {
-    lw_conditions_config_t dc;
-    lw_conditions_config_default(&dc);
-    cfg->stall_threshold_ms = dc.stall_threshold_ms;
-  }
-}
-
-static int positive(double x) { return isfinite(x) && x > 0; }
-
-/* The options a user may set, by their public names, with their ranges (SPEC §6). */
-static const struct {
+/* One option: its public name, its field in its table's config, its kind and its default. */
+typedef struct {
   const char *name;
   size_t offset;
   lw_option_kind_t kind;
-} options[] = {
-    {"driftLag.intervalMs", offsetof(lw_monset_core_config_t, drift_interval_ms), LW_OPTION_MS},
-    {"macrotaskLag.intervalMs", offsetof(lw_monset_core_config_t, macrotask_interval_ms), LW_OPTION_MS},
-    {"idleAvailability.intervalMs", offsetof(lw_monset_core_config_t, idle_period_ms), LW_OPTION_MS},
-    {"worker.intervalMs", offsetof(lw_monset_core_config_t, worker_interval_ms), LW_OPTION_MS},
-    {"liveness.intervalMs", offsetof(lw_monset_core_config_t, liveness_interval_ms), LW_OPTION_MS},
-    {"clockDrift.intervalMs", offsetof(lw_monset_core_config_t, clock_interval_ms), LW_OPTION_MS},
-    {"clockDrift.suspendMinMs", offsetof(lw_monset_core_config_t, suspend_min_ms), LW_OPTION_MS},
-    {"clockDrift.stepMinMs", offsetof(lw_monset_core_config_t, step_min_ms), LW_OPTION_MS},
-    {"clockDrift.sleepClock", offsetof(lw_monset_core_config_t, sleep_clock), LW_OPTION_BOOLEAN},
-    {"timerThrottle.lateMs", offsetof(lw_monset_core_config_t, throttle_late_ms), LW_OPTION_MS},
-    {"timerThrottle.firings", offsetof(lw_monset_core_config_t, throttle_firings), LW_OPTION_COUNT},
-    {"flushIntervalMs", offsetof(lw_monset_core_config_t, flush_interval_ms), LW_OPTION_MS},
-    {"blocks", offsetof(lw_monset_core_config_t, blocks), LW_OPTION_BOOLEAN},
-    {"blocks.thresholdMs", offsetof(lw_monset_core_config_t, block_threshold_ms), LW_OPTION_BLOCK_MS},
-    {"blocks.maxReportsPerMinute", offsetof(lw_monset_core_config_t, block_reports_per_min), LW_OPTION_RATE},
-    {"blocks.stacks", offsetof(lw_monset_core_config_t, block_watch), LW_OPTION_BOOLEAN},
+  double dflt;
+} option_t;
+
+/* The conditions' options (SPEC §4, §5), fields of a lw_conditions_config_t. */
+static const option_t conditions_options[] = {
+    {"stallThresholdMs", offsetof(lw_conditions_config_t, stall_threshold_ms), LW_OPTION_THRESHOLD, 5000},
+    {"holdMs", offsetof(lw_conditions_config_t, hold_ms), LW_OPTION_NONNEG, 2000},
+    {"episodeDelayMs", offsetof(lw_conditions_config_t, episode_delay_ms), LW_OPTION_NONNEG, 2000},
+    {"retentionMs", offsetof(lw_conditions_config_t, retention_ms), LW_OPTION_NONNEG, 120000},
 };
 
-size_t lw_monset_core_option_count(void) { return sizeof(options) / sizeof(options[0]); }
+/* The monitors' options (SPEC §6), fields of a lw_monset_core_config_t. */
+static const option_t monitors_options[] = {
+    {"driftLag.intervalMs", offsetof(lw_monset_core_config_t, drift_interval_ms), LW_OPTION_MS, 20},
+    {"macrotaskLag.intervalMs", offsetof(lw_monset_core_config_t, macrotask_interval_ms), LW_OPTION_MS, 250},
+    {"idleAvailability.intervalMs", offsetof(lw_monset_core_config_t, idle_period_ms), LW_OPTION_MS, 1000},
+    {"worker.intervalMs", offsetof(lw_monset_core_config_t, worker_interval_ms), LW_OPTION_MS, 1000},
+    {"liveness.intervalMs", offsetof(lw_monset_core_config_t, liveness_interval_ms), LW_OPTION_MS, 100},
+    {"clockDrift.intervalMs", offsetof(lw_monset_core_config_t, clock_interval_ms), LW_OPTION_MS, 1000},
+    {"clockDrift.suspendMinMs", offsetof(lw_monset_core_config_t, suspend_min_ms), LW_OPTION_MS, 100},
+    {"clockDrift.stepMinMs", offsetof(lw_monset_core_config_t, step_min_ms), LW_OPTION_MS, 1000},
+    {"clockDrift.sleepClock", offsetof(lw_monset_core_config_t, sleep_clock), LW_OPTION_BOOLEAN, 1},
+    {"timerThrottle.lateMs", offsetof(lw_monset_core_config_t, throttle_late_ms), LW_OPTION_MS, 500},
+    {"timerThrottle.firings", offsetof(lw_monset_core_config_t, throttle_firings), LW_OPTION_COUNT, 3},
+    {"flushIntervalMs", offsetof(lw_monset_core_config_t, flush_interval_ms), LW_OPTION_MS, 1000},
+    {"blocks", offsetof(lw_monset_core_config_t, blocks), LW_OPTION_BOOLEAN, 0},
+    {"blocks.thresholdMs", offsetof(lw_monset_core_config_t, block_threshold_ms), LW_OPTION_BLOCK_MS, 100},
+    {"blocks.maxReportsPerMinute", offsetof(lw_monset_core_config_t, block_reports_per_min), LW_OPTION_RATE, 10},
+    {"blocks.stacks", offsetof(lw_monset_core_config_t, block_watch), LW_OPTION_BOOLEAN, 0},
+};
 
-const char *lw_monset_core_option_name(size_t i) {
-  return i < lw_monset_core_option_count() ? options[i].name : NULL;
+static const struct {
+  const option_t *options;
+  size_t count;
+} tables[LW_OPTIONS_COUNT] = {
+    {conditions_options, sizeof(conditions_options) / sizeof(conditions_options[0])},
+    {monitors_options, sizeof(monitors_options) / sizeof(monitors_options[0])},
+};
+
+static const char *const kind_names[LW_OPTION_KINDS] = {"ms",   "count",     "boolean",    "blockMs",
+                                                        "rate", "threshold", "nonnegative"};
+
+/* Option `i` of table `t`, or NULL. */
+static const option_t *option_at(lw_options_t t, size_t i) {
+  if ((unsigned)t >= LW_OPTIONS_COUNT || i >= tables[t].count) return NULL;
+  return &tables[t].options[i];
 }
 
-lw_option_kind_t lw_monset_core_option_kind(size_t i) {
-  return i < lw_monset_core_option_count() ? options[i].kind : LW_OPTION_MS;
+/* Counts, booleans and rates are ints in their configs; the rest doubles. */
+static int stored_as_int(lw_option_kind_t kind) {
+  return kind == LW_OPTION_COUNT || kind == LW_OPTION_BOOLEAN || kind == LW_OPTION_RATE;
 }
 
-/* Option `i`'s range (the one place it is written). */
-static int option_ok(size_t i, double value, const char **range) {
-  switch (options[i].kind) {
+/* Each kind's range (the one place it is written). */
+int lw_option_ok(lw_option_kind_t kind, double value, const char **range) {
+  switch (kind) {
     case LW_OPTION_COUNT:
       *range = "an integer from 1 to 8";
       return value >= 1 && value <= 8 && value == floor(value);
@@ -83,37 +77,101 @@ static int option_ok(size_t i, double value, const char **range) {
     case LW_OPTION_RATE:
       *range = "an integer from 0 to 100000";
       return value >= 0 && value <= LW_BLOCK_RATE_MAX && value == floor(value);
+    case LW_OPTION_THRESHOLD:
+      *range = "a number > 0 (Infinity allowed)";
+      return value > 0;
+    case LW_OPTION_NONNEG:
+      *range = "a finite number >= 0";
+      return isfinite(value) && value >= 0;
     default:
       *range = "a finite number > 0";
-      return positive(value);
+      return isfinite(value) && value > 0;
   }
 }
 
-int lw_monset_core_option_set(lw_monset_core_config_t *cfg, size_t i, double value, const char **range) {
+const char *lw_option_kind_name(lw_option_kind_t kind) {
+  return (unsigned)kind < LW_OPTION_KINDS ? kind_names[kind] : NULL;
+}
+
+size_t lw_option_count(lw_options_t t) { return (unsigned)t < LW_OPTIONS_COUNT ? tables[t].count : 0; }
+
+const char *lw_option_name(lw_options_t t, size_t i) {
+  const option_t *o = option_at(t, i);
+  return o != NULL ? o->name : NULL;
+}
+
+lw_option_kind_t lw_option_kind(lw_options_t t, size_t i) {
+  const option_t *o = option_at(t, i);
+  return o != NULL ? o->kind : LW_OPTION_MS;
+}
+
+double lw_option_default(lw_options_t t, size_t i) {
+  const option_t *o = option_at(t, i);
+  return o != NULL ? o->dflt : NAN;
+}
+
+int lw_option_set(lw_options_t t, void *cfg, size_t i, double value, const char **range) {
+  const option_t *o = option_at(t, i);
   char *field;
-  if (i >= lw_monset_core_option_count()) return LW_ENOENT;
-  if (!option_ok(i, value, range)) return LW_EINVAL;
-  field = (char *)cfg + options[i].offset;
-  if (options[i].kind != LW_OPTION_MS && options[i].kind != LW_OPTION_BLOCK_MS)
+  if (o == NULL) return LW_ENOENT;
+  if (!lw_option_ok(o->kind, value, range)) return LW_EINVAL;
+  field = (char *)cfg + o->offset;
+  if (stored_as_int(o->kind))
     *(int *)(void *)field = (int)value;
   else
     *(double *)(void *)field = value;
   return LW_OK;
 }
 
-double lw_monset_core_option_get(const lw_monset_core_config_t *cfg, size_t i) {
+double lw_option_get(lw_options_t t, const void *cfg, size_t i) {
+  const option_t *o = option_at(t, i);
   const char *field;
-  if (i >= lw_monset_core_option_count()) return NAN;
-  field = (const char *)cfg + options[i].offset;
-  return options[i].kind != LW_OPTION_MS && options[i].kind != LW_OPTION_BLOCK_MS
-             ? *(const int *)(const void *)field
-             : *(const double *)(const void *)field;
+  if (o == NULL) return NAN;
+  field = (const char *)cfg + o->offset;
+  return stored_as_int(o->kind) ? *(const int *)(const void *)field : *(const double *)(const void *)field;
+}
+
+/* Every option of table `t` in `cfg` set to its default. */
+static void set_defaults(lw_options_t t, void *cfg) {
+  const char *range;
+  size_t i;
+  for (i = 0; i < lw_option_count(t); i++) lw_option_set(t, cfg, i, tables[t].options[i].dflt, &range);
+}
+
+/* LW_OK, or LW_EINVAL naming the first option of table `t` out of its range in `cfg`. */
+static int check(lw_options_t t, const void *cfg, lw_err_t *err) {
+  const char *range;
+  size_t i;
+  for (i = 0; i < lw_option_count(t); i++)
+    if (!lw_option_ok(tables[t].options[i].kind, lw_option_get(t, cfg, i), &range))
+      return lw__refuse(err, LW_EINVAL, tables[t].options[i].name, range);
+  return LW_OK;
+}
+
+void lw_conditions_config_default(lw_conditions_config_t *cfg) { set_defaults(LW_OPTIONS_CONDITIONS, cfg); }
+
+int lw_conditions_config_check(const lw_conditions_config_t *cfg, lw_err_t *err) {
+  return check(LW_OPTIONS_CONDITIONS, cfg, err);
+}
+
+int lw_conditions_config_valid(const lw_conditions_config_t *cfg) {
+  return lw_conditions_config_check(cfg, NULL) == LW_OK;
+}
+
+void lw_monset_core_config_default(lw_monset_core_config_t *cfg, const lw_conditions_t *c) {
+  set_defaults(LW_OPTIONS_MONITORS, cfg);
+  /* The conditions' stall threshold; with episodes off (Infinity), the default one, which still
+   * paces the worker's rests and the hang detector. */
+  if (c != NULL && isfinite(c->cfg.stall_threshold_ms)) {
+    cfg->stall_threshold_ms = c->cfg.stall_threshold_ms;
+  } else {
+    lw_conditions_config_t dc;
+    lw_conditions_config_default(&dc);
+    cfg->stall_threshold_ms = dc.stall_threshold_ms;
+  }
 }
 
 int lw_monset_core_config_valid(const lw_monset_core_config_t *cfg) {
-  const char *range;
-  size_t i;
-  for (i = 0; i < lw_monset_core_option_count(); i++)
-    if (!option_ok(i, lw_monset_core_option_get(cfg, i), &range)) return 0;
-  return cfg->stall_threshold_ms > 0 && isfinite(cfg->stall_threshold_ms);
+  return check(LW_OPTIONS_MONITORS, cfg, NULL) == LW_OK && cfg->stall_threshold_ms > 0 &&
+         isfinite(cfg->stall_threshold_ms);
 }

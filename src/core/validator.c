@@ -1,5 +1,6 @@
 /* The sample validator (SPEC §4) and its held samples. */
 #include "conditions.h"
+#include "config.h"
 #include "internal.h"
 
 #include <stdlib.h>
@@ -36,10 +37,11 @@ int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
                         double stall_threshold_ms, uint32_t *id, lw_err_t *err) {
   lw_validator_t *v;
   uint32_t name_id;
+  const char *range;
   int rc;
   if (!lw_name_valid(name, len)) return lw__refuse(err, LW_EINVAL, "name", "1 to 64 bytes long");
-  if (!(stall_threshold_ms > 0))
-    return lw__refuse(err, LW_EINVAL, "stallThresholdMs", "a number > 0 (Infinity allowed)");
+  if (!lw_option_ok(LW_OPTION_THRESHOLD, stall_threshold_ms, &range))
+    return lw__refuse(err, LW_EINVAL, "stallThresholdMs", range);
   if (c->disposed) return LW_EDISPOSED;
   if (c->nvalidators >= UINT32_MAX - 1) return LW_ELIMIT;
   if (lw__grow((void **)&c->validators, &c->validators_cap, c->nvalidators + 1,

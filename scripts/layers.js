@@ -28,6 +28,9 @@
 //    and a state), and a table has all of its own. It is a breach in lib/ (but those in WAIVED)
 //    and in C outside that concept's room; a room without a group of all its names is one too,
 //    so a table moved without ROOMS fails. One name alone (passed to a function) is no list.
+//    A monitor's name is only in its descriptor (no room: no C list of them at all), and its
+//    options are rows of that descriptor: a list of one monitor's options in the file that names
+//    it is its own; the set's own options are config.c's.
 //    Not checked by words: the hang causes, whose names are also those of a thread's states
 //    (the simulation's 'cpu', 'gc', 'blocked', 'starved', 'throttled'), and the undotted options
 //    ('blocks', 'flushIntervalMs'), which are also setupAllMonitors' own keys; test/types.test.js
@@ -52,7 +55,9 @@ const ROOMS = {
   'stall kinds': { room: 'core/conditions.c', from: 'stallKinds' },
   'jump kinds': { room: 'core/conditions.c', from: 'jumpKinds' },
   'lifecycle states': { room: 'core/conditions.c', from: 'lifecycleStates' },
-  options: { room: 'core/config.c', from: 'optionTables', pick: (t) => Object.keys(t.monitors), only: (name) => name.includes('.') },
+  // A monitor's options ('driftLag.intervalMs', ...) are rows of its descriptor, in its own file
+  // (the one that names it); the set's own ('blocks.thresholdMs', ...) are config.c's.
+  options: { room: 'core/config.c', from: 'optionTables', pick: (t) => Object.keys(t.monitors), only: (name) => name.includes('.'), byMonitor: true },
 };
 // 4. The lists of lib/ that wait for a table of the core to hold what they say, by file and
 // concept (none now). A waived list that is gone is a breach too, so that its line goes with it.
@@ -258,12 +263,23 @@ function listed(literals, all) {
 function listBreaches(src = SRC, lib = LIB, all = concepts(), waived = WAIVED) {
   const out = [];
   const tables = new Set();
+  const monitors = all.monitors ? all.monitors.names : [];
+  // A byMonitor concept's name that belongs to a monitor ('driftLag.x'): that monitor's.
+  const ownerOf = (name) => monitors.find((m) => name.startsWith(`${m}.`));
   for (const f of LAYERS.flatMap((layer) => files(src, layer, ['.c', '.h']))) {
-    for (const g of cGroups(fs.readFileSync(path.join(src, f), 'utf8'))) {
+    const groups = cGroups(fs.readFileSync(path.join(src, f), 'utf8'));
+    const named = new Set(groups.flatMap((g) => g.literals));
+    for (const g of groups) {
       for (const [concept, c] of Object.entries(all)) {
-        if (f === c.room && c.names.every((n) => g.literals.includes(n))) tables.add(concept);
+        const own = c.byMonitor ? c.names.filter((n) => !ownerOf(n)) : c.names;
+        if (f === c.room && own.every((n) => g.literals.includes(n))) tables.add(concept);
       }
-      const of = listed(g.literals, all);
+      const of = listed(g.literals, all).filter(([concept, names]) => {
+        if (!all[concept].byMonitor) return true;
+        // A monitor's own rows, in the file that names it, are its descriptor's.
+        const owner = ownerOf(names[0]);
+        return !(owner && named.has(owner) && names.every((n) => ownerOf(n) === owner));
+      });
       if (of.length === 0 || of.some(([concept]) => all[concept].room === f)) continue;
       for (const [concept, names] of of) {
         const where = g.line === null ? `src/${f}: names ${concept} by string literals outside a list` : `src/${f}:${g.line}: lists ${concept}`;

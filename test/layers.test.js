@@ -184,6 +184,30 @@ describe('layering of src/ (scripts/layers.js)', function () {
     }
   });
 
+  it('a monitor\'s options in its own descriptor pass; the same rows in another file, or mixed with another monitor\'s, are caught', () => {
+    const byMonitor = {
+      ...CONCEPTS,
+      options: { ...CONCEPTS.options, byMonitor: true, names: ['driftLag.intervalMs', 'driftLag.lateMs', 'worker.intervalMs', 'blocks.a', 'blocks.b'] },
+    };
+    const dir = tree({
+      ...ROOMS,
+      'src/core/config.c': 'static const row set_options[] = {{"blocks.a", 1}, {"blocks.b", 1}};\n',
+      'src/core/driftlag.c': 'static const row o[] = {{"driftLag.intervalMs", 1}, {"driftLag.lateMs", 1}};\n'
+        + 'const struct d lw__mon_driftlag = {.name = "driftLag", .options = o};\n',
+      'src/core/elsewhere.c': 'static const row o[] = {{"driftLag.intervalMs", 1}, {"driftLag.lateMs", 1}};\n',
+      'src/core/workermon.c': 'static const row o[] = {{"worker.intervalMs", 1}, {"driftLag.lateMs", 1}};\n'
+        + 'const struct d lw__mon_worker = {.name = "worker", .options = o};\n',
+    });
+    try {
+      assert.deepStrictEqual(listBreaches(path.join(dir, 'src'), path.join(dir, 'lib'), byMonitor, {}), [
+        'src/core/elsewhere.c:1: lists options (driftLag.intervalMs, driftLag.lateMs): only core/config.c does',
+        'src/core/workermon.c:1: lists options (driftLag.lateMs, worker.intervalMs): only core/config.c does',
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('catches a list of each concept in lib/: an array (nested ones in it), an object\'s keys, a switch; not names used one at a time', () => {
     const dir = tree({
       ...ROOMS,

@@ -78,6 +78,13 @@ static lw__timer_t clock_timer(const lw_monset_core_t *m, int in_run, double *du
   return LW__TIMER_SOFT;
 }
 
+static const lw_option_row_t clockdrift_options[] = {
+    LW__MON_OPTION("clockDrift.intervalMs", clock_interval_ms, LW_OPTION_MS, 1000),
+    LW__MON_OPTION("clockDrift.suspendMinMs", suspend_min_ms, LW_OPTION_MS, 100),
+    LW__MON_OPTION("clockDrift.stepMinMs", step_min_ms, LW_OPTION_MS, 1000),
+    LW__MON_OPTION("clockDrift.sleepClock", sleep_clock, LW_OPTION_BOOLEAN, 1),
+};
+
 const lw__mon_desc_t lw__mon_clockdrift = {
     .name = "clockDrift",
     .flags = LW__MON_EVIDENCE,
@@ -86,4 +93,6 @@ const lw__mon_desc_t lw__mon_clockdrift = {
     .timer = clock_timer,
     .fire = lw__mon_clock_fire,
     .recorded = NULL,
+    .options = clockdrift_options,
+    .noptions = sizeof(clockdrift_options) / sizeof(clockdrift_options[0]),
 };

@@ -1,38 +1,21 @@
 /* The options a user may set: see config.h. */
 #include "config.h"
+#include "monitors-internal.h"
 
 #include <math.h>
 #include <stddef.h>
 
-/* One option: its public name, its field in its table's config, its kind and its default. */
-typedef struct {
-  const char *name;
-  size_t offset;
-  lw_option_kind_t kind;
-  double dflt;
-} option_t;
-
 /* The conditions' options (SPEC §4, §5), fields of a lw_conditions_config_t. */
-static const option_t conditions_options[] = {
+static const lw_option_row_t conditions_options[] = {
     {"stallThresholdMs", offsetof(lw_conditions_config_t, stall_threshold_ms), LW_OPTION_THRESHOLD, 5000},
     {"holdMs", offsetof(lw_conditions_config_t, hold_ms), LW_OPTION_NONNEG, 2000},
     {"episodeDelayMs", offsetof(lw_conditions_config_t, episode_delay_ms), LW_OPTION_NONNEG, 2000},
     {"retentionMs", offsetof(lw_conditions_config_t, retention_ms), LW_OPTION_NONNEG, 120000},
 };
 
-/* The monitors' options (SPEC §6), fields of a lw_monset_core_config_t. */
-static const option_t monitors_options[] = {
-    {"driftLag.intervalMs", offsetof(lw_monset_core_config_t, drift_interval_ms), LW_OPTION_MS, 20},
-    {"macrotaskLag.intervalMs", offsetof(lw_monset_core_config_t, macrotask_interval_ms), LW_OPTION_MS, 250},
-    {"idleAvailability.intervalMs", offsetof(lw_monset_core_config_t, idle_period_ms), LW_OPTION_MS, 1000},
-    {"worker.intervalMs", offsetof(lw_monset_core_config_t, worker_interval_ms), LW_OPTION_MS, 1000},
-    {"liveness.intervalMs", offsetof(lw_monset_core_config_t, liveness_interval_ms), LW_OPTION_MS, 100},
-    {"clockDrift.intervalMs", offsetof(lw_monset_core_config_t, clock_interval_ms), LW_OPTION_MS, 1000},
-    {"clockDrift.suspendMinMs", offsetof(lw_monset_core_config_t, suspend_min_ms), LW_OPTION_MS, 100},
-    {"clockDrift.stepMinMs", offsetof(lw_monset_core_config_t, step_min_ms), LW_OPTION_MS, 1000},
-    {"clockDrift.sleepClock", offsetof(lw_monset_core_config_t, sleep_clock), LW_OPTION_BOOLEAN, 1},
-    {"timerThrottle.lateMs", offsetof(lw_monset_core_config_t, throttle_late_ms), LW_OPTION_MS, 500},
-    {"timerThrottle.firings", offsetof(lw_monset_core_config_t, throttle_firings), LW_OPTION_COUNT, 3},
+/* The monitor set's own options (SPEC §6), after its monitors' (each in its descriptor): fields
+ * of a lw_monset_core_config_t. */
+static const lw_option_row_t set_options[] = {
     {"flushIntervalMs", offsetof(lw_monset_core_config_t, flush_interval_ms), LW_OPTION_MS, 1000},
     {"blocks", offsetof(lw_monset_core_config_t, blocks), LW_OPTION_BOOLEAN, 0},
     {"blocks.thresholdMs", offsetof(lw_monset_core_config_t, block_threshold_ms), LW_OPTION_BLOCK_MS, 100},
@@ -40,21 +23,34 @@ static const option_t monitors_options[] = {
     {"blocks.stacks", offsetof(lw_monset_core_config_t, block_watch), LW_OPTION_BOOLEAN, 0},
 };
 
-static const struct {
-  const option_t *options;
-  size_t count;
-} tables[LW_OPTIONS_COUNT] = {
-    {conditions_options, sizeof(conditions_options) / sizeof(conditions_options[0])},
-    {monitors_options, sizeof(monitors_options) / sizeof(monitors_options[0])},
-};
+#define LW__COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The monitors' options: each monitor's rows in the monitor table's order, then the set's. */
+static size_t monitors_count(void) {
+  size_t n = LW__COUNT(set_options), k;
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++) lw__mon_options((lw_mon_t)i, &k), n += k;
+  return n;
+}
+
+static const lw_option_row_t *monitors_option(size_t at) {
+  size_t k;
+  int i;
+  for (i = 0; i < LW_MON_COUNT; i++) {
+    const lw_option_row_t *rows = lw__mon_options((lw_mon_t)i, &k);
+    if (at < k) return &rows[at];
+    at -= k;
+  }
+  return at < LW__COUNT(set_options) ? &set_options[at] : NULL;
+}
 
 static const char *const kind_names[LW_OPTION_KINDS] = {"ms",   "count",     "boolean",    "blockMs",
                                                         "rate", "threshold", "nonnegative"};
 
 /* Option `i` of table `t`, or NULL. */
-static const option_t *option_at(lw_options_t t, size_t i) {
-  if ((unsigned)t >= LW_OPTIONS_COUNT || i >= tables[t].count) return NULL;
-  return &tables[t].options[i];
+static const lw_option_row_t *option_at(lw_options_t t, size_t i) {
+  if (t == LW_OPTIONS_CONDITIONS) return i < LW__COUNT(conditions_options) ? &conditions_options[i] : NULL;
+  return t == LW_OPTIONS_MONITORS ? monitors_option(i) : NULL;
 }
 
 /* Counts, booleans and rates are ints in their configs; the rest doubles. */
@@ -93,25 +89,28 @@ const char *lw_option_kind_name(lw_option_kind_t kind) {
   return (unsigned)kind < LW_OPTION_KINDS ? kind_names[kind] : NULL;
 }
 
-size_t lw_option_count(lw_options_t t) { return (unsigned)t < LW_OPTIONS_COUNT ? tables[t].count : 0; }
+size_t lw_option_count(lw_options_t t) {
+  if (t == LW_OPTIONS_CONDITIONS) return LW__COUNT(conditions_options);
+  return t == LW_OPTIONS_MONITORS ? monitors_count() : 0;
+}
 
 const char *lw_option_name(lw_options_t t, size_t i) {
-  const option_t *o = option_at(t, i);
+  const lw_option_row_t *o = option_at(t, i);
   return o != NULL ? o->name : NULL;
 }
 
 lw_option_kind_t lw_option_kind(lw_options_t t, size_t i) {
-  const option_t *o = option_at(t, i);
+  const lw_option_row_t *o = option_at(t, i);
   return o != NULL ? o->kind : LW_OPTION_MS;
 }
 
 double lw_option_default(lw_options_t t, size_t i) {
-  const option_t *o = option_at(t, i);
+  const lw_option_row_t *o = option_at(t, i);
   return o != NULL ? o->dflt : NAN;
 }
 
 int lw_option_set(lw_options_t t, void *cfg, size_t i, double value, const char **range) {
-  const option_t *o = option_at(t, i);
+  const lw_option_row_t *o = option_at(t, i);
   char *field;
   if (o == NULL) return LW_ENOENT;
   if (!lw_option_ok(o->kind, value, range)) return LW_EINVAL;
@@ -124,7 +123,7 @@ int lw_option_set(lw_options_t t, void *cfg, size_t i, double value, const char 
 }
 
 double lw_option_get(lw_options_t t, const void *cfg, size_t i) {
-  const option_t *o = option_at(t, i);
+  const lw_option_row_t *o = option_at(t, i);
   const char *field;
   if (o == NULL) return NAN;
   field = (const char *)cfg + o->offset;
@@ -135,7 +134,7 @@ double lw_option_get(lw_options_t t, const void *cfg, size_t i) {
 static void set_defaults(lw_options_t t, void *cfg) {
   const char *range;
   size_t i;
-  for (i = 0; i < lw_option_count(t); i++) lw_option_set(t, cfg, i, tables[t].options[i].dflt, &range);
+  for (i = 0; i < lw_option_count(t); i++) lw_option_set(t, cfg, i, option_at(t, i)->dflt, &range);
 }
 
 /* LW_OK, or LW_EINVAL naming the first option of table `t` out of its range in `cfg`. */
@@ -143,8 +142,8 @@ static int check(lw_options_t t, const void *cfg, lw_err_t *err) {
   const char *range;
   size_t i;
   for (i = 0; i < lw_option_count(t); i++)
-    if (!lw_option_ok(tables[t].options[i].kind, lw_option_get(t, cfg, i), &range))
-      return lw__refuse(err, LW_EINVAL, tables[t].options[i].name, range);
+    if (!lw_option_ok(option_at(t, i)->kind, lw_option_get(t, cfg, i), &range))
+      return lw__refuse(err, LW_EINVAL, option_at(t, i)->name, range);
   return LW_OK;
 }
 

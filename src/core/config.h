@@ -58,6 +58,15 @@ typedef enum {
 /* The tables: the conditions' options are fields of a lw_conditions_config_t, the monitors' of a
  * lw_monset_core_config_t (the `cfg` of the calls below). */
 typedef enum { LW_OPTIONS_CONDITIONS = 0, LW_OPTIONS_MONITORS, LW_OPTIONS_COUNT } lw_options_t;
+/* One option: its public name, its field in its table's config, its kind and its default. A
+ * monitor's own options are rows of its descriptor (monitors-internal.h); the monitors' table is
+ * theirs in the monitor table's order, then the set's own (config.c). */
+typedef struct lw_option_row_s {
+  const char *name;
+  size_t offset;
+  lw_option_kind_t kind;
+  double dflt;
+} lw_option_row_t;
 
 /* Whether `value` is in the range of `kind`. `*range` is set either way to the text that
  * describes that range ("a finite number > 0"), for the error that names the option. */

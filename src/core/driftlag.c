@@ -46,6 +46,10 @@ static void drift_recorded(lw_monset_core_t *m, double value, double window_ms) 
   m->delay.sumsq += value * value;
 }
 
+static const lw_option_row_t driftlag_options[] = {
+    LW__MON_OPTION("driftLag.intervalMs", drift_interval_ms, LW_OPTION_MS, 20),
+};
+
 const lw__mon_desc_t lw__mon_driftlag = {
     .name = "driftLag",
     .flags = LW__MON_VALIDATED,
@@ -56,4 +60,6 @@ const lw__mon_desc_t lw__mon_driftlag = {
     .timer = drift_timer,
     .fire = lw__mon_drift_fire,
     .recorded = drift_recorded,
+    .options = driftlag_options,
+    .noptions = sizeof(driftlag_options) / sizeof(driftlag_options[0]),
 };

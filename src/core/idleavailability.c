@@ -32,6 +32,10 @@ static void idle_recorded(lw_monset_core_t *m, double value, double window_ms) {
   m->loop_active_ms += (1 - value) * window_ms;
 }
 
+static const lw_option_row_t idleavailability_options[] = {
+    LW__MON_OPTION("idleAvailability.intervalMs", idle_period_ms, LW_OPTION_MS, 1000),
+};
+
 const lw__mon_desc_t lw__mon_idleavailability = {
     .name = "idleAvailability",
     .flags = LW__MON_VALIDATED | LW__MON_RATIO,
@@ -42,4 +46,6 @@ const lw__mon_desc_t lw__mon_idleavailability = {
     .timer = idle_timer,
     .fire = idle_fire,
     .recorded = idle_recorded,
+    .options = idleavailability_options,
+    .noptions = sizeof(idleavailability_options) / sizeof(idleavailability_options[0]),
 };

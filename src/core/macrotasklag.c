@@ -59,6 +59,10 @@ static void macro_fire(lw_monset_core_t *m, double now) {
   m->macro.due = now + m->cfg.macrotask_interval_ms;
 }
 
+static const lw_option_row_t macrotasklag_options[] = {
+    LW__MON_OPTION("macrotaskLag.intervalMs", macrotask_interval_ms, LW_OPTION_MS, 250),
+};
+
 const lw__mon_desc_t lw__mon_macrotasklag = {
     .name = "macrotaskLag",
     .flags = LW__MON_VALIDATED,
@@ -69,4 +73,6 @@ const lw__mon_desc_t lw__mon_macrotasklag = {
     .timer = macro_timer,
     .fire = macro_fire,
     .recorded = NULL,
+    .options = macrotasklag_options,
+    .noptions = sizeof(macrotasklag_options) / sizeof(macrotasklag_options[0]),
 };

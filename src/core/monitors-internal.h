@@ -5,6 +5,8 @@
 #include "internal.h"
 #include "monitors.h"
 
+#include <stddef.h>
+
 /* monitors.c */
 /* Submits a monitor's sample: the verdict (LW_VERDICT_*), or LW_ENOMEM (counted as lost). */
 int lw__mon_submit(lw_monset_core_t *m, lw_mon_t mon, double value, double window, double now);
@@ -31,6 +33,9 @@ typedef struct lw__mon_desc_s {
   const char *name; /* its public name */
   unsigned flags;   /* LW__MON_* */
   lw_mon_metric_t metric; /* its metric histogram (SPEC §10), for a validated monitor */
+  /* Its options ("driftLag.intervalMs", ...), fields of lw_monset_core_config_t (config.h). */
+  const lw_option_row_t *options;
+  size_t noptions;
   /* Called when it starts and before it stops (NULL: nothing to do). */
   void (*start)(lw_monset_core_t *m, double now);
   void (*stop)(lw_monset_core_t *m, double now);
@@ -45,6 +50,10 @@ typedef struct lw__mon_desc_s {
 #define LW__MON_DECLARE(id, desc) extern const lw__mon_desc_t desc;
 LW_MONITOR_TABLE(LW__MON_DECLARE)
 #undef LW__MON_DECLARE
+
+/* monitors.c: monitor `mon`'s option rows, and their number in `*n`. */
+const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n);
+#define LW__MON_OPTION(name, field, kind, dflt) {name, offsetof(lw_monset_core_config_t, field), kind, dflt}
 
 /* loop.c */
 /* The time the main thread was available to its loop, up to `now` (both loop models). */

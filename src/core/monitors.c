@@ -44,6 +44,11 @@ const lw_mon_metric_t *lw_mon_metric(lw_mon_t mon) {
   return has_flag(mon, LW__MON_VALIDATED) ? &monitors[mon]->metric : NULL;
 }
 
+const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n) {
+  *n = (unsigned)mon < LW_MON_COUNT ? monitors[mon]->noptions : 0;
+  return *n > 0 ? monitors[mon]->options : NULL;
+}
+
 lw_bounds_t lw_mon_bounds(lw_mon_t mon) { return has_flag(mon, LW__MON_RATIO) ? LW_BOUNDS_RATIO : LW_BOUNDS_LAG; }
 
 void lw_monset_core_stats(const lw_monset_core_t *m, lw_monset_core_stats_t *out) {

@@ -19,8 +19,8 @@
 
 /* The monitor table: one row per monitor, in the order of their ids (the public names' order):
  * its id and its descriptor, which the monitor's own file defines (monitors-internal.h: its name,
- * its flags, its start, stop, timer and firing). Adding a monitor is its file and its row here
- * (with its state in lw_monset_core_t), and its options in config.h and config.c. */
+ * its flags, its start, stop, timer and firing, its options). Adding a monitor is its file and its
+ * row here (with its state in lw_monset_core_t), and its options' fields in config.h. */
 #define LW_MONITOR_TABLE(X)                    \
   X(LW_MON_DRIFT, lw__mon_driftlag)            \
   X(LW_MON_MACROTASK, lw__mon_macrotasklag)    \

@@ -64,6 +64,11 @@ void lw__mon_throttle_check(lw_monset_core_t *m, double lateness, double window_
   }
 }
 
+static const lw_option_row_t timerthrottle_options[] = {
+    LW__MON_OPTION("timerThrottle.lateMs", throttle_late_ms, LW_OPTION_MS, 500),
+    LW__MON_OPTION("timerThrottle.firings", throttle_firings, LW_OPTION_COUNT, 3),
+};
+
 const lw__mon_desc_t lw__mon_timerthrottle = {
     .name = "timerThrottle",
     .flags = LW__MON_EVIDENCE,
@@ -72,4 +77,6 @@ const lw__mon_desc_t lw__mon_timerthrottle = {
     .timer = NULL,
     .fire = NULL,
     .recorded = NULL,
+    .options = timerthrottle_options,
+    .noptions = sizeof(timerthrottle_options) / sizeof(timerthrottle_options[0]),
 };

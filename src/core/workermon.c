@@ -14,6 +14,14 @@ static void liveness_stop(lw_monset_core_t *m, double now) {
   lw_worker_stop(&m->worker, 0);
 }
 
+static const lw_option_row_t heartbeat_options[] = {
+    LW__MON_OPTION("worker.intervalMs", worker_interval_ms, LW_OPTION_MS, 1000),
+};
+
+static const lw_option_row_t liveness_options[] = {
+    LW__MON_OPTION("liveness.intervalMs", liveness_interval_ms, LW_OPTION_MS, 100),
+};
+
 const lw__mon_desc_t lw__mon_worker = {
     .name = "worker",
     .flags = LW__MON_VALIDATED | LW__MON_WORKER_THREAD,
@@ -24,6 +32,8 @@ const lw__mon_desc_t lw__mon_worker = {
     .timer = NULL,
     .fire = NULL,
     .recorded = NULL,
+    .options = heartbeat_options,
+    .noptions = 1,
 };
 
 const lw__mon_desc_t lw__mon_liveness = {
@@ -34,4 +44,6 @@ const lw__mon_desc_t lw__mon_liveness = {
     .timer = NULL,
     .fire = NULL,
     .recorded = NULL,
+    .options = liveness_options,
+    .noptions = 1,
 };

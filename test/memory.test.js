@@ -29,9 +29,15 @@ describe('native memory (reported to V8, freed by its GC)', function () {
     assert.ok(r.growthMb < 180, JSON.stringify(r));
   });
 
-  it('3 000 real-clock sets (worker thread started and joined) made and stopped: RSS grows by less than 60 MB (480 MB before)', () => {
+  // What a set leaves for its finalizer and its uv handles' close callbacks waits for a GC and a
+  // turn of the loop; once freed, glibc keeps the pages (a heap it cannot trim above a live block,
+  // the worker threads' arenas and stack cache). With an LD_PRELOAD that printed mallinfo2() and
+  // called malloc_trim(0) after a GC and a turn, on this loop of 3 000: 3.8 MB in use of a 38 MB
+  // arena, and trimming gave back all of the heap's growth. So the RSS measures that peak (about
+  // 50-61 MB here), not a leak; the bound is twice it and still catches the 480 MB.
+  it('3 000 real-clock sets (worker thread started and joined) made and stopped: RSS grows by less than 120 MB (480 MB before)', () => {
     const r = run('real', 3000);
-    assert.ok(r.growthMb < 60, JSON.stringify(r));
+    assert.ok(r.growthMb < 120, JSON.stringify(r));
   });
 });
 

@@ -133,6 +133,29 @@ describe('the loop model is read from what the poll does, not from gaps (SPEC §
     m.stop();
   });
 
+  // The loop model's readings are the real driver's: the time since a poll ended less the
+  // thread's runnable time (on a CPU or waiting for one) and libuv's idle time. So a wait off the
+  // CPU counts as time outside libuv wherever it happens (docs/electron.md, what it cannot see):
+  // a Chromium task blocked on synchronous I/O is, and one on the CPU is not.
+  it('embedded: a Chromium task waiting off the CPU is time outside libuv, one on the CPU is not; the first makes the loop embedded an iteration sooner', () => {
+    for (const [state, model, first] of [['blocked', 'embedded', [20, 300, 0, 0]], ['cpu', 'node', [20, 300, 20, 0]]]) {
+      const sim = lagwatch.createSimulation({ loop: 'embedded' });
+      const m = lagwatch.setupAllMonitors({ clock: sim });
+      const lb = [];
+      m.conditions.on('samples', (b) => { if (b.loopBlock) lb.push(...b.loopBlock); });
+      sim.advance(20); // driftLag's first iteration: the model's first reading
+      sim.block(300, state); // the embedder's task, between two uv_run calls
+      sim.advance(20); // the iterations at 320 and 340
+      assert.strictEqual(m.workerStats().loop, model, state);
+      sim.advance(120);
+      assert.strictEqual(m.workerStats().loop, 'embedded', state);
+      m.conditions.flush();
+      // Before the switch loopBlock reads libuv's idle time, which an embedded loop never grows.
+      assert.deepStrictEqual(lb.slice(0, 4), first, state);
+      m.stop();
+    }
+  });
+
   it('outside is refused in Node\'s own loop, whose thread never leaves uv_run', () => {
     const sim = lagwatch.createSimulation();
     assert.throws(() => sim.outside(10), /embedded/);

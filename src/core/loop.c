@@ -8,13 +8,16 @@ static double runnable_now(const lw_monset_core_t *m) {
   return m->rd.runnable ? m->rd.runnable(m->rd.data) : 0;
 }
 
+/* libuv's idle time: the time its poll waited. */
+static double idle_reading(const lw_monset_core_t *m) { return m->rd.idle ? m->rd.idle(m->rd.data) : 0; }
+
 /* The time the thread was available to its loop, up to `now`: libuv's idle time in Node's loop;
  * in an embedded loop, from the switch on, every moment it was neither on a CPU nor waiting for
  * one (SPEC §6: a task preempted or held back by a quota is busy, as in Node's loop). */
 double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
   if (m->model.embedded)
     return m->model.emb_idle_base + (now - m->model.emb_t_base) - (runnable_now(m) - m->model.emb_runnable_base);
-  return m->rd.idle ? m->rd.idle(m->rd.data) : 0;
+  return idle_reading(m);
 }
 
 int lw_monset_core_embedded(const lw_monset_core_t *m) { return m->model.embedded; }
@@ -40,7 +43,7 @@ static void loop_model(lw_monset_core_t *m, double now, double outside_ms) {
   double idle;
   m->model.poll_could_wait = 0;
   if (m->model.embedded || m->model.poll_waited || m->rd.runnable == NULL) return;
-  idle = m->rd.idle ? m->rd.idle(m->rd.data) : 0;
+  idle = idle_reading(m);
   if (m->model.seen && idle > m->model.idle) {
     m->model.poll_waited = 1;
     return;
@@ -57,11 +60,31 @@ static void loop_model(lw_monset_core_t *m, double now, double outside_ms) {
 
 void lw_monset_core_poll(lw_monset_core_t *m, int could_wait) { m->model.poll_could_wait = could_wait != 0; }
 
-int lw_monset_core_iteration(lw_monset_core_t *m, double now, double outside_ms) {
+void lw_monset_core_poll_end(lw_monset_core_t *m, double at, double runnable) {
+  m->model.poll_ended = 1;
+  m->model.poll_end_at = at;
+  m->model.poll_end_runnable = runnable;
+  m->model.poll_end_idle = idle_reading(m);
+}
+
+int lw_monset_core_poll_ended(const lw_monset_core_t *m) { return m->model.poll_ended; }
+
+/* The time off every CPU and outside libuv's poll since the last poll's end: its gap less the
+ * runnable time and the idle time grown since. A reading that failed (NAN) counts nothing. */
+static double outside_since_poll(lw_monset_core_t *m, double now, double runnable) {
+  double out;
+  if (!m->model.poll_ended) return 0;
+  m->model.poll_ended = 0;
+  out = (now - m->model.poll_end_at) - (runnable - m->model.poll_end_runnable) -
+        (idle_reading(m) - m->model.poll_end_idle);
+  return out > 0 ? out : 0;
+}
+
+int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable) {
   double idle, busy;
   int embedded = m->model.embedded, changed;
   lw__mon_activity(m, now);
-  loop_model(m, now, outside_ms);
+  loop_model(m, now, outside_since_poll(m, now, runnable));
   if (!m->running[LW_MON_LOOPBLOCK]) return m->model.embedded != embedded;
   idle = lw__mon_idle_now(m, now);
   busy = (now - m->loop.prev_t) - (idle - m->loop.prev_idle);

@@ -175,6 +175,10 @@ typedef struct lw_monset_core_s {
     double emb_idle_base;  /* the idle reading, the time and the runnable time at the switch */
     double emb_t_base;
     double emb_runnable_base;
+    int poll_ended;        /* the readings below were taken at a poll's end (lw_monset_core_poll_end) */
+    double poll_end_at;
+    double poll_end_runnable;
+    double poll_end_idle;
   } model;
   /* idleAvailability */
   struct lw_idle_state_s {
@@ -291,13 +295,22 @@ double lw_monset_core_next_due_armed(const lw_monset_core_t *m);
  * then hands the batches to JS and calls lw_monset_core_flushed(). */
 int lw_monset_core_run(lw_monset_core_t *m, double now);
 void lw_monset_core_flushed(lw_monset_core_t *m, double now);
-/* The loop-iteration hook (uv_prepare): loopBlock's sample. `outside_ms` is the time the thread
- * spent off a CPU (neither running nor waiting for one) between the end of the previous
- * iteration's poll and this iteration: a synchronous wait in a timer or an immediate in Node's
- * loop, the message loop's time (and such waits) in an embedded one. Returns 1 if a due time may have
- * changed (the sample was held or discarded, or the loop model switched), else 0: the driver
- * need not re-arm its timer. */
-int lw_monset_core_iteration(lw_monset_core_t *m, double now, double outside_ms);
+/* The loop model's readings (SPEC §6), the same from every driver: when a poll ended (libuv's
+ * check phase), the time and the thread's runnable time then (on a CPU, or on Linux waiting for
+ * one; NAN if it could not be read); at the next iteration, the time and the runnable time again.
+ * The core takes libuv's idle time at both itself, and counts as outside libuv the gap less the
+ * runnable time and the idle time it holds: what the thread spent off every CPU after the poll,
+ * in a synchronous wait of a timer or an immediate in Node's loop, in the embedder's message loop
+ * (and such waits) in an embedded one. A driver that takes no reading at a poll's end (the real
+ * driver, while nothing suspects an embedder) counts nothing as outside. */
+void lw_monset_core_poll_end(lw_monset_core_t *m, double at, double runnable);
+/* 1 while a poll end's readings wait for the next iteration: the driver then reads the runnable
+ * time for lw_monset_core_iteration(), which ignores it otherwise. */
+int lw_monset_core_poll_ended(const lw_monset_core_t *m);
+/* The loop-iteration hook (uv_prepare): loopBlock's sample, and the loop model's reading (see
+ * lw_monset_core_poll_end). Returns 1 if a due time may have changed (the sample was held or
+ * discarded, or the loop model switched), else 0: the driver need not re-arm its timer. */
+int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable);
 /* After the iteration hook, before the poll: `could_wait` is 1 if the poll that follows would
  * wait in Node's own loop (libuv gives it a non-zero timeout) or Node's run would end here
  * (nothing keeps the loop alive), 0 if it cannot wait (an immediate, a pending callback, a due

@@ -93,16 +93,21 @@ static void sim_main_run_cb(lw_client_t *c, double now) {
   lw__monset_main_run(s, now, 0);
   lw__monset_idle(s, now);
 }
-static void main_iteration_cb(lw_client_t *c, double now, double outside_ms) {
+static void main_iteration_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
   int got;
   lw__monset_awake(s, now, &got);
   /* Evidence before the iteration's judgment, as monset-uv.c's prepare hook does. */
   if (!got) (void)s->be->receive(s, now);
-  (void)lw_monset_core_iteration(&s->core, now, outside_ms);
+  (void)lw_monset_core_iteration(&s->core, now,
+                                 lw_monset_core_poll_ended(&s->core) ? lw_sim_runnable(s->sim) : NAN);
   /* The loop model's reading, as monset-uv.c's prepare hook passes it: the simulation has no
    * immediates, so each poll could wait (Node's does; an embedded one never waits). */
   lw_monset_core_poll(&s->core, 1);
+}
+static void main_poll_end_cb(lw_client_t *c, double at) {
+  lw_monset_t *s = LW_MONSET_OF(c, main_client);
+  lw_monset_core_poll_end(&s->core, at, lw_sim_runnable(s->sim));
 }
 static void main_wake_cb(lw_client_t *c, double now) {
   int got;
@@ -133,6 +138,7 @@ static void worker_run_cb(lw_client_t *c, double now) {
 static int sim_setup(lw_monset_t *s) {
   s->main_client.run = sim_main_run_cb;
   s->main_client.iteration = main_iteration_cb;
+  s->main_client.poll_end = main_poll_end_cb;
   s->main_client.wake = main_wake_cb;
   s->async_client.next_due = async_next_due;
   s->async_client.run = async_run_cb;

@@ -137,20 +137,20 @@ static double main_runnable_ms(lw_monset_t *s, int opening) {
  * the next iteration's prepare comes long after, the thread was either running the app's
  * immediates and timers (on a CPU) or outside libuv (an embedder's message loop, waiting). The
  * loop's cached time (the poll's end) raises the suspicion in prepare_cb at no cost; while one
- * stands, the wall clock and the thread's CPU time (and run-queue delay) are read here, and prepare_cb counts as
- * outside only the part of the gap the thread spent off a CPU. */
+ * stands, the loop model's readings are taken here and at the next prepare, and the core counts
+ * as outside only the part of the gap the thread spent off a CPU (lw_monset_core_poll_end). */
 static void check_cb(uv_check_t *h) {
   lw_monset_t *s = h->data;
   uint64_t t = uv_now(h->loop);
   s->hook.check_loop_raw = t;
   if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
-  if (s->hook.suspect_outside > 0) { /* prepare_cb takes the reading and clears it */
-    s->hook.check_cpu = main_runnable_ms(s, 1);
-    s->hook.check_at = lw_uv_now(s->uv);
-  }
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
   if (t != s->hook.prepare_raw) s->idle_valid = 0;
+  if (s->hook.suspect_outside > 0) { /* the poll end's readings, for the next iteration */
+    double runnable = main_runnable_ms(s, 1);
+    lw_monset_core_poll_end(&s->core, lw_uv_now(s->uv), runnable);
+  }
   if (lw_monset_core_asleep(&s->core)) {
     double now = lw_uv_now(s->uv);
     int got, rearm = lw__monset_awake(s, now, &got);
@@ -194,7 +194,7 @@ static void prepare_cb(uv_prepare_t *p) {
   lw_monset_t *s = p->data;
   uv_loop_t *loop = s->uv->timer.loop;
   uint64_t began = uv_now(loop);
-  double now, outside = 0;
+  double now, runnable = NAN;
   int rearm, may_wait, got;
   if (s->uw == NULL) return; /* finished */
   if (began == s->hook.prepare_raw && s->hook.merge_ok) {
@@ -211,14 +211,8 @@ static void prepare_cb(uv_prepare_t *p) {
     return;
   }
   now = lw_uv_now(s->uv);
-  if (s->hook.check_at > -INFINITY) {
-    /* The gap since the last check, less what the thread spent on a CPU (the app's immediates,
-     * close callbacks and timers) or waiting for one: the time it waited outside libuv. A
-     * reading that failed counts nothing as outside. */
-    outside = (now - s->hook.check_at) - (main_runnable_ms(s, 0) - s->hook.check_cpu);
-    if (!(outside > 0)) outside = 0;
-    s->hook.check_at = -INFINITY;
-  }
+  /* The loop model's reading at the iteration, after the wall clock's (main_runnable_ms). */
+  if (lw_monset_core_poll_ended(&s->core)) runnable = main_runnable_ms(s, 0);
   /* A suspicion: LW_OUTSIDE_MIN_MS or more since the last check's poll ended. It stands for the
    * next few iterations, whose gaps are then measured (check_cb). */
   if (s->hook.suspect_outside > 0) s->hook.suspect_outside--;
@@ -232,7 +226,7 @@ static void prepare_cb(uv_prepare_t *p) {
    * worker overdue by a stop's worth is awaited (uv_receive), before the iteration's sample is
    * judged. */
   got = lw__monset_evidence(s, now);
-  rearm = lw_monset_core_iteration(&s->core, now, outside);
+  rearm = lw_monset_core_iteration(&s->core, now, runnable);
   if (got) {
     lw__monset_hand_over(s, 0, 1, now);
     rearm = 1;
@@ -293,7 +287,6 @@ static int uv_make(lw_monset_t *s) {
   uv_prepare_init(loop, &s->prepare);
   uv_check_init(loop, &s->check);
   s->prepare.data = s->async.data = s->check.data = s;
-  s->hook.check_at = -INFINITY;
   s->hook.check_loop_raw = 0;
   s->origin_ms = (double)s->uv->origin_ns / 1e6;
   uv_unref((uv_handle_t *)&s->prepare);
@@ -318,8 +311,9 @@ static int uv_sync(lw_monset_t *s) {
     uv_prepare_stop(&s->prepare);
     uv_check_stop(&s->check);
     s->hook.check_on = 0;
-    /* Restarted, the hooks start afresh: the first prepare is timed, no old check is read. */
-    s->hook.check_at = -INFINITY;
+    /* Restarted, the hooks start afresh: the first prepare is timed, and the last poll's end
+     * (a reading that failed) counts nothing. */
+    lw_monset_core_poll_end(&s->core, NAN, NAN);
     s->hook.merge_ok = 0;
   }
   if (lw_monset_core_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
@@ -409,7 +403,7 @@ static size_t uv_memory(const lw_monset_t *s) { return s->uw ? sizeof(*s->uw) : 
  * only the next iteration's measure can tell apart. */
 static void uv_last_iteration(lw_monset_t *s, double now) {
   if (lw_monset_core_embedded(&s->core)) return;
-  (void)lw_monset_core_iteration(&s->core, now, 0);
+  (void)lw_monset_core_iteration(&s->core, now, NAN);
 }
 
 const lw_monset_backend_t lw__monset_uv = {

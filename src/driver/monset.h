@@ -75,8 +75,6 @@ struct lw_monset_s {
   uv_check_t check;
   /* What the prepare and check hooks keep from one iteration to the next. */
   struct lw_monset_hooks_s {
-    double check_at;         /* the last check, -INFINITY when not read */
-    double check_cpu;        /* the thread's CPU time then, plus its run-queue delay if runq_known */
     uint64_t check_loop_raw; /* uv_now() at the end of the last iteration's poll (check_cb), or
                               * at the last timed prepare while the check hook is off; 0: none */
     int check_on;            /* the check hook runs (check_needed) */

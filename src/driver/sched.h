@@ -14,8 +14,11 @@ struct lw_client_s {
   double (*next_due)(lw_client_t *client);
   void (*run)(lw_client_t *client, double now);
   /* Called once per main-loop iteration, before its work (the simulation's uv_prepare); NULL
-   * if not wanted. `outside_ms`: how long the thread was outside libuv before it began. */
-  void (*iteration)(lw_client_t *client, double now, double outside_ms);
+   * if not wanted. */
+  void (*iteration)(lw_client_t *client, double now);
+  /* The simulation only: the main loop's poll ended at `at` (the uv driver's check hook); NULL
+   * if not wanted. */
+  void (*poll_end)(lw_client_t *client, double at);
   /* The simulation only: the main thread starts work at `now` that no client's run began (a
    * block), so its loop stopped waiting then. NULL if not wanted. */
   void (*wake)(lw_client_t *client, double now);

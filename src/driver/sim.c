@@ -43,6 +43,14 @@ double lw_sim_now(const lw_sim_t *sim) { return sim->now; }
 
 /* When a client due at `due` can run: after its thread is free; a main-thread timer during a
  * throttle only at the next multiple of the alignment. */
+/* The main loop's poll ended now: the clients take the loop model's reading. */
+static void poll_ends(lw_sim_t *sim) {
+  lw_client_t *c;
+  sim->poll_ended = 1;
+  for (c = sim->sched.head; c != NULL; c = c->next)
+    if (c->poll_end != NULL) c->poll_end(c, sim->now);
+}
+
 static double effective_due(const lw_sim_t *sim, const lw_client_t *c, double due) {
   if (c->thread == LW_THREAD_WORKER) return due > sim->worker_free_at ? due : sim->worker_free_at;
   if (sim->in_callback) return LW_NEVER; /* the main thread is inside a callback until "return" */
@@ -89,21 +97,17 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   /* Work that came due in the past (overdue after a block, a sleep or a pause) runs now. */
   if (best_due > sim->now) sim->now = best_due;
   if (best->thread == LW_THREAD_MAIN && sim->now > sim->last_iteration) {
-    /* A new turn of the main loop: its prepare hooks run, and it shows progress. The reading
-     * that goes with it, as the uv driver takes it: the time the thread spent off a CPU since the
-     * previous turn's poll ended. The synchronous waits of callbacks that run after the poll
-     * (timers, immediates: "wait") in both models; in an embedded loop also every moment it was
-     * not busy, outside libuv (Node's loop spends those in its poll). */
-    double outside = sim->wait_acc;
-    if (sim->loop == LW_LOOP_EMBEDDED && sim->last_iteration > -INFINITY)
-      outside += (sim->now - sim->last_iteration) - (sim->busy_total - sim->busy_at_turn);
-    if (outside < 0) outside = 0;
-    sim->wait_acc = 0;
-    sim->busy_at_turn = sim->busy_total;
+    /* A new turn of the main loop: its prepare hooks run, and it shows progress. In an
+     * embedded loop the poll that follows returns at once (the embedder's UV_RUN_NOWAIT): its
+     * end is the loop model's reading, as the uv driver takes it in its check hook. In Node's
+     * loop the poll ends when a callback wakes it; the reading is taken at the first "wait",
+     * a synchronous wait in a callback after the poll (lw_sim_wait). */
     sim->last_iteration = sim->now;
     sim->progress = sim->now;
+    sim->poll_ended = 0;
     for (c = sim->sched.head; c != NULL; c = c->next)
-      if (c->iteration != NULL) c->iteration(c, sim->now, outside);
+      if (c->iteration != NULL) c->iteration(c, sim->now);
+    if (sim->loop == LW_LOOP_EMBEDDED) poll_ends(sim);
   }
   /* Evidence first (SPEC §4): whenever the main thread runs, what has reached the process is
    * applied before anything is judged. */
@@ -210,8 +214,8 @@ void lw_sim_block(lw_sim_t *sim, double ms, int state) {
 void lw_sim_wait(lw_sim_t *sim, double ms) {
   /* Off every CPU and busy for its loop, after the poll: the gap it leaves before the next
    * iteration is what an embedder's message loop leaves too. */
+  if (!sim->poll_ended) poll_ends(sim);
   lw_sim_block(sim, ms, LW_SIM_BLOCKED);
-  sim->wait_acc += ms;
 }
 
 void lw_sim_outside(lw_sim_t *sim, double ms) {

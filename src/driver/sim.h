@@ -54,8 +54,7 @@ typedef struct lw_sim_s {
   double throttle_until;
   double throttle_align;
   double last_iteration;
-  double busy_at_turn; /* busy_total at the last turn of the loop */
-  double wait_acc;     /* synchronous waits after the poll since the last turn ("wait") */
+  int poll_ended;      /* the clients took the loop model's reading at a poll's end since the last turn */
   double progress;
   lw_platform_t platform;
   lw_loop_model_t loop;

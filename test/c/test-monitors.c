@@ -568,10 +568,13 @@ TEST_IMPL(monitors_stop_ends_at_main_resumption) {
  * nothing. */
 static double fake_runnable(void *d) { return ((fake_t *)d)->wall - WALL0; /* reused as such */ }
 
-/* An iteration after a poll that could (or could not) have waited. */
+/* An iteration after a poll that could (or could not) have waited and whose end came `outside`
+ * ms before it, with the thread off every CPU since (the runnable reading unchanged). */
 static void iterate(fx_t *x, double now, double outside, int could_wait) {
+  double runnable = x->m.rd.runnable ? x->m.rd.runnable(x->m.rd.data) : NAN;
   lw_monset_core_poll(&x->m, could_wait);
-  lw_monset_core_iteration(&x->m, now, outside);
+  lw_monset_core_poll_end(&x->m, now - outside, runnable);
+  lw_monset_core_iteration(&x->m, now, runnable);
 }
 
 TEST_IMPL(monitors_loop_model_embedded) {
@@ -623,6 +626,69 @@ TEST_IMPL(monitors_loop_model_node_for_good) {
     ASSERT_DBL_EQ(x.m.batch[LW_MON_LOOPBLOCK].values[x.m.batch[LW_MON_LOOPBLOCK].len - 1], 300);
   }
   fx_free(&x);
+  return 0;
+}
+
+/* SPEC §6: the loop model's reading is the core's arithmetic over the drivers' readings: the
+ * time since the poll ended, less the runnable time and the idle time grown since, counts once
+ * (the iteration takes it); no poll end, or a reading that failed, counts nothing. Each case
+ * makes two gaps of the size under test after polls that could have waited: the loop turns
+ * embedded only if both reach LW_OUTSIDE_MIN_MS (5 ms). */
+static int model_after_two(double gap, double runnable_grew, double idle_grew, int poll_end,
+                           double runnable_at_iteration) {
+  fx_t x;
+  double t = 10, r = 0;
+  int i, embedded;
+  fx_init(&x, NULL, 0);
+  x.rd.main.runnable = fake_runnable;
+  x.m.rd.runnable = fake_runnable;
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  x.f.idle = 0;
+  lw_monset_core_poll(&x.m, 1);
+  lw_monset_core_iteration(&x.m, t, NAN);
+  for (i = 0; i < 2; i++) {
+    lw_monset_core_poll(&x.m, 1);
+    t += 1;
+    if (poll_end) lw_monset_core_poll_end(&x.m, t, r);
+    x.f.idle += idle_grew;
+    r += runnable_grew;
+    t += gap;
+    lw_monset_core_iteration(&x.m, t, isnan(runnable_at_iteration) ? NAN : r);
+  }
+  embedded = lw_monset_core_embedded(&x.m);
+  fx_free(&x);
+  return embedded;
+}
+
+TEST_IMPL(monitors_loop_model_readings) {
+  ASSERT_EQ(model_after_two(5, 0, 0, 1, 0), 1);      /* 5 ms off every CPU, twice */
+  ASSERT_EQ(model_after_two(4.99, 0, 0, 1, 0), 0);   /* under the threshold */
+  ASSERT_EQ(model_after_two(30, 25.5, 0, 1, 0), 0);  /* 25.5 of the 30 ms on a CPU or waiting for one */
+  ASSERT_EQ(model_after_two(30, 25, 0, 1, 0), 1);    /* 5 of the 30 ms off every CPU */
+  ASSERT_EQ(model_after_two(30, 0, 0, 0, 0), 0);     /* no reading at a poll's end */
+  ASSERT_EQ(model_after_two(30, 0, 0, 1, NAN), 0);   /* the runnable reading failed */
+  /* Idle time grown since the poll's end is the poll's wait: Node's loop, for good. */
+  ASSERT_EQ(model_after_two(30, 0, 1, 1, 0), 0);
+  /* A poll's end counts once: an iteration with no new one counts nothing. */
+  {
+    fx_t x;
+    fx_init(&x, NULL, 0);
+    x.rd.main.runnable = fake_runnable;
+    x.m.rd.runnable = fake_runnable;
+    lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
+    x.f.idle = 0;
+    lw_monset_core_poll(&x.m, 1);
+    lw_monset_core_iteration(&x.m, 10, NAN);
+    lw_monset_core_poll(&x.m, 1);
+    lw_monset_core_poll_end(&x.m, 10, 0);
+    ASSERT_EQ(lw_monset_core_poll_ended(&x.m), 1);
+    lw_monset_core_iteration(&x.m, 40, 0);
+    ASSERT_EQ(lw_monset_core_poll_ended(&x.m), 0);
+    lw_monset_core_poll(&x.m, 1);
+    lw_monset_core_iteration(&x.m, 70, 0);
+    ASSERT_EQ(lw_monset_core_embedded(&x.m), 0);
+    fx_free(&x);
+  }
   return 0;
 }
 

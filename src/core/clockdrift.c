@@ -93,6 +93,5 @@ const lw__mon_desc_t lw__mon_clockdrift = {
     .timer = clock_timer,
     .fire = lw__mon_clock_fire,
     .recorded = NULL,
-    .options = clockdrift_options,
-    .noptions = sizeof(clockdrift_options) / sizeof(clockdrift_options[0]),
+    LW__MON_OPTIONS(clockdrift_options),
 };

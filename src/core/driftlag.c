@@ -60,6 +60,5 @@ const lw__mon_desc_t lw__mon_driftlag = {
     .timer = drift_timer,
     .fire = lw__mon_drift_fire,
     .recorded = drift_recorded,
-    .options = driftlag_options,
-    .noptions = sizeof(driftlag_options) / sizeof(driftlag_options[0]),
+    LW__MON_OPTIONS(driftlag_options),
 };

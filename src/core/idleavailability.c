@@ -46,6 +46,5 @@ const lw__mon_desc_t lw__mon_idleavailability = {
     .timer = idle_timer,
     .fire = idle_fire,
     .recorded = idle_recorded,
-    .options = idleavailability_options,
-    .noptions = sizeof(idleavailability_options) / sizeof(idleavailability_options[0]),
+    LW__MON_OPTIONS(idleavailability_options),
 };

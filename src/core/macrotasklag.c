@@ -73,6 +73,5 @@ const lw__mon_desc_t lw__mon_macrotasklag = {
     .timer = macro_timer,
     .fire = macro_fire,
     .recorded = NULL,
-    .options = macrotasklag_options,
-    .noptions = sizeof(macrotasklag_options) / sizeof(macrotasklag_options[0]),
+    LW__MON_OPTIONS(macrotasklag_options),
 };

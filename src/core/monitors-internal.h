@@ -54,6 +54,8 @@ LW_MONITOR_TABLE(LW__MON_DECLARE)
 /* monitors.c: monitor `mon`'s option rows, and their number in `*n`. */
 const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n);
 #define LW__MON_OPTION(name, field, kind, dflt) {name, offsetof(lw_monset_core_config_t, field), kind, dflt}
+/* A descriptor's `.options` and `.noptions` from its array of LW__MON_OPTION rows. */
+#define LW__MON_OPTIONS(rows) .options = (rows), .noptions = sizeof(rows) / sizeof((rows)[0])
 
 /* loop.c */
 /* The time the main thread was available to its loop, up to `now` (both loop models). */

@@ -77,6 +77,5 @@ const lw__mon_desc_t lw__mon_timerthrottle = {
     .timer = NULL,
     .fire = NULL,
     .recorded = NULL,
-    .options = timerthrottle_options,
-    .noptions = sizeof(timerthrottle_options) / sizeof(timerthrottle_options[0]),
+    LW__MON_OPTIONS(timerthrottle_options),
 };

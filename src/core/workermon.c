@@ -32,8 +32,7 @@ const lw__mon_desc_t lw__mon_worker = {
     .timer = NULL,
     .fire = NULL,
     .recorded = NULL,
-    .options = heartbeat_options,
-    .noptions = 1,
+    LW__MON_OPTIONS(heartbeat_options),
 };
 
 const lw__mon_desc_t lw__mon_liveness = {
@@ -44,6 +43,5 @@ const lw__mon_desc_t lw__mon_liveness = {
     .timer = NULL,
     .fire = NULL,
     .recorded = NULL,
-    .options = liveness_options,
-    .noptions = 1,
+    LW__MON_OPTIONS(liveness_options),
 };

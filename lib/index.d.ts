@@ -380,7 +380,7 @@ export interface Simulation {
   pause(ms: number): void;
   /** A debugger holds the main thread (a breakpoint): no progress, no hang; samples over it discarded as 'debugger'. */
   debug(ms: number): void;
-  /** A synchronous wait in a callback after the poll (execSync, Atomics.wait): off-CPU, the app's block in either loop model. */
+  /** A synchronous wait in a callback after the poll (execSync, Atomics.wait): off-CPU; the app's block in Node's loop, time available to the loop in an embedded one, which cannot tell it from the embedder's own waiting (docs/electron.md). */
   wait(ms: number): void;
   /** Embedded loop only: the embedder's message loop holds the thread outside uv_run, off-CPU: idle. */
   outside(ms: number): void;

@@ -156,6 +156,20 @@ describe('the loop model is read from what the poll does, not from gaps (SPEC §
     }
   });
 
+  it('a synchronous wait in a callback after the poll: 300 ms of loopBlock in Node\'s loop, none in an embedded one (what it cannot see)', () => {
+    for (const [loop, busy] of [['node', 300], ['embedded', 0]]) {
+      const { sim, m, lb } = waits(loop);
+      sim.advance(1000);
+      assert.strictEqual(m.workerStats().loop, loop);
+      lb.length = 0;
+      sim.wait(300);
+      sim.advance(500);
+      m.conditions.flush();
+      assert.strictEqual(Math.max(...lb), busy, loop);
+      m.stop();
+    }
+  });
+
   it('outside is refused in Node\'s own loop, whose thread never leaves uv_run', () => {
     const sim = lagwatch.createSimulation();
     assert.throws(() => sim.outside(10), /embedded/);

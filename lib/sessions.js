@@ -120,7 +120,9 @@ function watchWorkers() {
     wrapWorkers();
     return;
   }
-  const Module = require('module');
+  // The CommonJS loader itself, which the public module module is: loading that one loads the
+  // ES module loader and the source-map code with it, for nothing until a worker starts.
+  const Module = module.constructor;
   const load = Module._load;
   Module._load = function _load(request, ...rest) {
     const exported = load.call(this, request, ...rest);

@@ -6,7 +6,6 @@ const { PerformanceObserver } = require('perf_hooks');
 // Loaded with the module, not at setup: a process out of file descriptors still sets up (SPEC §4).
 const { BlockingProfile } = require('./blocking');
 const { DebuggerWatch } = require('./debugger');
-const stacks = require('./stacks');
 const native = require('./native');
 const fatal = require('./fatal');
 const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
@@ -216,8 +215,9 @@ class MonitorSet {
     this._stackWorker = null;
     if (this._stacks) {
       // The hang's stack, the span it blocked and its profile, sampled on the main thread at the
-      // stack thread's asking (lib/profile.js).
+      // stack thread's asking (lib/profile.js) and read at a hang by lib/stacks.js, loaded now.
       const h = this._h;
+      require('./stacks');
       require('./profile').register(native.monSetId(h), () => native.monProgressAt(h));
       // worker_threads is loaded only for the stack thread (1 ms of start-up otherwise).
       const { Worker } = require('worker_threads');
@@ -393,13 +393,13 @@ class MonitorSet {
   }
 
   // SPEC §12: the stack taken for the hang flagged at `detectedAt`, and its profile
-  // (lib/stacks.js).
+  // (lib/stacks.js, loaded at the first hang or block reported).
   _stack(detectedAt) {
-    return stacks.hangStack(native.monSetId(this._h), detectedAt);
+    return require('./stacks').hangStack(native.monSetId(this._h), detectedAt);
   }
 
   _profile(detectedAt) {
-    return stacks.hangProfile(native.monSetId(this._h), detectedAt);
+    return require('./stacks').hangProfile(native.monSetId(this._h), detectedAt);
   }
 
   // The blocks so far: { count, reported, unreported, watched, discarded: { [reason]: n } }.
@@ -409,7 +409,7 @@ class MonitorSet {
 
   // With `blocks.stacks`: a judged block's stack, its fingerprint and its span (lib/stacks.js).
   _blockStack(block, detectedAt) {
-    if (this._blockStacks) stacks.blockStack(block, native.monSetId(this._h), detectedAt);
+    if (this._blockStacks) require('./stacks').blockStack(block, native.monSetId(this._h), detectedAt);
   }
 
   // The call sites that blocked the loop the most in this run (lib/blocking.js): { blocks,

@@ -5,8 +5,7 @@ const { EventEmitter } = require('events');
 const diagnosticsChannel = require('diagnostics_channel');
 const native = require('./native');
 const { simHandle } = require('./simulation');
-const { Metrics } = require('./metrics');
-const { defaultLogger } = require('./otel');
+const { defaultMeter, defaultLogger } = require('./otel');
 const { typeError, checkOptions, checkKeys, checkFunction, makeLog, otelLogger, describe } = require('./util');
 
 const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
@@ -15,6 +14,28 @@ const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
 // here, and those of the core's table (stallThresholdMs, ...), whose values the binding checks.
 const CONDITIONS_KEYS = ['clock', 'logger', 'meter', ...Object.keys(native.optionTables().conditions)];
 const VERDICTS = ['recorded', 'discarded', 'held', 'disposed'];
+
+// The metrics of conditions with nothing to record into: no meter (none given, no SDK's) and no
+// OpenTelemetry logger. lib/metrics.js, its instruments and its tables, is loaded only for
+// conditions that have one of them.
+class NoMetrics {
+  constructor() {
+    this.noop = true;
+  }
+
+  prime() {}
+  primeBlocks() {}
+  observeMainThread() {}
+  observeEventLoop() {}
+  onStall() {}
+  onJump() {}
+  onRendererUnresponsive() {}
+  onProcessGone() {}
+  onBlock() {}
+  onWorkerHang() {}
+  onBatch() {}
+  onDispose() {}
+}
 
 class Tracker {
   constructor(h) {
@@ -108,7 +129,9 @@ class Conditions extends EventEmitter {
     this._fatal = new Map(); // a fatal hang's detection time -> { pid, stack } (lib/fatal.js)
     this._h = native.condCreate(this, sim, o);
     this._submit = native.submitFn(this._h);
-    this._metrics = new Metrics(o.meter, this, otelLogger(logger), producers);
+    const log = otelLogger(logger);
+    this._metrics = o.meter === undefined && log === null && defaultMeter() === null ? new NoMetrics()
+      : new (require('./metrics').Metrics)(o.meter, this, log, producers);
     this._sinks = []; // other exporters of the same events (lagwatch/prom-client)
     this._guard('metrics', () => this._metrics.prime());
     this._set = null; // the setupAllMonitors set that runs on these conditions, if any

@@ -4,7 +4,7 @@ const native = require('./native');
 const { createConditions, Conditions } = require('./conditions');
 const { createSimulation, Simulation } = require('./simulation');
 const { setupAllMonitors, currentSet, pauseWhileHidden } = require('./monitors');
-const { createNoopMeter } = require('./metrics');
+const { createNoopMeter } = require('./otel');
 // An inspector session an app's worker connects to the main thread is a debugger (SPEC §2).
 if (native.isMainThread()) require('./sessions').watchWorkers();
 

@@ -2,13 +2,18 @@
 // The JS face of the measurement conditions (SPEC §2–§5, §7): it shapes the API and calls user
 // callbacks; every rule runs in the C core behind `native`.
 const { EventEmitter } = require('events');
-const diagnosticsChannel = require('diagnostics_channel');
 const native = require('./native');
 const { simHandle } = require('./simulation');
 const { defaultMeter, defaultLogger } = require('./otel');
 const { typeError, checkOptions, checkKeys, checkFunction, makeLog, otelLogger, describe } = require('./util');
 
-const stallChannel = diagnosticsChannel.channel('lagwatch:stall');
+// The 'lagwatch:stall' diagnostics channel, looked up at the first stall: diagnostics_channel (a
+// built-in, no file to open) is not loaded before. A subscriber's channel is the same object.
+let stallChannel = null;
+function publishStall(stall) {
+  if (stallChannel === null) stallChannel = require('diagnostics_channel').channel('lagwatch:stall');
+  if (stallChannel.hasSubscribers) stallChannel.publish(stall);
+}
 
 // The options of createConditions(), which setupAllMonitors() takes too: the JS ones, checked
 // here, and those of the core's table (stallThresholdMs, ...), whose values the binding checks.
@@ -327,7 +332,7 @@ const ON_EVENT = {
     else this._attachStack(stall, detectedAt);
     this._toMetrics('onStall', stall);
     this._emitSafely('stall', stall);
-    if (stallChannel.hasSubscribers) stallChannel.publish(stall);
+    publishStall(stall);
   },
 
   jump(jump) {

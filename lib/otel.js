@@ -7,7 +7,13 @@
 // API keeps them on globalThis under its own keys, read here without loading it), the default
 // meter and logger are no-ops without it. Loading @opentelemetry/api costs an app about 15 ms of
 // CPU at start-up (bench/idle-start.js), for nothing when it runs no SDK.
-const { version } = require('../package.json');
+// lagwatch's version, for the meter, the logger and the producers' scope: read at its first use,
+// so that package.json is not parsed and kept by every process that only loads lagwatch.
+let packageVersion = null;
+function version() {
+  if (packageVersion === null) packageVersion = require('../package.json').version;
+  return packageVersion;
+}
 
 // The keys of @opentelemetry/api 1.x and @opentelemetry/api-logs (their internal/global-utils).
 const METRICS_API_KEY = Symbol.for('opentelemetry.js.api.1');
@@ -26,7 +32,7 @@ function apiModule() {
 function defaultMeter() {
   const g = globalThis[METRICS_API_KEY];
   if (!g || !g.metrics) return null;
-  return apiModule().metrics.getMeter('lagwatch', version);
+  return apiModule().metrics.getMeter('lagwatch', version());
 }
 
 // The API's own no-op meter (any copy of the API): nothing to record into.
@@ -47,7 +53,7 @@ function defaultLogger() {
   } catch {
     return undefined;
   }
-  return logs.getLogger('lagwatch', version);
+  return logs.getLogger('lagwatch', version());
 }
 
 function createNoopMeter() {

@@ -190,7 +190,7 @@ class MetricProducer {
         this._last = { aggs, ms: nowMs };
         this._carry = null;
       }
-      scopeMetrics.push({ scope: { name: 'lagwatch', version }, metrics });
+      scopeMetrics.push({ scope: { name: 'lagwatch', version: version() }, metrics });
     }
     return { resourceMetrics: { resource: { attributes: {} }, scopeMetrics }, errors: [] };
   }

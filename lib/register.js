@@ -219,7 +219,7 @@ function meterFrom(env) {
       provider.forceFlush().catch((err) => say(`cannot push the last metrics: ${err && err.message}`));
     });
   }
-  return { meter: provider.getMeter('lagwatch', version), producers };
+  return { meter: provider.getMeter('lagwatch', version()), producers };
 }
 
 // ", cause: starved (run queue 5200 ms, cpu 600 ms of 5800 ms)": the dominant part first, then

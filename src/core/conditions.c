@@ -205,7 +205,7 @@ size_t lw_conditions_memory(const lw_conditions_t *c) {
   size_t i;
   for (i = 0; i < c->nnames; i++)
     n += sizeof(lw_name_stats_t) + c->names[i]->discarded_by_reason_cap * sizeof(uint64_t) +
-         (c->names[i]->recorded_hist.buckets ? LW_HIST_BUCKETS * sizeof(uint32_t) : 0);
+         lw_histogram_memory(&c->names[i]->recorded_hist);
   for (i = 0; i < c->tracker.nreasons; i++)
     n += c->tracker.buckets[i].cap * (sizeof(lw_interval_t) + sizeof(double));
   return n + c->tracker.reasons_cap * (sizeof(*c->tracker.names) + sizeof(*c->tracker.buckets));

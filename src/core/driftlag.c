@@ -41,7 +41,7 @@ void lw__mon_drift_fire(lw_monset_core_t *m, double now) {
 /* Its recorded lateness also goes to the window of nodejs.eventloop.delay.* while one is kept. */
 static void drift_recorded(lw_monset_core_t *m, double value, double window_ms) {
   (void)window_ms;
-  if (m->delay.window.buckets == NULL) return;
+  if (!m->delay.window.kept) return;
   lw_histogram_record(&m->delay.window, value);
   m->delay.sumsq += value * value;
 }

@@ -6,17 +6,33 @@ int lw_histogram_init(lw_histogram_t *h) {
   memset(h, 0, sizeof(*h));
   h->min = INFINITY;
   h->max = -INFINITY;
-  h->buckets = lw__calloc(LW_HIST_BUCKETS, sizeof(*h->buckets));
-  return h->buckets ? LW_OK : LW_ENOMEM;
+  h->kept = 1;
+  return LW_OK;
 }
 
 void lw_histogram_free(lw_histogram_t *h) {
-  lw__free(h->buckets);
-  h->buckets = NULL;
+  size_t r;
+  for (r = 0; r < LW_HIST_ROWS; r++) {
+    lw__free(h->rows[r]);
+    h->rows[r] = NULL;
+  }
+  h->kept = 0;
+}
+
+uint32_t lw_histogram_bucket(const lw_histogram_t *h, size_t k) {
+  const uint32_t *row = k < LW_HIST_BUCKETS ? h->rows[k / LW_HIST_SUB] : NULL;
+  return row ? row[k % LW_HIST_SUB] : 0;
+}
+
+size_t lw_histogram_memory(const lw_histogram_t *h) {
+  size_t r, n = 0;
+  for (r = 0; r < LW_HIST_ROWS; r++)
+    if (h->rows[r]) n += LW_HIST_SUB * sizeof(*h->rows[r]);
+  return n;
 }
 
 void lw_histogram_freeze(lw_histogram_t *h) {
-  if (h->buckets == NULL) return;
+  if (!h->kept) return;
   h->frozen_p50 = lw_histogram_quantile(h, 0.5);
   h->frozen_p99 = lw_histogram_quantile(h, 0.99);
   lw_histogram_free(h);
@@ -47,15 +63,22 @@ void lw_histogram_record(lw_histogram_t *h, double value) {
   h->sum += value;
   if (value < h->min) h->min = value;
   if (value > h->max) h->max = value;
-  if (h->buckets) h->buckets[bucket_of(value)]++;
+  if (h->kept) {
+    size_t k = bucket_of(value);
+    uint32_t **row = &h->rows[k / LW_HIST_SUB];
+    if (*row == NULL) *row = lw__calloc(LW_HIST_SUB, sizeof(**row));
+    if (*row != NULL) (*row)[k % LW_HIST_SUB]++;
+  }
 }
 
 void lw_histogram_reset(lw_histogram_t *h) {
+  size_t r;
   h->count = 0;
   h->sum = 0;
   h->min = INFINITY;
   h->max = -INFINITY;
-  if (h->buckets) memset(h->buckets, 0, LW_HIST_BUCKETS * sizeof(*h->buckets));
+  for (r = 0; r < LW_HIST_ROWS; r++)
+    if (h->rows[r]) memset(h->rows[r], 0, LW_HIST_SUB * sizeof(*h->rows[r]));
 }
 
 double lw_histogram_mean(const lw_histogram_t *h) {
@@ -69,15 +92,21 @@ double lw_histogram_quantile(const lw_histogram_t *h, double q) {
   if (h->count == 0) return NAN;
   if (q <= 0) return h->min;
   if (q >= 1) return h->max;
-  if (h->buckets == NULL) return q == 0.5 ? h->frozen_p50 : q == 0.99 ? h->frozen_p99 : NAN;
-  /* The smallest bucket holding the ceil(q * count)-th sample. */
+  if (!h->kept) return q == 0.5 ? h->frozen_p50 : q == 0.99 ? h->frozen_p99 : NAN;
+  /* The smallest bucket holding the ceil(q * count)-th sample; rows not allocated count nothing. */
   rank = (uint64_t)ceil(q * (double)h->count);
   if (rank < 1) rank = 1;
   for (k = 0; k < LW_HIST_BUCKETS; k++) {
-    seen += h->buckets[k];
+    const uint32_t *row = h->rows[k / LW_HIST_SUB];
+    if (row == NULL) {
+      k += LW_HIST_SUB - 1; /* rows start at multiples of LW_HIST_SUB: the loop is at one */
+      continue;
+    }
+    seen += row[k % LW_HIST_SUB];
     if (seen >= rank) break;
   }
-  v = k == 0 ? h->min : bucket_value(k);
+  /* Past the last bucket: values left out of the buckets (a row without memory). */
+  v = k >= LW_HIST_BUCKETS ? h->max : k == 0 ? h->min : bucket_value(k);
   if (v < h->min) v = h->min;
   if (v > h->max) v = h->max;
   return v;

@@ -191,9 +191,8 @@ void lw_monset_core_free(lw_monset_core_t *m) {
 size_t lw_monset_core_memory(const lw_monset_core_t *m) {
   size_t n = lw_causes_memory(&m->causes) + lw_blocks_memory(&m->blocks);
   int i;
-  if (m->self_lag_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
-  if (m->hang_hist.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
-  if (m->delay.window.buckets) n += LW_HIST_BUCKETS * sizeof(uint32_t);
+  n += lw_histogram_memory(&m->self_lag_hist) + lw_histogram_memory(&m->hang_hist) +
+       lw_histogram_memory(&m->delay.window);
   if (m->aggs) n += sizeof(*m->aggs);
   for (i = 0; i < LW_MON_COUNT; i++) n += m->batch[i].cap * sizeof(double);
   return n + m->self_lag_batch.cap * sizeof(double);
@@ -336,7 +335,7 @@ void lw_monset_core_take_delay(lw_monset_core_t *m, lw_delay_stats_t *out) {
 }
 
 int lw_monset_core_keep_delay(lw_monset_core_t *m) {
-  if (m->delay.window.buckets != NULL || m->delay.released) return LW_OK;
+  if (m->delay.window.kept || m->delay.released) return LW_OK;
   return lw_histogram_init(&m->delay.window);
 }
 

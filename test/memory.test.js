@@ -66,6 +66,23 @@ describe('what a set makes Node load (issue 26)', function () {
     assert.deepStrictEqual(out, { crypto: false, inspector: false, worker_threads: false });
   });
 
+  // What the defaults do not use is loaded at its first use: the metrics (no meter, no SDK), the
+  // stacks and profiles (no stack thread), the producers, Electron's glue, the addon's finder
+  // (the build from source is required by its path), package.json (lagwatch's version), the
+  // public module module (the ES module loader and source maps) and diagnostics_channel (no stall).
+  it('the defaults load none of what only a feature they do not use needs, and set up and stop', () => {
+    const { out } = child(`${LOADED} const m = require('.').setupAllMonitors(); setTimeout(() => { ` +
+      "const files = Object.keys(require.cache).map((f) => require('path').relative(process.cwd(), f)); " +
+      "const o = { module: loaded('module'), diagnostics_channel: loaded('diagnostics_channel'), " +
+      "files: files.filter((f) => /^lib[\\/](metrics|histograms|stacks|profile|trace|producer|electron|prom-client|prometheus)\\.js$|node-gyp-build|^package\\.json$/.test(f)) }; " +
+      'm.stop(); console.log(JSON.stringify(o)); }, 300);');
+    // node-gyp-build is loaded only where no build from source is there (an installed prebuild).
+    if (!fs.existsSync(path.join(ROOT, 'build', 'Release', 'lagwatch.node')) || process.env.LAGWATCH_ADDON) {
+      out.files = out.files.filter((f) => !/node-gyp-build/.test(f));
+    }
+    assert.deepStrictEqual(out, { module: false, diagnostics_channel: false, files: [] });
+  });
+
   it('an inspector opened after setup is seen without the inspector module, and with it under --pending-deprecation, warning of nothing', () => {
     // inspector.open() itself needs the module: the set's own question is asked before it.
     const code = `${LOADED} const m = require('.').setupAllMonitors(); const before = loaded('inspector'); ` +

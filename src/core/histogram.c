@@ -12,20 +12,22 @@ int lw_histogram_init(lw_histogram_t *h) {
 
 void lw_histogram_free(lw_histogram_t *h) {
   size_t r;
-  for (r = 0; r < LW_HIST_ROWS; r++) {
-    lw__free(h->rows[r]);
-    h->rows[r] = NULL;
-  }
+  if (h->rows != NULL)
+    for (r = 0; r < LW_HIST_ROWS; r++) lw__free(h->rows[r]);
+  lw__free(h->rows);
+  h->rows = NULL;
   h->kept = 0;
 }
 
 uint32_t lw_histogram_bucket(const lw_histogram_t *h, size_t k) {
-  const uint32_t *row = k < LW_HIST_BUCKETS ? h->rows[k / LW_HIST_SUB] : NULL;
+  const uint32_t *row = k < LW_HIST_BUCKETS && h->rows != NULL ? h->rows[k / LW_HIST_SUB] : NULL;
   return row ? row[k % LW_HIST_SUB] : 0;
 }
 
 size_t lw_histogram_memory(const lw_histogram_t *h) {
-  size_t r, n = 0;
+  size_t r, n;
+  if (h->rows == NULL) return 0;
+  n = LW_HIST_ROWS * sizeof(*h->rows);
   for (r = 0; r < LW_HIST_ROWS; r++)
     if (h->rows[r]) n += LW_HIST_SUB * sizeof(*h->rows[r]);
   return n;
@@ -63,7 +65,7 @@ void lw_histogram_record(lw_histogram_t *h, double value) {
   h->sum += value;
   if (value < h->min) h->min = value;
   if (value > h->max) h->max = value;
-  if (h->kept) {
+  if (h->kept && (h->rows != NULL || (h->rows = lw__calloc(LW_HIST_ROWS, sizeof(*h->rows))) != NULL)) {
     size_t k = bucket_of(value);
     uint32_t **row = &h->rows[k / LW_HIST_SUB];
     if (*row == NULL) *row = lw__calloc(LW_HIST_SUB, sizeof(**row));
@@ -77,8 +79,9 @@ void lw_histogram_reset(lw_histogram_t *h) {
   h->sum = 0;
   h->min = INFINITY;
   h->max = -INFINITY;
-  for (r = 0; r < LW_HIST_ROWS; r++)
-    if (h->rows[r]) memset(h->rows[r], 0, LW_HIST_SUB * sizeof(*h->rows[r]));
+  if (h->rows != NULL)
+    for (r = 0; r < LW_HIST_ROWS; r++)
+      if (h->rows[r]) memset(h->rows[r], 0, LW_HIST_SUB * sizeof(*h->rows[r]));
 }
 
 double lw_histogram_mean(const lw_histogram_t *h) {
@@ -97,7 +100,7 @@ double lw_histogram_quantile(const lw_histogram_t *h, double q) {
   rank = (uint64_t)ceil(q * (double)h->count);
   if (rank < 1) rank = 1;
   for (k = 0; k < LW_HIST_BUCKETS; k++) {
-    const uint32_t *row = h->rows[k / LW_HIST_SUB];
+    const uint32_t *row = h->rows != NULL ? h->rows[k / LW_HIST_SUB] : NULL;
     if (row == NULL) {
       k += LW_HIST_SUB - 1; /* rows start at multiples of LW_HIST_SUB: the loop is at one */
       continue;

@@ -26,10 +26,12 @@ typedef struct lw_histogram_s {
   double sum;
   double min;
   double max;
-  /* Bucket k is rows[k / LW_HIST_SUB][k % LW_HIST_SUB]; a row not yet counted in is NULL (all
-   * zero). A row that cannot be allocated leaves its values out of the buckets only: the
-   * percentiles then read high (the max at worst), count, sum, min and max stay exact. */
-  uint32_t *rows[LW_HIST_ROWS];
+  /* Bucket k is rows[k / LW_HIST_SUB][k % LW_HIST_SUB]; the table of LW_HIST_ROWS rows is made at
+   * the first value (NULL before and once frozen, so that a stopped set keeps no more than these
+   * fields), a row not yet counted in is NULL (all zero). A row that cannot be allocated leaves
+   * its values out of the buckets only: the percentiles then read high (the max at worst);
+   * count, sum, min and max stay exact. */
+  uint32_t **rows;
   int kept; /* the buckets are kept: 0 once frozen (or freed) */
   double frozen_p50;
   double frozen_p99;

@@ -648,7 +648,9 @@ function stacksSection(S, summaryRows, misses, M, P) {
     if (k.memory.every((m) => m.steps)) {
       push('', 'In steps (MiB, medians of the same processes): RSS, and in brackets the private memory (`RssAnon`, without the pages ' +
         'of files such as the `node` binary\'s code, which every Node process on the machine shares). *addon*: `lib/native.js` alone (the ' +
-        'addon, node-gyp-build, which loads `os`, and `perf_hooks`, which `performance.now()` loads and SPEC §1\'s clock is tied to); ' +
+        'addon built from source, which `lib/native.js` loads by its path, and `perf_hooks`, which `performance.now()` loads and SPEC §1\'s ' +
+        'clock is tied to; an install that uses a prebuilt addon also loads node-gyp-build, and the `os` module it needs, to find it, ' +
+        'which this run does not measure); ' +
         '*lib*: the rest of `require(\'lagwatch\')`; *set*: `setupAllMonitors()` started (its threads, timers and hooks).', '');
       const st = (m, k2) => `${f(m.steps[k2].rss, 2)} (${f(m.steps[k2].anon, 2)})`;
       push(table(['Node', 'addon', 'lib', 'set', '= defaults − bare', 'stacks − defaults', 'an empty Worker − bare'],

@@ -6,14 +6,14 @@ const path = require('path');
 // node-gyp-build finds the addon: build/Release (built from source) first, then a prebuilt one
 // for this platform in prebuilds/<platform>-<arch>/. LAGWATCH_ADDON names another build of the
 // same sources (the sanitizer build of `npm test`). The build from source is required here
-// directly, where node-gyp-build would find it first too (unless its LAGWATCH_PREBUILD or
-// PREBUILDS_ONLY says otherwise): loading node-gyp-build (and the os module it needs) costs
+// directly, where node-gyp-build would find it first too (unless its PREBUILDS_ONLY says
+// otherwise): loading node-gyp-build (and the os module it needs) costs
 // every process private memory for a path known in advance.
 function load() {
   if (process.env.LAGWATCH_ADDON) return require(process.env.LAGWATCH_ADDON);
   const root = path.join(__dirname, '..');
   const built = path.join(root, 'build', 'Release', 'lagwatch.node');
-  if (!process.env.LAGWATCH_PREBUILD && !process.env.PREBUILDS_ONLY && require('fs').existsSync(built)) return require(built);
+  if (!process.env.PREBUILDS_ONLY && require('fs').existsSync(built)) return require(built);
   try {
     return require('node-gyp-build')(root);
   } catch (err) {

@@ -634,18 +634,24 @@ TEST_IMPL(monitors_loop_model_node_for_good) {
  * (the iteration takes it); no poll end, or a reading that failed, counts nothing. Each case
  * makes two gaps of the size under test after polls that could have waited: the loop turns
  * embedded only if both reach LW_OUTSIDE_MIN_MS (5 ms). */
+/* A set with loopBlock running, a runnable reading, libuv's idle time still, and its first
+ * iteration at 10 after a poll that could have waited (the model's first reading). */
+static void model_start(fx_t *x) {
+  fx_init(x, NULL, 0);
+  x->rd.main.runnable = fake_runnable;
+  x->m.rd.runnable = fake_runnable;
+  lw_monset_core_start(&x->m, LW_MON_LOOPBLOCK, 0);
+  x->f.idle = 0;
+  lw_monset_core_poll(&x->m, 1);
+  lw_monset_core_iteration(&x->m, 10, NAN);
+}
+
 static int model_after_two(double gap, double runnable_grew, double idle_grew, int poll_end,
                            double runnable_at_iteration) {
   fx_t x;
   double t = 10, r = 0;
   int i, embedded;
-  fx_init(&x, NULL, 0);
-  x.rd.main.runnable = fake_runnable;
-  x.m.rd.runnable = fake_runnable;
-  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
-  x.f.idle = 0;
-  lw_monset_core_poll(&x.m, 1);
-  lw_monset_core_iteration(&x.m, t, NAN);
+  model_start(&x);
   for (i = 0; i < 2; i++) {
     lw_monset_core_poll(&x.m, 1);
     t += 1;
@@ -672,13 +678,7 @@ TEST_IMPL(monitors_loop_model_readings) {
   /* A poll's end counts once: an iteration with no new one counts nothing. */
   {
     fx_t x;
-    fx_init(&x, NULL, 0);
-    x.rd.main.runnable = fake_runnable;
-    x.m.rd.runnable = fake_runnable;
-    lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
-    x.f.idle = 0;
-    lw_monset_core_poll(&x.m, 1);
-    lw_monset_core_iteration(&x.m, 10, NAN);
+    model_start(&x);
     lw_monset_core_poll(&x.m, 1);
     lw_monset_core_poll_end(&x.m, 10, 0);
     ASSERT_EQ(lw_monset_core_poll_ended(&x.m), 1);

@@ -56,6 +56,7 @@ const REAL_PROCESS = [
   'test/memory.test.js', // 16
   'test/real-clock.test.js', // 16
   'test/e2e/sigstop.test.js', // 15
+  'test/e2e/idle-sleeps.test.js', // 10
   'test/e2e/debugger-session.test.js', // 13
   'test/e2e/workers.test.js', // 14
   'test/drift-sleep.test.js', // 13

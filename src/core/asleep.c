@@ -5,7 +5,8 @@
 #include <math.h>
 
 int lw_monset_core_idle(lw_monset_core_t *m, double now) {
-  double before = lw_monset_core_next_due(m);
+  double before = lw_monset_core_next_due_armed(m);
+  int was = lw_monset_core_asleep(m);
   if (m->model.embedded) return 0;
   /* An overdue firing (the loop was busy past it) is a real one, late. */
   if (!m->drift.asleep && m->running[LW_MON_DRIFT] && m->drift.may_sleep && m->throttle.seq == 0 &&
@@ -16,7 +17,8 @@ int lw_monset_core_idle(lw_monset_core_t *m, double now) {
   if (!m->macro.asleep && m->running[LW_MON_MACROTASK] && m->macro.may_sleep &&
       m->macro.posted == INFINITY && m->macro.due > now)
     m->macro.asleep = 1;
-  return lw_monset_core_next_due(m) != before;
+  if (!was && lw_monset_core_asleep(m)) m->asleep_since = now;
+  return lw_monset_core_next_due_armed(m) != before;
 }
 
 /* A stop the evidence shows at `t` or up to one of the worker's checks after it (an interval
@@ -36,7 +38,7 @@ static int stopped_near(lw_monset_core_t *m, double t, double now, lw_interval_t
 
 int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end) {
   double wake_due, until;
-  int drift = m->drift.asleep, macro = m->macro.asleep;
+  int drift = m->drift.asleep, macro = m->macro.asleep, shared = lw_monset_core_sharing(m);
   lw_interval_t iv;
   if (!drift && !macro) return 0;
   /* The armed timer's due: the loop woke up by then at the latest, unless it was held. */
@@ -44,6 +46,12 @@ int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end) {
   m->drift.asleep = 0;
   m->macro.asleep = 0;
   if (idle_end > now) idle_end = now;
+  /* The timers that waited for this wake-up: clockDrift reads first (evidence before the samples
+   * it may hold, SPEC §4), then idleAvailability's periods that ended in the wait. */
+  if (shared) {
+    lw_monset_core_evidence(m, now, 0);
+    lw__mon_idle_caught_up(m, m->asleep_since, idle_end, lw__mon_idle_now(m, now));
+  }
   if (idle_end - wake_due >= LW_STOP_MIN_MS) {
     /* The wake-up was held (a stop, starvation, timers throttled): so were the timers, from when
      * the loop began to wait at the latest, as the real ones would have been. macrotaskLag's

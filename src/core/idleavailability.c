@@ -13,8 +13,8 @@ static lw__timer_t idle_timer(const lw_monset_core_t *m, int in_run, double *due
   return LW__TIMER_SOFT;
 }
 
-static void idle_fire(lw_monset_core_t *m, double now) {
-  double idle = lw__mon_idle_now(m, now);
+/* The period ending at `now`, with the loop's idle time then. */
+static void idle_period(lw_monset_core_t *m, double now, double idle) {
   double span = now - m->idle.prev_t;
   double share = span > 0 ? (idle - m->idle.prev_idle) / span : 1;
   if (share < 0) share = 0;
@@ -23,6 +23,17 @@ static void idle_fire(lw_monset_core_t *m, double now) {
   m->idle.prev_t = now;
   m->idle.prev_idle = idle;
   m->idle.due = now + m->cfg.idle_period_ms;
+}
+
+static void idle_fire(lw_monset_core_t *m, double now) { idle_period(m, now, lw__mon_idle_now(m, now)); }
+
+void lw__mon_idle_caught_up(lw_monset_core_t *m, double since, double end, double idle_end) {
+  if (!m->running[LW_MON_IDLE]) return;
+  /* Its timer slept through one wait of the loop's poll, from `since` to `end`: at each due time
+   * in it the loop had waited ever since, so its idle time then is the idle time at the wait's
+   * end less the rest of the wait. Each period is one sample, as if the timer had fired. */
+  while (m->idle.due >= since && m->idle.due <= end && m->idle.due > m->idle.prev_t)
+    idle_period(m, m->idle.due, idle_end - (end - m->idle.due));
 }
 
 /* The loop's idle and active time over its recorded periods (SPEC §10's nodejs.eventloop.time):

@@ -74,6 +74,9 @@ static inline int lw__mon_may_sleep(double late, double busy, double window) {
 void lw__mon_drift_fire(lw_monset_core_t *m, double now);
 /* macrotasklag.c: its timer, asleep while the loop waited, fired at `t` (asleep.c). */
 void lw__mon_macrotask_caught_up(lw_monset_core_t *m, double t);
+/* idleavailability.c: its periods that ended while its timer slept through the poll's wait from
+ * `since` to `end`, the loop's idle time at `end` being `idle_end` (asleep.c). */
+void lw__mon_idle_caught_up(lw_monset_core_t *m, double since, double end, double idle_end);
 /* clockdrift.c */
 void lw__mon_clock_fire(lw_monset_core_t *m, double now);
 /* timerthrottle.c: driftLag's firing `lateness` late over a window from `window_start` in which

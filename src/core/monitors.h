@@ -73,10 +73,12 @@ typedef struct lw_readings_s {
  * main thread runs for another due timer, so that they share its wake-up instead of waking it
  * again a few ms later (each is re-armed from its firing time, so their phases drift apart). */
 #define LW_COALESCE_MS 10.0
-/* Real time, an idle loop (its lateness timers asleep) with the worker's heartbeat running: the
- * heartbeat wakes the main thread about once a worker interval anyway, so those same timers wait
- * up to this long for it, and fire this early with it, instead of waking the thread on their own
- * (the worker may send a heartbeat up to 100 ms early with a check of its rest). */
+/* Real time, an idle loop (its lateness timers asleep) with the worker's heartbeat running: those
+ * same timers wait for whatever wakes the main thread next (the app, a heartbeat that needs it,
+ * the worker's queue of heartbeats answered while the loop waited: see uvworker.h) instead of
+ * waking it on their own, and fire up to this early with a wake-up the worker brings (it may send
+ * a heartbeat up to 100 ms early with a check of its rest). What they measure over the wait is
+ * caught up (lw_monset_core_awake). */
 #define LW_SHARE_MS 150.0
 
 /* An iteration that starts this long off a CPU after the previous one's poll ended, when that
@@ -135,9 +137,10 @@ typedef struct lw_monset_core_s {
   /* How early a timer that measures nothing of its own lateness may fire with another
    * (LW_COALESCE_MS in real time, 0 on the simulation: every timer at its due time). */
   double coalesce_ms;
-  /* How late those timers may wait for the worker's heartbeat while the loop waits (LW_SHARE_MS
-   * in real time, 0 on the simulation: every timer at its due time). */
+  /* How late those timers may wait for a wake-up while the loop waits (LW_NEVER in real time: the
+   * next one, whatever brings it; 0 on the simulation: every timer at its due time). */
   double share_ms;
+  double asleep_since; /* when the lateness timers last went to sleep (lw_monset_core_idle) */
   unsigned run_turn; /* counts lw_monset_core_run() calls */
   /* macrotaskLag */
   struct lw_macro_state_s {
@@ -391,8 +394,7 @@ static inline void lw_monset_core_loop_time(const lw_monset_core_t *m, double *a
  * (LW_COALESCE_MS; 0, the default, on the simulation). */
 static inline void lw_monset_core_set_coalesce(lw_monset_core_t *m, double ms) { m->coalesce_ms = ms; }
 /* Real time: how late the timers that measure nothing of their own lateness may wait, while the
- * loop waits, for the wake-up the worker's heartbeat brings (LW_SHARE_MS; 0, the default, on the
- * simulation). */
+ * loop waits, for a wake-up (LW_NEVER: the next one; 0, the default, on the simulation). */
 static inline void lw_monset_core_set_share(lw_monset_core_t *m, double ms) { m->share_ms = ms; }
 /* 1 while they wait for it: the loop waits (a lateness timer asleep) and the heartbeat runs. */
 static inline int lw_monset_core_sharing(const lw_monset_core_t *m) {

@@ -439,6 +439,9 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     o->sent_at = now;
     o->self_lag = self_lag;
     o->ev_reason = LW_REASON_ANY;
+    /* The main loop waits in its poll now: it would answer at once. A stop's evidence is no
+     * quiet news. */
+    o->quiet = !stopped && rd->main_in_poll != NULL && rd->main_in_poll(rd->data);
     if (stopped) {
       o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
       o->ev_start = now - ev_gap;

@@ -50,6 +50,9 @@ typedef struct lw_msg_s {
   double ev_start;
   double ev_end;
   int ev_exact; /* ev_end is when the stop ended (a SIGCONT), not when the worker saw it */
+  /* HEARTBEAT: sent while the main loop waited in its poll, which would have answered it at once
+   * (its lateness is 0); the driver need not wake the main thread for it. */
+  int quiet;
   double hang_start;
   double detected_at;
   double hang_end;
@@ -76,6 +79,9 @@ typedef struct lw_worker_readings_s {
   /* 1 if the main loop is in its poll's wait now, as far as the driver can tell (the poll
    * phase's callbacks may be running); NULL if unknown: the worker then never rests. */
   int (*main_waiting)(void *data);
+  /* 1 if the main loop is inside its poll's wait at this very moment (the wait's own clock runs),
+   * 0 if not or unknown; NULL: unknown. */
+  int (*main_in_poll)(void *data);
   /* The main loop's time outside its poll's waits up to its last progress stamp, a running total
    * (only its growth counts); NAN if unknown. */
   double (*main_busy)(void *data);

@@ -32,6 +32,13 @@ static double rt_main_avail(void *d) {
   double idle = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
   return lw_uvworker_avail(s->uw, idle);
 }
+/* Worker thread: libuv adds the wait in progress to its idle time from its own clock, so two
+ * readings in a row differ only while the poll waits (or if its wait ended between them). */
+static int rt_main_in_poll(void *d) {
+  uv_loop_t *loop = ((lw_monset_t *)d)->uv->timer.loop;
+  uint64_t a = uv_metrics_idle_time(loop);
+  return uv_metrics_idle_time(loop) > a;
+}
 static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
 static double rt_main_busy(void *d) { return lw_uvworker_busy(((lw_monset_t *)d)->uw); }
 /* Main thread: its CPU time plus, where schedstat tells it, its run-queue delay; a read that
@@ -74,6 +81,7 @@ void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd) {
   rd->main.runnable = rt_runnable;
   rd->worker.main_avail = rt_main_avail;
   rd->worker.main_waiting = rt_main_waiting;
+  rd->worker.main_in_poll = rt_main_in_poll;
   rd->worker.main_busy = rt_main_busy;
   /* This is the main thread: its times are read from here on by the worker. */
   lw_thread_src_open_self(&s->main_src, 1);

@@ -93,8 +93,11 @@ static void async_cb(uv_async_t *a) {
   /* An idle loop woken by the worker: the timers that measure nothing of their own lateness,
    * when due within LW_SHARE_MS, fire in this wake-up rather than in one of their own. */
   if (lw_monset_core_sharing(&s->core) && lw_monset_core_next_due_late(&s->core, -LW_SHARE_MS) <= now) {
+    int got;
+    /* The wait is over: what the sleeping timers measured over it first (clockDrift's reading
+     * among it), then the rest of what is due. */
+    lw__monset_awake(s, now, &got);
     lw_monset_core_set_coalesce(&s->core, LW_SHARE_MS);
-    lw_monset_core_evidence(&s->core, now, 0); /* a clock reading due, before any sample */
     lw__monset_main_run(s, now, 1);
     lw_monset_core_set_coalesce(&s->core, LW_COALESCE_MS);
   }
@@ -326,7 +329,7 @@ static int uv_setup(lw_monset_t *s) {
   s->main_client.run = main_run_cb;
   s->main_client.next_due = uv_main_next_due;
   lw_monset_core_set_coalesce(&s->core, LW_COALESCE_MS);
-  lw_monset_core_set_share(&s->core, LW_SHARE_MS);
+  lw_monset_core_set_share(&s->core, LW_NEVER);
   rc = uv_make(s);
   if (rc == LW_ENOMEM) return rc;
   if (rc != 0) {

@@ -64,16 +64,20 @@ static void timer_cb(uv_timer_t *t) {
   }
   n += lw_worker_run(uw->w, now, progress_ms(uw), out + n);
   if (n) {
+    int wake = 0;
     uv_mutex_lock(&uw->mu);
     for (i = 0; i < n; i++) {
       if (uw->nfill < LW_UVWORKER_QUEUE_MAX)
         uw->bufs[uw->fill][uw->nfill++] = out[i];
       else
         uw->lost++;
+      if (out[i].type != LW_MSG_HEARTBEAT || !out[i].quiet) wake = 1;
     }
+    if (uw->nfill >= LW_UVWORKER_QUIET_MAX) wake = 1;
     lw_atomic_store(&uw->pending, (int64_t)uw->nfill);
     uv_mutex_unlock(&uw->mu);
-    uv_async_send(uw->notify);
+    /* Only quiet heartbeats: the main loop, waiting, takes them at its next iteration. */
+    if (wake) uv_async_send(uw->notify);
     for (i = 0; i < n && uw->on_hang != NULL; i++)
       if (out[i].type == LW_MSG_HANG_START || out[i].type == LW_MSG_BLOCK_START)
         uw->on_hang(uw->on_hang_data, out[i].detected_at, out[i].type == LW_MSG_BLOCK_START);

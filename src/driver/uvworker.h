@@ -20,6 +20,12 @@
 /* Messages one buffer holds: a main thread blocked for four minutes fills it with heartbeats. */
 #define LW_UVWORKER_QUEUE_MAX 256
 
+/* Heartbeats answered while the main loop waited (lw_msg_t's quiet) are handed over without a
+ * wake-up, at the main thread's next iteration, until this many wait: then one wakes it, so that
+ * what its timers measure over a long wait is caught up at least this often (about once half a
+ * minute, with the default interval). */
+#define LW_UVWORKER_QUIET_MAX 30
+
 #define LW_UVWORKER_RUNS_KEPT 4
 
 typedef struct lw_uvworker_s {

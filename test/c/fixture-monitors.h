@@ -23,6 +23,7 @@ typedef struct {
   int has_pair;
   double idle; /* the main loop's total idle time */
   int pair_calls;
+  int in_poll; /* the main loop waits in its poll now */
 } fake_t;
 
 static inline double fake_wall(void *d) { return ((fake_t *)d)->wall; }
@@ -37,6 +38,7 @@ static inline int fake_pair(void *d, double *inclusive, double *exclusive) {
 }
 
 static inline double fake_idle(void *d) { return ((fake_t *)d)->idle; }
+static inline int fake_in_poll(void *d) { return ((fake_t *)d)->in_poll; }
 
 typedef struct {
   lw_conditions_t c;

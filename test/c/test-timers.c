@@ -266,6 +266,79 @@ TEST_IMPL(monitors_share_heartbeat_rules) {
   return 0;
 }
 
+/* Real time with a driver whose heartbeats need no wake-up while the loop waits (share LW_NEVER):
+ * the timers that measure nothing of their own lateness wait for the next wake-up, whatever it
+ * is; then clockDrift reads, and each of idleAvailability's periods that ended in the wait is a
+ * sample at its own end, exactly as if its timer had fired. */
+TEST_IMPL(monitors_sleeping_timers_wait_for_a_wake_up) {
+  fx_t x;
+  lw_monset_core_config_t cfg;
+  const lw_batch_t *b;
+  fx_config(&cfg);
+  cfg.flush_interval_ms = 1000;
+  fx_init(&x, &cfg, 0);
+  lw_monset_core_keep_batches(&x.m, 1);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_start(&x.m, LW_MON_DRIFT, 0);
+  lw_monset_core_start(&x.m, LW_MON_IDLE, 0);
+  lw_monset_core_start(&x.m, LW_MON_CLOCKDRIFT, 0);
+  lw_monset_core_set_share(&x.m, LW_NEVER);
+  x.m.running[LW_MON_WORKER] = 1; /* its heartbeat, without a thread */
+  x.f.wall = WALL0 + 20;
+  loop_turn(&x, 20, 0); /* driftLag on time, over an idle window */
+  ASSERT_EQ(lw_monset_core_idle(&x.m, 30), 1);
+  ASSERT_EQ(lw_monset_core_sharing(&x.m), 1);
+  /* Nothing is armed; the due times are unchanged. */
+  ASSERT_DBL_EQ(lw_monset_core_next_due_armed(&x.m), LW_NEVER);
+  ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 1000);
+  /* The loop waits from 30 to 3500 (the 10 ms from 20 to 30 were busy). */
+  x.f.idle += 3470;
+  x.f.wall = WALL0 + 3500;
+  ASSERT_EQ(lw_monset_core_awake(&x.m, 3500, 3500), 1);
+  b = lw_monset_core_batch(&x.m, LW_MON_IDLE);
+  ASSERT_EQ(b->len, 3);
+  ASSERT_DBL_EQ(b->values[0], 0.99); /* idle 990 of 0..1000 */
+  ASSERT_DBL_EQ(b->values[1], 1);
+  ASSERT_DBL_EQ(b->values[2], 1);
+  ASSERT_DBL_EQ(x.m.idle.prev_t, 3000);
+  ASSERT_DBL_EQ(x.m.idle.due, 4000);
+  /* clockDrift read once, at the wake-up: no jump (the wall clock moved with the monotonic). */
+  ASSERT_DBL_EQ(x.m.clock.prev_mono, 3500);
+  ASSERT_DBL_EQ(x.m.clock.due, 4500);
+  ASSERT_EQ(x.c.jumps[LW_JUMP_STEP] + x.c.jumps[LW_JUMP_SUSPEND], 0);
+  /* driftLag's due times 40 .. 3500 fired on time; the flush is due (the next run flushes). */
+  ASSERT_EQ(lw_monset_core_batch(&x.m, LW_MON_DRIFT)->len, 175);
+  ASSERT_EQ(lw_monset_core_sharing(&x.m), 0);
+  ASSERT_EQ(lw_monset_core_run(&x.m, 3500), 1);
+  ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}
+
+/* A heartbeat the worker sent while the loop waited (quiet) is a sample of 0 at its sending,
+ * however long the loop waited on before it took it; any other, the time until it was taken. */
+TEST_IMPL(monitors_quiet_heartbeat_sample) {
+  fx_t x;
+  lw_msg_t msg[2];
+  const lw_name_stats_t *st;
+  fx_init(&x, NULL, 0);
+  lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
+  memset(msg, 0, sizeof(msg));
+  msg[0].type = msg[1].type = LW_MSG_HEARTBEAT;
+  msg[0].ev_reason = msg[1].ev_reason = LW_REASON_ANY;
+  msg[0].sent_at = 1000;
+  msg[0].quiet = 1;
+  msg[1].sent_at = 29000;
+  lw_monset_core_receive(&x.m, msg, 2, 30000);
+  st = stats_of(&x, LW_MON_WORKER);
+  ASSERT_EQ(st->recorded, 2);
+  ASSERT_DBL_EQ(st->recorded_hist.min, 0);
+  ASSERT_DBL_EQ(st->recorded_hist.max, 1000);
+  ASSERT_CONSERVATION(&x.c);
+  fx_free(&x);
+  return 0;
+}
+
 TEST_IMPL(monitors_coalesce_rules) {
   fx_t x;
   lw_monset_core_config_t cfg;

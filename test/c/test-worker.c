@@ -492,6 +492,36 @@ TEST_IMPL(monitors_worker_heartbeat) {
   return 0;
 }
 
+/* A heartbeat sent while the main loop waits in its poll is quiet: the loop would answer it at
+ * once, and the driver need not wake it. Not while the loop runs, not with a stop's evidence,
+ * not where the driver cannot tell. */
+TEST_IMPL(monitors_worker_quiet_heartbeat) {
+  fx_t x;
+  msg_log_t log;
+  fx_init(&x, NULL, 0);
+  memset(&log, 0, sizeof(log));
+  lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
+  ASSERT_EQ(wrun(&x, &log, 1000, 1000), 1); /* no reading */
+  ASSERT_EQ(log.msg[0].quiet, 0);
+  x.rd.worker.main_in_poll = fake_in_poll;
+  x.f.in_poll = 1;
+  ASSERT_EQ(wrun(&x, &log, 2000, 2000), 1);
+  ASSERT_EQ(log.msg[1].type, LW_MSG_HEARTBEAT);
+  ASSERT_EQ(log.msg[1].quiet, 1);
+  x.f.in_poll = 0;
+  ASSERT_EQ(wrun(&x, &log, 3000, 3000), 1);
+  ASSERT_EQ(log.msg[2].quiet, 0);
+  /* Late by 5000: a stop, whose evidence the main thread needs. */
+  x.f.in_poll = 1;
+  ASSERT_EQ(wrun(&x, &log, 9000, 9000), 1);
+  ASSERT_EQ(log.msg[3].ev_reason, LW_REASON_PAUSE);
+  ASSERT_EQ(log.msg[3].quiet, 0);
+  ASSERT_EQ(wrun(&x, &log, 10000, 10000), 1);
+  ASSERT_EQ(log.msg[4].quiet, 1);
+  fx_free(&x);
+  return 0;
+}
+
 TEST_IMPL(monitors_worker_self_lag_evidence) {
   fx_t x;
   msg_log_t log;

@@ -184,18 +184,18 @@ function wakeupLines(W, summaryRows, misses) {
   L.push('');
   if (Object.values(w.configs).some((c) => c.met === false)) {
     const t = (n, k) => (w.configs[n] && w.configs[n].byThread[k] ? f(w.configs[n].byThread[k].median) : '–');
-    L.push('**Missed: what each wake-up is for, and which rule needs it.** An idle process with the defaults wakes two threads. ' +
+    L.push('**Missed: what each wake-up is for, and which rule needs it.** ' +
       `lagwatch's worker (${t('lagwatch', 'lagwatch')} a second) rests at most 900 ms while the loop waits, so that a cgroup freezer or a VM ` +
       'stop of 1 s is seen wherever it lands (a stop of a second makes a 900 ms rest at least 100 ms late, the least lateness the ' +
       'worker calls a stop: [monitors.md](../docs/monitors.md#evidence-rules)); its heartbeat goes with one of those checks. The main ' +
-      `thread (${t('lagwatch', 'main')} a second) answers that heartbeat: the \`worker\` monitor's sample is how long the heartbeat waited ` +
-      'for it (SPEC §6), and the 1 s timers (idleAvailability, clockDrift, the flush) share that wake-up. The stack thread ' +
-      `(\`lagwatch-stacks\`, ${t('lagwatch-stacks', 'lagwatch-stacks')}) waits on its loop with nothing armed. So the least an idle process can ` +
-      'wake with every rule kept is the worker\'s 1.1 a second: the defaults\' target of 1 needs a rest of 1 s or more, which lets a ' +
-      '1 s stop pass unseen; `stacks: true`\'s 1.5 needs the main thread not to answer a heartbeat while its loop waits (its sample ' +
-      'is then known to be 0, and could be recorded when the loop next runs), a change to the `worker` monitor\'s mechanism that ' +
-      'this run does not have. Before the 1 s timers shared the heartbeat\'s wake-up, the same command gave 3.20 a second over a bare ' +
-      'process with the defaults and 3.30 with `stacks: true` (the main thread 2.10, the worker 1.10, the stack thread 0).', '');
+      `thread (${t('lagwatch', 'main')} a second) is not woken for it: a heartbeat sent while the loop waits in its poll is a sample of 0, ` +
+      'taken at the main thread\'s next wake-up, for which the 1 s timers (idleAvailability, clockDrift, the flush) wait too, and the ' +
+      '30th such heartbeat left waiting wakes it. The stack thread ' +
+      `(\`lagwatch-stacks\`, ${t('lagwatch-stacks', 'lagwatch-stacks')}) waits on its loop with nothing armed. So an idle process wakes ` +
+      'for the worker\'s checks alone, and that is the least it can with every rule kept: the defaults\' target of 1 needs rests of 1 s ' +
+      'or more, which let a 1 s stop that begins with a rest pass unseen (SPEC §5: no stop of 1 s or more is ever a monitor\'s lag). ' +
+      'Before, the same command gave 2.20 a second over a bare process with both configurations, the main thread answering each ' +
+      'heartbeat (1.10), and before the 1 s timers shared that wake-up 3.20 and 3.30 (the main thread 2.10).', '');
   }
   for (const [n, c] of Object.entries(w.configs)) {
     if (c.target === undefined) continue;

@@ -174,7 +174,7 @@ function wakeupLines(W, summaryRows, misses) {
     `configurations of a round run at once. From ${w.settle} s after the spawn (a Worker's own V8 threads wake about once a second ` +
     `each for its first 8–10 s, then a few times a minute), every thread's context switches (voluntary and nonvoluntary, ` +
     `\`/proc/<pid>/task/<tid>/status\`) over ${w.seconds} s, by thread: \`main\`, lagwatch's worker (\`lagwatch\`) and stack thread ` +
-    `(\`lagwatch-stacks\`), named by the addon, and Node's other threads (\`node\` on Node 20). Wake-ups a second, median (min–max) of ` +
+    `(\`lagwatch-stacks\`), named by the addon, and Node's other threads (\`node\` on Node 20, Sentry's watchdog Worker among them). Wake-ups a second, median (min–max) of ` +
     `${w.rounds} rounds; over bare: less the bare process's of the same round.`, '');
   const names = [...new Set(Object.values(w.configs).flatMap((c) => Object.keys(c.byThread)))].sort();
   L.push(table(['configuration', 'every thread', 'over bare', ...names, 'target (over bare)'],

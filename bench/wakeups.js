@@ -1,7 +1,7 @@
 'use strict';
 // An idle process that sleeps: how often each thread of an idle process wakes up, with lagwatch's
-// defaults, with `stacks: true` and with monitorEventLoopDelay({ resolution: 10 }) as a reference
-// peer, over a bare process (nothing set up) of the same round. Each run is a fresh
+// defaults, with `stacks: true`, and with the peers of the fault table (monitorEventLoopDelay({
+// resolution: 10 }), Sentry's event-loop-block detector), over a bare process (nothing set up) of the same round. Each run is a fresh
 // `node bench/fixtures/idle-start-child.js CONFIG` that sets its configuration up at once and
 // idles; from --settle seconds after the spawn, every thread's context switches (voluntary +
 // nonvoluntary, /proc/<pid>/task/<tid>/status) are counted over --seconds, by thread: the main
@@ -26,7 +26,7 @@ const args = process.argv.slice(2);
 const rounds = opt(args, '--rounds', 3);
 const settle = opt(args, '--settle', 15);
 const seconds = opt(args, '--seconds', 10);
-const configs = opt(args, '--configs', 'nothing,lagwatch,lagwatch-stacks,monitorEventLoopDelay').split(',');
+const configs = opt(args, '--configs', 'nothing,lagwatch,lagwatch-stacks,monitorEventLoopDelay,sentry').split(',');
 const asJson = flag(args, '--json');
 const child = path.join(__dirname, 'fixtures', 'idle-start-child.js');
 const TARGETS = { lagwatch: 1.0, 'lagwatch-stacks': 1.5 };

@@ -12,8 +12,10 @@ const CONFIGS = ['nothing', 'lagwatch', 'monitorEventLoopDelay', 'prom-client', 
 // Variants of lagwatch itself, named with --configs: `stacks: true` (SPEC §12), `blocks: true`
 // (the default threshold, 100 ms); and Node 26's monitorEventLoopDelay that samples
 // every iteration (the option is ignored by older Nodes: bench/loop.js runs it on 26 and later).
-// `stacks: true, blocks: true` watches each block while it runs (blocks.stacks).
-const VARIANTS = ['lagwatch-stacks', 'lagwatch-blocks', 'lagwatch-blocks-stacks', 'monitorEventLoopDelay-iteration'];
+// `stacks: true, blocks: true` watches each block while it runs (blocks.stacks). Sentry's
+// event-loop-block detector (@sentry/node-native) as the fault table sets it up, its DSN and
+// tunnel on a local port nobody listens on (an idle process sends nothing).
+const VARIANTS = ['lagwatch-stacks', 'lagwatch-blocks', 'lagwatch-blocks-stacks', 'monitorEventLoopDelay-iteration', 'sentry'];
 
 // One line per configuration, for the reports: what exactly runs.
 const DESCRIBE = {
@@ -28,6 +30,7 @@ const DESCRIBE = {
   'event-loop-stats': "require('event-loop-stats').sense() polled every 1000 ms (its README's example)",
   '@datadog/native-metrics': "require('@datadog/native-metrics').start()",
   'blocked-at': "require('blocked-at')(callback) with its defaults (threshold 20 ms)",
+  sentry: "Sentry.init({ dsn, tunnel, integrations: [eventLoopBlockIntegration()] }) (@sentry/node-native, its defaults)",
 };
 
 function setup(name, options = {}) {
@@ -82,6 +85,16 @@ function setup(name, options = {}) {
       const onBlocked = options.onBlocked || (() => {});
       const h = blocked((ms) => onBlocked(ms, performance.now()));
       return { name, stop: () => h.stop() };
+    }
+    case 'sentry': {
+      const Sentry = require('@sentry/node');
+      const { eventLoopBlockIntegration } = require('@sentry/node-native');
+      Sentry.init({
+        dsn: 'http://public@127.0.0.1:9/1',
+        tunnel: 'http://127.0.0.1:9/tunnel',
+        integrations: [eventLoopBlockIntegration()],
+      });
+      return { name, stop: () => Sentry.close() };
     }
     default:
       throw new Error(`unknown configuration: ${name}`);

@@ -40,6 +40,21 @@ const point = (metrics, name, attrs = {}) => {
 };
 
 describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
+  it('without a meter, the do-nothing metrics answer every method the conditions call on the real ones', () => {
+    const fs = require('fs');
+    const path = require('path');
+    const { NoMetrics } = require('../lib/conditions');
+    const { Metrics } = require('../lib/metrics');
+    const lib = path.join(__dirname, '..', 'lib');
+    const src = fs.readdirSync(lib).filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(path.join(lib, f), 'utf8')).join('\n');
+    const called = new Set([...src.matchAll(/_metrics\.([a-zA-Z]+)\(/g), ...src.matchAll(/_toMetrics\('([a-zA-Z]+)'/g)].map((m) => m[1]));
+    assert.ok(called.size >= 12, `the calls found: ${[...called]}`);
+    for (const name of called) {
+      assert.strictEqual(typeof Metrics.prototype[name], 'function', `Metrics.${name}`);
+      assert.strictEqual(typeof NoMetrics.prototype[name], 'function', `NoMetrics.${name}`);
+    }
+  });
+
   it('the rates of a run (issue 26): stats() hangsPerHour, hangSecondsPerHour, hadHang; lag_run_hang 0 until a hang, then 1', async () => {
     const { reader, sim, m } = setup();
     const c = m.conditions;

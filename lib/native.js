@@ -5,15 +5,37 @@ const path = require('path');
 
 // node-gyp-build finds the addon: build/Release (built from source) first, then a prebuilt one
 // for this platform in prebuilds/<platform>-<arch>/. LAGWATCH_ADDON names another build of the
-// same sources (the sanitizer build of `npm test`). The build from source is required here
-// directly, where node-gyp-build would find it first too (unless its PREBUILDS_ONLY says
-// otherwise): loading node-gyp-build (and the os module it needs) costs
-// every process private memory for a path known in advance.
+// same sources (the sanitizer build of `npm test`). Loading node-gyp-build (and the os module it
+// needs) costs every process about 0.1 MiB of private memory, so the two files it would pick here
+// are required by their paths first: the build from source (unless its PREBUILDS_ONLY says
+// otherwise), and the prebuild `npm run prebuild` made for this platform (prebuildify's name for
+// it: `.glibc` on Linux, where node-gyp-build takes it unless the C library is another: its LIBC,
+// else musl where /etc/alpine-release exists), for the platform and architecture node-gyp-build
+// reads (npm's config in the environment first). Anything else, a file that does not load
+// included, is node-gyp-build's to find.
+function direct(root) {
+  const fs = require('fs');
+  const built = path.join(root, 'build', 'Release', 'lagwatch.node');
+  if (!process.env.PREBUILDS_ONLY && fs.existsSync(built)) return built;
+  const platform = process.env.npm_config_platform || process.platform;
+  const arch = process.env.npm_config_arch || process.arch;
+  const linux = platform === 'linux';
+  if (linux && (process.env.LIBC || (fs.existsSync('/etc/alpine-release') ? 'musl' : 'glibc')) !== 'glibc') return null;
+  const pre = path.join(root, 'prebuilds', `${platform}-${arch}`, `lagwatch${linux ? '.glibc' : ''}.node`);
+  return fs.existsSync(pre) ? pre : null;
+}
+
 function load() {
   if (process.env.LAGWATCH_ADDON) return require(process.env.LAGWATCH_ADDON);
   const root = path.join(__dirname, '..');
-  const built = path.join(root, 'build', 'Release', 'lagwatch.node');
-  if (!process.env.PREBUILDS_ONLY && require('fs').existsSync(built)) return require(built);
+  const file = direct(root);
+  if (file !== null) {
+    try {
+      return require(file);
+    } catch {
+      // node-gyp-build below says why nothing loads, if nothing does
+    }
+  }
   try {
     return require('node-gyp-build')(root);
   } catch (err) {

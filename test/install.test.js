@@ -91,6 +91,14 @@ describe('install without a compiler (prebuilt addon, npm pack, --ignore-scripts
     assert.deepStrictEqual(JSON.parse(out.trim()), { stalls: { hang: 1, suspend: 0, pause: 0 }, running: true, now: true });
   });
 
+  it('installed, the prebuild of this platform is required by its path: node-gyp-build (and the memory it costs) is not loaded', () => {
+    const app = path.join(tmp, 'app');
+    const code = "const l = require('lagwatch'); const m = l.setupAllMonitors(); m.stop(); " +
+      "process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((k) => /node-gyp-build|[\\\\/]build[\\\\/]/.test(k))))";
+    const out = run(path.join(tmp, 'bin', 'node'), ['-e', code], { cwd: app, env: bareEnv(fs.mkdtempSync(path.join(tmp, 'd-'))) });
+    assert.deepStrictEqual(JSON.parse(out.trim()), []);
+  });
+
   it('installed with --ignore-scripts, node-gyp-build gives a Mac (x64 and arm64) a darwin file that passes the macOS checks', function () {
     if (`${process.platform}-${process.arch}` !== 'linux-x64') this.skip(); // made here only
     const { problems } = require('../scripts/macho');

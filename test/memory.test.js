@@ -68,22 +68,23 @@ describe('what a set makes Node load (issue 26)', function () {
 
   // What the defaults do not use is loaded at its first use: the metrics (no meter, no SDK), the
   // stacks and profiles (no stack thread), the producers, Electron's glue, the addon's finder
-  // (the build from source is required by its path), package.json (lagwatch's version), the
-  // public module module (the ES module loader and source maps) and diagnostics_channel (no stall).
+  // (the build from source, or this platform's prebuild, is required by its path), package.json
+  // (lagwatch's version), the public module module (the ES module loader and source maps),
+  // diagnostics_channel (no stall) and os (the state directory's home is read from HOME).
   it('the defaults load none of what only a feature they do not use needs, and set up and stop', () => {
     const { out } = child(`${LOADED} const m = require('.').setupAllMonitors(); setTimeout(() => { ` +
       "const files = Object.keys(require.cache).map((f) => require('path').relative(process.cwd(), f)); " +
-      "const o = { module: loaded('module'), diagnostics_channel: loaded('diagnostics_channel'), " +
+      "const o = { module: loaded('module'), diagnostics_channel: loaded('diagnostics_channel'), os: loaded('os'), " +
       "files: files.filter((f) => /^lib[\\/](metrics|histograms|stacks|profile|trace|producer|electron|prom-client|prometheus)\\.js$|node-gyp-build|^package\\.json$/.test(f)) }; " +
       'm.stop(); console.log(JSON.stringify(o)); }, 300);');
-    // node-gyp-build is loaded only where no build from source is there (an installed prebuild).
+    // node-gyp-build is loaded only where neither file is there.
     if (!fs.existsSync(path.join(ROOT, 'build', 'Release', 'lagwatch.node')) || process.env.LAGWATCH_ADDON) {
       out.files = out.files.filter((f) => !/node-gyp-build/.test(f));
     }
     // A built-in module that Node loads in a bare process too (diagnostics_channel from Node 22
     // on) is not lagwatch's to defer.
     const { out: bare } = child(`${LOADED} setTimeout(() => console.log(JSON.stringify({ module: loaded('module'), ` +
-      "diagnostics_channel: loaded('diagnostics_channel') })), 300);");
+      "diagnostics_channel: loaded('diagnostics_channel'), os: loaded('os') })), 300);");
     assert.deepStrictEqual(out, { ...bare, files: [] });
   });
 

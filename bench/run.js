@@ -649,12 +649,14 @@ function stacksSection(S, summaryRows, misses, M, P) {
       push('', 'In steps (MiB, medians of the same processes): RSS, and in brackets the private memory (`RssAnon`, without the pages ' +
         'of files such as the `node` binary\'s code, which every Node process on the machine shares). *addon*: `lib/native.js` alone (the ' +
         'addon built from source, which `lib/native.js` loads by its path, and `perf_hooks`, which `performance.now()` loads and SPEC §1\'s ' +
-        'clock is tied to; an install that uses a prebuilt addon also loads node-gyp-build, and the `os` module it needs, to find it, ' +
-        'which this run does not measure); ' +
-        '*lib*: the rest of `require(\'lagwatch\')`; *set*: `setupAllMonitors()` started (its threads, timers and hooks).', '');
+        'clock is tied to); ' +
+        '*lib*: the rest of `require(\'lagwatch\')`; *set*: `setupAllMonitors()` started (its threads, timers and hooks); *prebuilt*: ' +
+        'the defaults again with the prebuilt addon that `npm run prebuild` made for this platform (`PREBUILDS_ONLY=1`: what an ' +
+        'install loads; `lib/native.js` requires it by its path too), over a bare process, where the prebuild is there.', '');
       const st = (m, k2) => `${f(m.steps[k2].rss, 2)} (${f(m.steps[k2].anon, 2)})`;
-      push(table(['Node', 'addon', 'lib', 'set', '= defaults − bare', 'stacks − defaults', 'an empty Worker − bare'],
-        k.memory.map((m) => [m.version, st(m, 'addon'), st(m, 'lib'), st(m, 'set'), st(m, 'defaults'), st(m, 'stacks'), st(m, 'worker')])));
+      push(table(['Node', 'addon', 'lib', 'set', '= defaults − bare', 'prebuilt − bare', 'stacks − defaults', 'an empty Worker − bare'],
+        k.memory.map((m) => [m.version, st(m, 'addon'), st(m, 'lib'), st(m, 'set'), st(m, 'defaults'),
+          m.steps.prebuilt ? st(m, 'prebuilt') : '–', st(m, 'stacks'), st(m, 'worker')])));
     }
     if (k.memory.some((m) => m.defaultsMet === undefined && !m.met)) {
       push('', '**Missed.** The stack thread is a `worker_threads` Worker (it holds the inspector session that reaches the hung ' +
@@ -684,8 +686,8 @@ function stacksSection(S, summaryRows, misses, M, P) {
         if (!m.met) misses.push(`the stack thread's memory on Node ${m.version}: defaults +${f(m.defaultsOverBareMiB, 2)} MiB, stacks +${f(m.stacksOverDefaultsMiB, 2)} MiB`);
         continue;
       }
-      summaryRows.push([`private memory on Node ${m.version}: defaults − bare (RssAnon)`, '≤ 1.5 MiB', `${f(m.defaultsAnonMiB, 2)} MiB`,
-        verdict(m.defaultsMet), `\`${K.command}\``]);
+      summaryRows.push([`private memory on Node ${m.version}: defaults − bare (RssAnon)${m.steps.prebuilt ? '; with the prebuilt addon' : ''}`, '≤ 1.5 MiB',
+        `${f(m.defaultsAnonMiB, 2)}${m.steps.prebuilt ? `; ${f(m.steps.prebuilt.anon, 2)}` : ''} MiB`, verdict(m.defaultsMet), `\`${K.command}\``]);
       summaryRows.push([`RSS on Node ${m.version}: the stack thread (stacks − defaults) − an empty Worker's (worker − bare)`, '≤ 1 MiB',
         `${f(m.stacksOverDefaultsMiB - m.emptyWorkerMiB, 2)} MiB (${f(m.stacksOverDefaultsMiB, 2)} − ${f(m.emptyWorkerMiB, 2)})`, verdict(m.stacksMet), `\`${K.command}\``]);
       if (!m.defaultsMet) misses.push(`private memory on Node ${m.version}: the defaults +${f(m.defaultsAnonMiB, 2)} MiB over a bare process (target ≤ 1.5)`);

@@ -193,9 +193,7 @@ function wakeupLines(W, summaryRows, misses) {
       '30th such heartbeat left waiting wakes it. The stack thread ' +
       `(\`lagwatch-stacks\`, ${t('lagwatch-stacks', 'lagwatch-stacks')}) waits on its loop with nothing armed. So an idle process wakes ` +
       'for the worker\'s checks alone, and that is the least it can with every rule kept: the defaults\' target of 1 needs rests of 1 s ' +
-      'or more, which let a 1 s stop that begins with a rest pass unseen (SPEC §5: no stop of 1 s or more is ever a monitor\'s lag). ' +
-      'Before, the same command gave 2.20 a second over a bare process with both configurations, the main thread answering each ' +
-      'heartbeat (1.10), and before the 1 s timers shared that wake-up 3.20 and 3.30 (the main thread 2.10).', '');
+      'or more, which let a 1 s stop that begins with a rest pass unseen (SPEC §5: no stop of 1 s or more is ever a monitor\'s lag).', '');
   }
   for (const [n, c] of Object.entries(w.configs)) {
     if (c.target === undefined) continue;

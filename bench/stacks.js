@@ -43,8 +43,7 @@ function runChild(node, a, env = {}) {
 
 // The prebuilt addon of this platform, if `npm run prebuild` made it: the defaults are measured
 // with it too (PREBUILDS_ONLY: the file an install without a build from source loads).
-const PREBUILT = path.join(__dirname, '..', 'prebuilds', `${process.platform}-${process.arch}`,
-  `lagwatch${process.platform === 'linux' ? '.glibc' : ''}.node`);
+const PREBUILT = require('../scripts/prebuild').prebuildPath(`${process.platform}-${process.arch}`);
 const hasPrebuilt = fs.existsSync(PREBUILT);
 
 function memory(node, version) {

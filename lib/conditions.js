@@ -22,9 +22,8 @@ const VERDICTS = ['recorded', 'discarded', 'held', 'disposed'];
 
 // The metrics of conditions with nothing to record into: no meter (none given, no SDK's) and no
 // OpenTelemetry logger. lib/metrics.js, its instruments and its tables, is loaded only for
-// conditions that have one of them.
-// What the conditions call on their metrics when nothing reads them: every method of Metrics they
-// call (test/metrics.test.js holds the two lists together).
+// conditions that have one of them. Every method of Metrics the conditions call is here
+// (test/metrics.test.js holds the two lists together).
 class NoMetrics {
   constructor() {
     this.noop = true;

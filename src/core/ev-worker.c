@@ -33,12 +33,12 @@ static void receive_one(lw_monset_core_t *m, const lw_msg_t *msg, double now) {
       if (m->keep_batches) lw__mon_batch_push(m, &m->self_lag_batch, msg->self_lag);
       m->self_lag_last = msg->self_lag;
       m->self_lag_count++;
-      /* Its lateness: how long it waited for the main thread, which answered it now; or none, if
-       * it came while the loop waited in its poll (SPEC §6), however long the loop slept on. */
-      if (m->running[LW_MON_WORKER] && msg->quiet)
-        lw__mon_submit(m, LW_MON_WORKER, 0, 0, msg->sent_at);
-      else if (m->running[LW_MON_WORKER])
-        lw__mon_submit(m, LW_MON_WORKER, now - msg->sent_at, now - msg->sent_at, now);
+      /* Its lateness (SPEC §6): how long it waited for the main thread, which answered it now, or
+       * at once if it came while the loop waited in its poll, however long the loop slept on. */
+      if (m->running[LW_MON_WORKER]) {
+        double answered = msg->quiet ? msg->sent_at : now;
+        lw__mon_submit(m, LW_MON_WORKER, answered - msg->sent_at, answered - msg->sent_at, answered);
+      }
       break;
     case LW_MSG_HANG_START:
       m->worker_hangs++;

@@ -384,6 +384,8 @@ export interface Simulation {
   wait(ms: number): void;
   /** Embedded loop only: the embedder's message loop holds the thread outside uv_run, off-CPU: idle. */
   outside(ms: number): void;
+  /** A signal reaches the main thread while its loop waits (SIGTERM, a child's SIGCHLD): libuv's idle time loses the wait so far, as libuv's does; the loop wakes for the handler. */
+  signal(): void;
   /** The wall clock jumps by ms (negative: back). */
   stepWall(ms: number): void;
   /** Only the worker thread stops. */

@@ -71,6 +71,13 @@ class Simulation {
     native.simVerb(handles.get(this), 'outside', ms);
   }
 
+  // A signal reaches the main thread while its loop waits (SIGTERM, SIGUSR2, a child's SIGCHLD):
+  // libuv's idle time loses the wait so far (it counts a wait from its last entry into the
+  // kernel, and the signal interrupts it), and the loop wakes for the signal's handler.
+  signal() {
+    native.simVerb(handles.get(this), 'signal', 0);
+  }
+
   // The wall clock jumps by ms (negative: back).
   stepWall(ms) {
     native.simVerb(handles.get(this), 'stepWall', ms);

@@ -26,6 +26,7 @@ const SIMULATION = [
   'test/profile.test.js',
   'test/prom-client.test.js',
   'test/prometheus-exposition.test.js',
+  'test/quiet.test.js',
   'test/tracker.test.js',
   'test/validator.test.js',
 ];
@@ -57,6 +58,7 @@ const REAL_PROCESS = [
   'test/real-clock.test.js', // 16
   'test/e2e/sigstop.test.js', // 15
   'test/e2e/idle-sleeps.test.js', // 10
+  'test/e2e/quiet.test.js', // 8
   'test/e2e/debugger-session.test.js', // 13
   'test/e2e/workers.test.js', // 14
   'test/drift-sleep.test.js', // 13

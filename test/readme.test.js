@@ -355,16 +355,19 @@ const maskPaths = (l) => l.replace(/(file:\/\/)?\/[^\s():<>]*/g, '<path>');
 
 // Each stated stderr line, in order, matches a line of the run's stderr (other lines between them
 // allowed: a stated stderr shows what a run prints, not all of it), numbers and directories aside.
+// lagwatch's own lines are all stated: one the text does not show (a block or a hang that is not
+// the app's) is returned as missing from the text.
 function stderrShown(stated, actual) {
   const lines = toLines(actual).map(maskPaths);
+  const patterns = toLines(stated).map((l) => linePattern(maskPaths(l), true));
   let at = 0;
-  for (const l of toLines(stated)) {
-    const re = linePattern(maskPaths(l), true);
-    while (at < lines.length && !re.test(lines[at])) at++;
+  for (const [i, l] of toLines(stated).entries()) {
+    while (at < lines.length && !patterns[i].test(lines[at])) at++;
     if (at === lines.length) return l;
     at++;
   }
-  return null;
+  const unstated = lines.find((l) => l.startsWith('lagwatch: ') && !patterns.some((re) => re.test(l)));
+  return unstated === undefined ? null : `(not in the text) ${unstated}`;
 }
 
 function checkRun(block, r) {
@@ -391,7 +394,7 @@ function checkRun(block, r) {
   if (e.stderr !== undefined) {
     const missing = stderrShown(e.stderr, r.stderr);
     assert.strictEqual(missing, null, `${block.file}:${e.stderrLine} states a stderr line (numbers and directories ` +
-      `aside) that the run did not print in that order: ${describeRun(block, r)}`);
+      `aside) that the run did not print in that order, or the run printed a lagwatch line it does not state: ${describeRun(block, r)}`);
   }
 }
 
@@ -533,6 +536,14 @@ describe('docs: the convention of test/readme.test.js is enforced', function () 
     assert.ok(linesMatch(['a', '…', 'b'], ['a', 'b'], false));
     assert.ok(linesMatch(['a', '…', 'b'], ['a', '1', '2', 'b'], false));
     assert.ok(!linesMatch(['a', 'b'], ['a', 'b', 'c'], false));
+  });
+
+  it("stated stderr: its lines in order, others between; but every lagwatch line stated", function () {
+    const stated = 'lagwatch: hang stall of 6013 ms (loopBlock)\nlagwatch: blocking profile: 1 block(s)';
+    assert.strictEqual(stderrShown(stated, 'app\nlagwatch: hang stall of 6020 ms (loopBlock)\nx\nlagwatch: blocking profile: 1 block(s)\n'), null);
+    assert.notStrictEqual(stderrShown(stated, 'lagwatch: blocking profile: 1 block(s)\nlagwatch: hang stall of 6020 ms (loopBlock)\n'), null);
+    assert.match(stderrShown(stated, 'lagwatch: hang stall of 6020 ms (loopBlock)\nlagwatch: block of 1327 ms (no stack: unseen)\n' +
+      'lagwatch: blocking profile: 2 block(s)\n'), /not in the text.*block of 1327/);
   });
 
   it('stated JSON: numbers vary, `…` in strings and arrays, key sets', function () {

@@ -17,7 +17,31 @@ static double idle_reading(const lw_monset_core_t *m) { return m->rd.idle ? m->r
 double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
   if (m->model.embedded)
     return m->model.emb_idle_base + (now - m->model.emb_t_base) - (runnable_now(m) - m->model.emb_runnable_base);
-  return idle_reading(m);
+  return idle_reading(m) + m->loop.idle_lost;
+}
+
+static double cpu_now(const lw_monset_core_t *m) { return m->rd.cpu ? m->rd.cpu(m->rd.data) : NAN; }
+
+void lw_monset_core_poll_wait(lw_monset_core_t *m, double at) {
+  m->loop.waiting = 1;
+  m->loop.wait_at = at;
+  m->loop.wait_idle = idle_reading(m);
+  m->loop.wait_cpu = cpu_now(m);
+}
+
+void lw_monset_core_poll_woke(lw_monset_core_t *m, double woke_at, double now) {
+  double grown, unwaited, off;
+  if (!m->loop.waiting) return;
+  m->loop.waiting = 0;
+  /* An embedded loop's idle time is its own measure of the thread (lw__mon_idle_now). */
+  if (m->model.embedded) return;
+  grown = idle_reading(m) - m->loop.wait_idle;
+  unwaited = (woke_at - m->loop.wait_at) - grown;
+  if (!(unwaited > 0)) return;
+  /* Off the CPU, as far as it can be told (a CPU reading that failed tells nothing). */
+  off = (now - m->loop.wait_at) - (cpu_now(m) - m->loop.wait_cpu) - grown;
+  if (!(off > 0)) return;
+  m->loop.idle_lost += off < unwaited ? off : unwaited;
 }
 
 int lw_monset_core_embedded(const lw_monset_core_t *m) { return m->model.embedded; }
@@ -84,6 +108,7 @@ int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable) {
   double idle, busy;
   int embedded = m->model.embedded, changed;
   lw__mon_activity(m, now);
+  m->loop.waiting = 0; /* a poll the driver did not judge is judged no more */
   loop_model(m, now, outside_since_poll(m, now, runnable));
   if (!m->running[LW_MON_LOOPBLOCK]) return m->model.embedded != embedded;
   idle = lw__mon_idle_now(m, now);

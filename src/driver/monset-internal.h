@@ -43,6 +43,10 @@ struct lw_monset_backend_s {
    * loop's last, whose end no hook sees) measured up to `now`. NULL: the backend's iterations are
    * all seen (the simulation's). */
   void (*last_iteration)(lw_monset_t *s, double now);
+  /* JS entered (lw_monset_enter): a poll that may have waited, if one is open, is over (JS runs
+   * in its callbacks, after it). NULL: the backend judges its polls where they end (the
+   * simulation's JS runs between its verbs, while its loop may still wait). */
+  void (*poll_over)(lw_monset_t *s, double now);
 };
 
 extern const lw_monset_backend_t lw__monset_sim;

@@ -12,6 +12,11 @@ static int sim_pair(void *d, double *a, double *b) {
 }
 static double sim_idle(void *d) { return lw_sim_idle(d); }
 static double sim_runnable(void *d) { return lw_sim_runnable(d); }
+static double sim_cpu(void *d) {
+  double cpu, runq, throttled;
+  lw_sim_main_times(d, &cpu, &runq, &throttled);
+  return cpu;
+}
 static double sim_main_avail(void *d) { return lw_sim_main_avail(d); }
 static int sim_main_sched(void *d, lw_thread_times_t *out) {
   lw_sim_main_times(d, &out->cpu_ms, &out->runq_ms, &out->throttled_ms);
@@ -33,6 +38,7 @@ static void sim_readings_of(lw_monset_t *s, lw_readings_t *rd) {
   rd->main.sleep_pair = rd->worker.sleep_pair = sim_pair;
   rd->main.idle = sim_idle;
   rd->main.runnable = sim_runnable;
+  rd->main.cpu = sim_cpu;
   rd->worker.main_avail = sim_main_avail;
   /* No main_waiting: the simulated worker never rests, its checks come every liveness interval
    * as SPEC §6 states (lw_worker_next_due). */
@@ -96,6 +102,8 @@ static void sim_main_run_cb(lw_client_t *c, double now) {
 static void main_iteration_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
   int got;
+  /* A poll still waiting was woken by this turn's timer. */
+  lw_monset_core_poll_woke(&s->core, now, now);
   lw__monset_awake(s, now, &got);
   /* Evidence before the iteration's judgment, as monset-uv.c's prepare hook does. */
   if (!got) (void)s->be->receive(s, now);
@@ -104,14 +112,19 @@ static void main_iteration_cb(lw_client_t *c, double now) {
   /* The loop model's reading, as monset-uv.c's prepare hook passes it: the simulation has no
    * immediates, so each poll could wait (Node's does; an embedded one never waits). */
   lw_monset_core_poll(&s->core, 1);
+  lw_monset_core_poll_wait(&s->core, now);
 }
 static void main_poll_end_cb(lw_client_t *c, double at) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
+  lw_monset_core_poll_woke(&s->core, at, at);
   lw_monset_core_poll_end(&s->core, at, lw_sim_runnable(s->sim));
 }
+/* A callback begins: the poll stopped waiting now. */
 static void main_wake_cb(lw_client_t *c, double now) {
+  lw_monset_t *s = LW_MONSET_OF(c, main_client);
   int got;
-  lw__monset_awake(LW_MONSET_OF(c, main_client), now, &got);
+  lw_monset_core_poll_woke(&s->core, now, now);
+  lw__monset_awake(s, now, &got);
 }
 
 static double async_next_due(lw_client_t *c) {
@@ -194,4 +207,5 @@ const lw_monset_backend_t lw__monset_sim = {
     sim_now,     sim_readings_of, sim_setup, sim_unregister, sim_receive,     sim_receive_last,
     sim_idle_end, sim_sync,       sim_nothing, sim_nothing,  sim_close,       sim_release,
     sim_free,    sim_sleep_clock, sim_memory,      NULL, /* every simulated iteration is seen */
+    NULL, /* its polls are judged where they end */
 };

@@ -52,6 +52,10 @@ static double rt_runnable(void *d) {
     s->runq_last = t.runq_ms;
   return cpu + s->runq_last;
 }
+static double rt_cpu(void *d) {
+  (void)d;
+  return lw_clock_thread_cpu_ms();
+}
 /* Worker thread (and the main thread while the worker is stopped). */
 static int rt_main_sched(void *d, lw_thread_times_t *out) {
   return lw_thread_src_read(&((lw_monset_t *)d)->main_src, out);
@@ -79,6 +83,7 @@ void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd) {
   rd->main.sleep_pair = rd->worker.sleep_pair = sleep_clock_pair;
   rd->main.idle = lw__monset_uv_idle;
   rd->main.runnable = rt_runnable;
+  rd->main.cpu = rt_cpu;
   rd->worker.main_avail = rt_main_avail;
   rd->worker.main_waiting = rt_main_waiting;
   rd->worker.main_in_poll = rt_main_in_poll;

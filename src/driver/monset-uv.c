@@ -10,6 +10,11 @@
 
 static double uv_now_of(const lw_monset_t *s) { return lw_uv_now(s->uv); }
 
+/* The loop's time (libuv's cached uv_now(), updated at the start of each iteration and after
+ * each poll), in ms on this thread's origin, to within a few ms (libuv's fast clock): no clock
+ * read. The hooks keep it raw (an integer compare) and convert it only when they use it. */
+static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->origin_ms; }
+
 /* A SIGCONT since the last look: the process was stopped from when its threads were last seen
  * running (the latest of this thread's hooks and the worker's runs before the continue) until
  * the continue. Returns 1 if that made evidence. */
@@ -76,6 +81,13 @@ static int poll_may_wait(lw_monset_t *s, double now) {
   return lw__monset_idle(s, now);
 }
 
+/* The poll that may have waited is over (a callback of it runs, or the check hook): it stopped
+ * waiting at libuv's loop time, updated right after it (lw_monset_core_poll_woke). */
+static void poll_over(lw_monset_t *s, double now) {
+  if (lw_monset_core_poll_waiting(&s->core))
+    lw_monset_core_poll_woke(&s->core, loop_time(s, uv_now(s->uv->timer.loop)), now);
+}
+
 /* The main thread's due time: see LW_SHARE_MS. */
 static double uv_main_next_due(lw_client_t *c) {
   return lw_monset_core_next_due_armed(&LW_MONSET_OF(c, main_client)->core);
@@ -89,6 +101,7 @@ static void async_cb(uv_async_t *a) {
   if (s->uw == NULL) return; /* finished */
   /* The poll's wait has ended (libuv counted it before the callbacks): its idle time is fresh. */
   lw_uvworker_progress(s->uw, now, (double)uv_metrics_idle_time(a->loop) / 1e6);
+  poll_over(s, now);
   if (uv_receive(s, now)) lw__monset_hand_over(s, 0, 1, now);
   /* An idle loop woken by the worker: the timers that measure nothing of their own lateness,
    * when due within LW_SHARE_MS, fire in this wake-up rather than in one of their own. */
@@ -104,10 +117,6 @@ static void async_cb(uv_async_t *a) {
   lw_uv_rearm(s->uv);
 }
 
-/* The loop's time (libuv's cached uv_now(), updated at the start of each iteration and after
- * each poll), in ms on this thread's origin, to within a few ms (libuv's fast clock): no clock
- * read. The hooks keep it raw (an integer compare) and convert it only when they use it. */
-static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->origin_ms; }
 
 /* The main thread's time on a CPU, plus (Linux) its time waiting for one: its run-queue delay from
  * schedstat, which includes what a cgroup's CPU quota held back. A thread preempted on a loaded
@@ -149,7 +158,10 @@ static void check_cb(uv_check_t *h) {
   if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
-  if (t != s->hook.prepare_raw) s->idle_valid = 0;
+  if (t != s->hook.prepare_raw) {
+    s->idle_valid = 0;
+    poll_over(s, lw_uv_now(s->uv));
+  }
   if (s->hook.suspect_outside > 0) { /* the poll end's readings, for the next iteration */
     double runnable = main_runnable_ms(s, 1);
     lw_monset_core_poll_end(&s->core, lw_uv_now(s->uv), runnable);
@@ -209,8 +221,16 @@ static void prepare_cb(uv_prepare_t *p) {
      * With the check hook off (a loop of immediates), the next timed prepare reads the idle time
      * anyway, and nothing else is done here: a wait that begins now has the timers awake, and
      * the first of them to fire times its iteration. */
-    if (s->hook.check_on && uv_backend_timeout(loop) != 0 && poll_may_wait(s, lw_uv_now(s->uv)))
-      lw_uv_rearm(s->uv);
+    if (uv_backend_timeout(loop) != 0) {
+      /* The check hook judges the wait, whatever libuv counts of it (lw_monset_core_poll_wait). */
+      if (!lw_monset_core_poll_waiting(&s->core)) lw_monset_core_poll_wait(&s->core, loop_time(s, began));
+      if (!s->hook.check_on) {
+        uv_check_start(&s->check, check_cb);
+        s->hook.check_on = 1;
+      } else if (poll_may_wait(s, lw_uv_now(s->uv))) {
+        lw_uv_rearm(s->uv);
+      }
+    }
     return;
   }
   now = lw_uv_now(s->uv);
@@ -242,6 +262,7 @@ static void prepare_cb(uv_prepare_t *p) {
   /* The loop model's reading (SPEC §6): the poll would wait in Node's own run, or that run would
    * end here. An embedder's uv_run(UV_RUN_NOWAIT) gives it no timeout all the same. */
   lw_monset_core_poll(&s->core, may_wait || !uv_loop_alive(loop));
+  if (may_wait) lw_monset_core_poll_wait(&s->core, now);
   if (may_wait && poll_may_wait(s, now)) rearm = 1;
   if (rearm) lw_uv_rearm(s->uv);
   s->hook.prepare_raw = began;
@@ -406,11 +427,12 @@ static size_t uv_memory(const lw_monset_t *s) { return s->uw ? sizeof(*s->uw) : 
  * only the next iteration's measure can tell apart. */
 static void uv_last_iteration(lw_monset_t *s, double now) {
   if (lw_monset_core_embedded(&s->core)) return;
+  poll_over(s, now);
   (void)lw_monset_core_iteration(&s->core, now, NAN);
 }
 
 const lw_monset_backend_t lw__monset_uv = {
     uv_now_of,    lw__monset_uv_readings, uv_setup,       uv_unregister,    uv_receive, uv_receive_last,
     uv_idle_end,  uv_sync,        uv_rearm,       uv_stop_worker,   uv_close_handles, uv_release,
-    uv_free,      uv_sleep_clock, uv_memory,      uv_last_iteration,
+    uv_free,      uv_sleep_clock, uv_memory,      uv_last_iteration, poll_over,
 };

@@ -200,6 +200,7 @@ int lw_monset_enter(lw_monset_t *s) {
   int got, changed;
   if (s->finished) return 0;
   now = lw_monset_now(s);
+  if (s->be->poll_over != NULL) s->be->poll_over(s, now);
   /* Asleep, the catch-up applies the evidence first; awake, the evidence alone. */
   changed = lw__monset_awake(s, now, &got);
   if (!changed && !got) got = lw__monset_evidence(s, now);

@@ -16,6 +16,7 @@ lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms) {
   sim->wall_off = LW_SIM_WALL_EPOCH;
   sim->main_free_at = -INFINITY;
   sim->wait_end = start_ms;
+  sim->wait_since = start_ms;
   sim->worker_free_at = -INFINITY;
   sim->throttle_until = -INFINITY;
   sim->throttle_align = LW_SIM_ALIGN_MS;
@@ -114,6 +115,7 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   if (best->thread == LW_THREAD_MAIN) lw_sched_evidence(&sim->sched, sim->now);
   best->evidence_due = 0;
   best->run(best, sim->now);
+  if (best->thread == LW_THREAD_MAIN) sim->wait_since = sim->now;
   return best;
 }
 
@@ -121,7 +123,7 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
                 double *target, lw_err_t *err) {
   static const char *const verbs[] = {"advance",  "block",    "sleep",  "pause",    "stepWall", "stallWorker",
                                       "throttle", "starve",   "callback", "return", "debug",
-                                      "wait",     "outside"};
+                                      "wait",     "outside",  "signal"};
   static const char *const states[LW_SIM_STATES] = {"cpu", "gc", "blocked", "starved",
                                                     "throttled"};
   const int nverbs = (int)(sizeof(verbs) / sizeof(verbs[0]));
@@ -131,7 +133,7 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
   if (v == nverbs)
     return lw__refuse(err, LW_EINVAL, "verb",
                       "one of advance, block, sleep, pause, stepWall, stallWorker, throttle, "
-                      "starve, callback, return, debug, wait, outside");
+                      "starve, callback, return, debug, wait, outside, signal");
   /* Inside a callback only what can happen to a running callback: it works or waits, the process
    * is stopped or the system sleeps, the wall clock steps, a debugger holds it; "return" ends it. */
   if (sim->in_callback ? !(v == 1 || v == 2 || v == 3 || v == 4 || v == 9 || v == 10 || v == 11)
@@ -166,6 +168,7 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
     case 10: lw_sim_debug(sim, ms); *target += ms; break;
     case 11: lw_sim_wait(sim, ms); *target += ms; break;
     case 12: lw_sim_outside(sim, ms); *target += ms; break;
+    case 13: lw_sim_signal(sim); break; /* the handler runs now */
     default: lw_sim_throttle(sim, ms, align_ms); *target += ms; break;
   }
   return LW_OK;
@@ -216,6 +219,14 @@ void lw_sim_wait(lw_sim_t *sim, double ms) {
    * iteration is what an embedder's message loop leaves too. */
   if (!sim->poll_ended) poll_ends(sim);
   lw_sim_block(sim, ms, LW_SIM_BLOCKED);
+}
+
+void lw_sim_signal(lw_sim_t *sim) {
+  double began = sim->main_free_at > sim->wait_since ? sim->main_free_at : sim->wait_since;
+  if (sim->loop != LW_LOOP_EMBEDDED && sim->main_free_at <= sim->now && sim->now > began)
+    sim->idle_lost += sim->now - began;
+  loop_wakes(sim);
+  if (sim->main_free_at < sim->now) sim->main_free_at = sim->now;
 }
 
 void lw_sim_outside(lw_sim_t *sim, double ms) {
@@ -328,7 +339,7 @@ void lw_sim_sleep_pair(const lw_sim_t *sim, double *inclusive, double *exclusive
 void lw_sim_set_loop(lw_sim_t *sim, lw_loop_model_t loop) { sim->loop = loop; }
 
 double lw_sim_idle(const lw_sim_t *sim) {
-  return sim->loop == LW_LOOP_EMBEDDED ? 0 : sim->now - sim->busy_total;
+  return sim->loop == LW_LOOP_EMBEDDED ? 0 : sim->now - sim->busy_total - sim->idle_lost;
 }
 
 double lw_sim_main_avail(const lw_sim_t *sim) {

@@ -50,6 +50,8 @@ typedef struct lw_sim_s {
   double busy_total;
   double main_free_at;
   double wait_end; /* when the main loop last stopped waiting (the block in progress began) */
+  double wait_since; /* when the main thread last ran a client: its poll's wait counts from then */
+  double idle_lost;  /* the waits libuv's idle time lost to signals (lw_sim_signal) */
   double worker_free_at;
   double throttle_until;
   double throttle_align;
@@ -99,6 +101,11 @@ void lw_sim_wait(lw_sim_t *sim, double ms);
 /* Embedded loop only: the embedder's message loop holds the thread outside uv_run, off every
  * CPU (Chromium waiting for its next task): its loop's work waits, and the thread is idle. */
 void lw_sim_outside(lw_sim_t *sim, double ms);
+/* A signal reaches the main thread while its loop waits (SIGTERM, SIGUSR2, a child's SIGCHLD): the
+ * poll's wait is interrupted (EINTR) and libuv, which counts a wait from its last entry into the
+ * kernel, loses the wait so far from its idle time, as libuv does; the loop wakes for the
+ * signal's handler, a callback of no length. */
+void lw_sim_signal(lw_sim_t *sim);
 void lw_sim_debug(lw_sim_t *sim, double ms);
 /* Since when a debugger holds the main thread now, or NAN (as the C worker thread reads it). */
 double lw_sim_debugged(const lw_sim_t *sim);

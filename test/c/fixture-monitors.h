@@ -24,6 +24,7 @@ typedef struct {
   double idle; /* the main loop's total idle time */
   int pair_calls;
   int in_poll; /* the main loop waits in its poll now */
+  double cpu;  /* the main thread's CPU time */
 } fake_t;
 
 static inline double fake_wall(void *d) { return ((fake_t *)d)->wall; }
@@ -39,6 +40,7 @@ static inline int fake_pair(void *d, double *inclusive, double *exclusive) {
 
 static inline double fake_idle(void *d) { return ((fake_t *)d)->idle; }
 static inline int fake_in_poll(void *d) { return ((fake_t *)d)->in_poll; }
+static inline double fake_cpu(void *d) { return ((fake_t *)d)->cpu; }
 
 typedef struct {
   lw_conditions_t c;
@@ -65,6 +67,7 @@ static inline void fx_init(fx_t *x, const lw_monset_core_config_t *cfg, int mono
   x->rd.main.wall = fake_wall;
   x->rd.main.sleep_pair = x->rd.worker.sleep_pair = fake_pair;
   x->rd.main.idle = fake_idle;
+  x->rd.main.cpu = fake_cpu;
   x->rd.main.data = x->rd.worker.data = &x->f;
   x->rd.main.mono_includes_sleep = mono_includes_sleep;
   if (cfg == NULL) {

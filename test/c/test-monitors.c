@@ -692,6 +692,67 @@ TEST_IMPL(monitors_loop_model_readings) {
   return 0;
 }
 
+/* SPEC §14, a quiet process is quiet: a poll's wait that libuv's idle time lost (a signal
+ * interrupted it, and libuv counts a wait from its last entry into the kernel) is a wait all the
+ * same, as far as the thread was off its CPU; what the callbacks after it did is the
+ * iteration's, and a poll nobody judged changes nothing. */
+TEST_IMPL(monitors_poll_wait_lost_to_a_signal) {
+  fx_t x;
+  fx_init(&x, NULL, 0);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_iteration(&x.m, 10, NAN); /* 10 ms busy since the start */
+  /* 8 s of wait, of which libuv counted the last 0.001 ms (the restart before the signal's own
+   * event); the handler then ran 2 ms on the CPU: the iteration is 2 ms busy. */
+  lw_monset_core_poll_wait(&x.m, 10);
+  ASSERT_EQ(lw_monset_core_poll_waiting(&x.m), 1);
+  x.f.idle += 0.001;
+  x.f.cpu += 2;
+  lw_monset_core_poll_woke(&x.m, 8010, 8012);
+  ASSERT_EQ(lw_monset_core_poll_waiting(&x.m), 0);
+  lw_monset_core_iteration(&x.m, 8012, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2);
+  ASSERT_DBL_EQ(x.m.loop.idle_lost, 8000 - 0.001);
+  /* The same, with a synchronous wait of 300 ms in the handler (off the CPU, after the poll): the
+   * app's, counted. */
+  lw_monset_core_poll_wait(&x.m, 8012);
+  x.f.idle += 0.001;
+  lw_monset_core_poll_woke(&x.m, 9012, 9312);
+  lw_monset_core_iteration(&x.m, 9312, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300);
+  /* A poll whose first round of events ran 50 ms of callbacks on the CPU before the round that
+   * ended it (libuv's loop time moved past them): not a wait. */
+  lw_monset_core_poll_wait(&x.m, 9312);
+  x.f.idle += 100;
+  x.f.cpu += 50;
+  lw_monset_core_poll_woke(&x.m, 9462, 9462);
+  lw_monset_core_iteration(&x.m, 9462, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50);
+  /* A poll libuv counted whole: nothing lost. */
+  lw_monset_core_poll_wait(&x.m, 9462);
+  x.f.idle += 1000;
+  lw_monset_core_poll_woke(&x.m, 10462, 10463);
+  lw_monset_core_iteration(&x.m, 10463, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 1);
+  ASSERT_DBL_EQ(x.m.loop.idle_lost, 9000 - 0.002); /* the first two polls' lost waits */
+  /* Judged once: a second poll_woke changes nothing; an iteration closes a poll not judged, and
+   * its gap is the iteration's. */
+  lw_monset_core_poll_woke(&x.m, 20000, 20000);
+  lw_monset_core_poll_wait(&x.m, 10463);
+  lw_monset_core_iteration(&x.m, 10563, NAN);
+  ASSERT_EQ(lw_monset_core_poll_waiting(&x.m), 0);
+  lw_monset_core_poll_woke(&x.m, 10563, 10563);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 1, 100);
+  /* No CPU reading: nothing is judged a wait. */
+  x.rd.main.cpu = NULL;
+  x.m.rd.cpu = NULL;
+  lw_monset_core_poll_wait(&x.m, 10563);
+  lw_monset_core_poll_woke(&x.m, 11563, 11563);
+  lw_monset_core_iteration(&x.m, 11563, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 1, 100, 1000);
+  fx_free(&x);
+  return 0;
+}
+
 /* SPEC §5: a SIGCONT at `at` after the process was last seen running at `seen`: pause evidence
  * over [seen, at], which the iteration that held the stop then finds (its sample discarded). */
 TEST_IMPL(monitors_continued_is_pause_evidence) {

@@ -1,0 +1,62 @@
+'use strict';
+// SPEC §14, a quiet process is quiet, in real processes: an idle server under
+// `node -r lagwatch/register` with blocks on (LAGWATCH_BLOCK_MS=100) is woken once after seconds
+// of idle by each source an idle server knows (a request, the app's own signal handler, a child's
+// exit, its own long timer, a file watch), then idles again and is ended by SIGTERM. libuv's idle
+// time loses a wait that a signal interrupts (the SIGUSR2, the child's SIGCHLD, the SIGTERM), and
+// lagwatch's timers sleep through the waits: no block, no stall and no lag may come of any of it,
+// and each idle period reads ~1. The simulation's cases, exact: test/quiet.test.js.
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+const { spawnFixture, killAll, sleep, tmpDir } = require('./helpers');
+
+const IDLE_MS = 4000;
+
+async function idleWoken(wake) {
+  const dir = tmpDir('quiet');
+  const file = path.join(dir, 'watched');
+  fs.writeFileSync(file, '');
+  const f = spawnFixture('quiet.js', [wake, IDLE_MS, file], {
+    nodeArgs: ['-r', path.resolve(__dirname, '..', '..', 'lib', 'register.js')],
+    env: { LAGWATCH_BLOCK_MS: '100' },
+  });
+  try {
+    const ready = await f.waitFor('ready', 20000);
+    await sleep(IDLE_MS);
+    if (wake === 'socket') await (await fetch(`http://127.0.0.1:${ready.port}/`)).text();
+    if (wake === 'signal') f.signal('SIGUSR2');
+    if (wake === 'fs.watch') fs.writeFileSync(file, 'now');
+    await f.waitFor('woke', 20000);
+    await sleep(3000);
+    f.signal('SIGTERM');
+    const exit = await f.waitExit(20000);
+    return { f, exit, ready };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('e2e: a quiet server stays quiet (SPEC §14, real processes)', function () {
+  this.timeout(60000);
+  afterEach(killAll);
+
+  it('idle 4 s, woken by a request, a signal, a child, a timer or a file watch, idle 3 s, then SIGTERM: no block, no stall, idle periods ~1, ended by SIGTERM', async () => {
+    const runs = await Promise.all(['socket', 'signal', 'child', 'timer', 'fs.watch'].map(async (wake) => ({ wake, ...(await idleWoken(wake)) })));
+    for (const { wake, f, exit, ready } of runs) {
+      const why = `${wake}: ${f.describe()}`;
+      assert.strictEqual(exit.signal, 'SIGTERM', why);
+      // Start-up's own work (five processes starting at once on two cores) may be a block; from
+      // 'ready' on, the process only waits and is woken.
+      const quiet = f.messages.filter((m) => (m.type === 'block' || m.type === 'stall') && m.start >= ready.now);
+      assert.deepStrictEqual(quiet, [], why);
+      assert.doesNotMatch(f.stderr, /lagwatch: .*(hang|stall)/, why);
+      // The first period holds the start-up's own work.
+      const idle = f.messages.filter((m) => m.type === 'idle').flatMap((m) => m.values).slice(1);
+      assert.ok(idle.length >= 5, `idle periods ${idle}: ${why}`);
+      assert.ok(Math.min(...idle) > 0.9, `idle periods ${idle}: ${why}`);
+      const loopBlock = Math.max(...f.messages.filter((m) => m.type === 'loopBlock' && m.at > ready.at + 1500).map((m) => m.max));
+      assert.ok(loopBlock < 100, `loopBlock's longest iteration ${loopBlock} ms: ${why}`);
+    }
+  });
+});

@@ -45,6 +45,7 @@
         "src/platform/clocks.c",
         "src/platform/procfs.c",
         "src/platform/sigcont.c",
+        "src/platform/sigend.c",
         "src/platform/threadtimes.c",
         "src/binding/args.c",
         "src/binding/events.c",

@@ -6,6 +6,7 @@ const { PerformanceObserver } = require('perf_hooks');
 // Loaded with the module, not at setup: a process out of file descriptors still sets up (SPEC §4).
 const { BlockingProfile } = require('./blocking');
 const { DebuggerWatch } = require('./debugger');
+const { SignalWatch } = require('./signals');
 const native = require('./native');
 const fatal = require('./fatal');
 const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
@@ -22,7 +23,6 @@ const SET_OPTIONS = Object.keys(OPTIONS).filter((n) => !n.includes('.') && n !==
 // The options of setupAllMonitors().
 const SETUP_KEYS = [...CONDITIONS_KEYS, 'monitors', ...SET_OPTIONS, 'metricProducers', 'stacks', 'stateDir', 'blocks', 'exitHook', 'hangLine'];
 // The signals that end a process by default, at which a set reports what it holds (SPEC §14).
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 // The `blocks` option's keys ('blocks.thresholdMs', ...) are the set's, not a monitor's.
 const OPTION_KEYS = Object.fromEntries(NAMES.map((n) => [n, []]));
 OPTION_KEYS.blocks = [];
@@ -244,8 +244,7 @@ class MonitorSet {
       // Not in Electron: Chromium handles these signals itself (a graceful quit), which a Node
       // listener would replace; its app 'will-quit' reports instead (attachElectron).
       if (native.isMainThread() && !process.versions.electron) {
-        this._onSignal = (signal) => this._signalled(signal);
-        for (const signal of SIGNALS) process.on(signal, this._onSignal);
+        this._onSignal = new SignalWatch(this._h, (signal) => this._signalled(signal));
       }
     }
     // Electron's main process (process.type 'browser') keeps the worker thread's monitors while
@@ -286,7 +285,7 @@ class MonitorSet {
   // that its parent sees the signal and not an exit code; one with its own listeners keeps them
   // and goes on, its monitors running (a SIGHUP may mean "reload"): lagwatch only reports what it
   // can without stopping (the end hooks, register's blocking profile), and reports the rest when
-  // the process exits.
+  // the process exits. While the main thread is held, lib/signals.js ends the process instead.
   _signalled(signal) {
     this._removeSignals();
     if (process.listenerCount(signal) > 0) {
@@ -299,7 +298,7 @@ class MonitorSet {
 
   _removeSignals() {
     if (this._onSignal === null) return;
-    for (const signal of SIGNALS) process.removeListener(signal, this._onSignal);
+    this._onSignal.remove();
     this._onSignal = null;
   }
 

@@ -42,7 +42,7 @@ const LIBSYSTEM_10_15 = new Set([
   '_strncmp', '_strstr', '_strtod', '_strtoull', '_sysctlbyname', '_thread_info', '_unlink', '_vsnprintf',
   '_write', '___memcpy_chk', '___memmove_chk', '___memset_chk', '___snprintf_chk', '___strcpy_chk',
   '___vsnprintf_chk', '_mkdir', '_stat', '_fstat', '_lseek', '_ftruncate', '_getuid', '_ceil', '_floor', '___bzero',
-  '_geteuid', '_openat', '_renameat', '_unlinkat', '_fstat$INODE64', '_pthread_setname_np',
+  '_geteuid', '_openat', '_renameat', '_unlinkat', '_fstat$INODE64', '_pthread_setname_np', '_kill', '_sigprocmask',
 ]);
 
 function objdump(args, file) {

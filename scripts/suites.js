@@ -59,6 +59,7 @@ const REAL_PROCESS = [
   'test/e2e/sigstop.test.js', // 15
   'test/e2e/idle-sleeps.test.js', // 10
   'test/e2e/quiet.test.js', // 8
+  'test/e2e/signals.test.js', // 15
   'test/e2e/debugger-session.test.js', // 13
   'test/e2e/workers.test.js', // 14
   'test/drift-sleep.test.js', // 13

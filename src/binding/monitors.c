@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../platform/sigend.h"
 #include "monitors.h"
 #include "names.h"
 
@@ -284,6 +285,50 @@ static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* monEndSignals(m, on): whether the set's worker ends the process at a signal lagwatch alone
+ * listens to and the main thread does not take (platform/sigend.h). */
+static napi_value b_mon_end_signals(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  lwb_monset_t *m;
+  bool on;
+  if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
+  if (lwb_arg_bool(env, argv[1], "on", &on)) return NULL;
+  lw_monset_end_signals(&m->set, on);
+  return NULL;
+}
+
+/* The number of argv[0], "SIGINT", "SIGTERM" or "SIGHUP"; 0 with a RangeError thrown. */
+static int signal_arg(napi_env env, napi_value v) {
+  char name[16];
+  size_t len;
+  int sig;
+  if (lwb_arg_string(env, v, "signal", name, sizeof(name), &len)) return 0;
+  sig = len < sizeof(name) ? lw_sigend_number(name) : 0;
+  if (sig == 0) napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "The \"signal\" argument must be 'SIGINT', 'SIGTERM' or 'SIGHUP'");
+  return sig;
+}
+
+/* signalArm(name, on): whether lagwatch alone listens to that signal (the app does not). */
+static napi_value b_signal_arm(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  bool on;
+  int sig;
+  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if ((sig = signal_arg(env, argv[0])) == 0 || lwb_arg_bool(env, argv[1], "on", &on)) return NULL;
+  lw_sigend_arm(sig, on);
+  return NULL;
+}
+
+/* signalTaken(name): the main thread took that signal (lagwatch's listener runs). */
+static napi_value b_signal_taken(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int sig;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if ((sig = signal_arg(env, argv[0])) == 0) return NULL;
+  lw_sigend_taken(sig);
+  return NULL;
+}
+
 /* monProgressAt(m) -> when the main thread last made progress (-Infinity: never, or simulated). */
 static napi_value b_mon_progress_at(napi_env env, napi_callback_info info) {
   napi_value argv[1], out;
@@ -435,6 +480,7 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
       {"monHangLine", b_mon_hang_line}, {"monProgressAt", b_mon_progress_at},
+      {"monEndSignals", b_mon_end_signals}, {"signalArm", b_signal_arm}, {"signalTaken", b_signal_taken},
       {"monMemory", b_mon_memory}, {"monBlocks", b_mon_blocks},
   };
   if (lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0])) || lwb_mon_metrics_init(env, exports) ||

@@ -109,3 +109,15 @@ size_t lw_hangline_format(char *buf, size_t cap, double held_ms, const lw_cause_
   buf[len] = '\0';
   return len;
 }
+
+size_t lw_hangline_signal_format(char *buf, size_t cap, const char *name, double held_ms, int hang,
+                                 int recorded) {
+  int n = snprintf(buf, cap,
+                   "lagwatch: SIG%s while the main thread is held (%.1f s so far%s): the signal ends the "
+                   "process, as it would without lagwatch%s\n",
+                   name, held_ms / 1000.0, hang ? "" : ", under the hang threshold",
+                   !hang ? "" : recorded ? "; the next start reports the hang from its record" : "");
+  if (n < 0) n = 0;
+  if ((size_t)n >= cap) n = cap > 0 ? (int)cap - 1 : 0;
+  return (size_t)n;
+}

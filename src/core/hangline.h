@@ -19,6 +19,11 @@
 #define LW_HANGLINE_FRAMES 3
 /* Room for the longest line (frames are cut to fit). */
 #define LW_HANGLINE_MAX 1024
+/* A signal that ends a process (SIGINT, SIGTERM, SIGHUP), which lagwatch alone listens to, and
+ * which the main thread has not taken this long after it came, finds the main thread held: it
+ * ends the process by its default action, as it would have at once without lagwatch (SPEC §14).
+ * A loop that waits takes a signal at once; one that runs takes it at its next turn. */
+#define LW_HANGLINE_SIGNAL_MS 400.0
 
 typedef struct lw_hangline_s {
   double said_for; /* the detection time of the hang last said; NAN: none */
@@ -36,5 +41,10 @@ int lw_hangline_said(const lw_hangline_t *l, double detected_at);
  * ...}],...}, or NULL) into `buf` (`cap` >= LW_HANGLINE_MAX). Returns its length. */
 size_t lw_hangline_format(char *buf, size_t cap, double held_ms, const lw_cause_t *cause,
                           const char *stack);
+/* The line said before such a signal ends the process (`name`: "TERM"): the main thread held
+ * `held_ms` so far; `hang` 1 if that is a hang (its own line follows, and `recorded` 1 if its
+ * record is in the state directory, for the next start to report). Returns its length. */
+size_t lw_hangline_signal_format(char *buf, size_t cap, const char *name, double held_ms, int hang,
+                                 int recorded);
 
 #endif /* LW_CORE_HANGLINE_H_ */

@@ -6,6 +6,7 @@
 
 #include "../core/cause.h"
 #include "../platform/clocks.h"
+#include "../platform/sigend.h"
 #include "monset-internal.h"
 #include "stacks.h"
 
@@ -26,30 +27,70 @@ static void write_stderr(const char *text, size_t len) {
   uv_fs_req_cleanup(&req);
 }
 
-/* Worker thread, while a hang runs and its line is on: the line, once (core/hangline.h). No
- * stdio: the main thread, held, may hold stdio's locks. */
-static void say_hang(lw_monset_t *s, double now) {
-  const lw_worker_t *w = lw_monset_core_worker(&s->core);
-  lw_msg_t peek;
+/* Worker thread: the hang line of `peek` with its cause so far, as the hang's record has it (GC
+ * is the main thread's to tell: unknown), and its frames when the stack's copy is known
+ * (`stack_len` >= 0). No stdio: the main thread, held, may hold stdio's locks. */
+static void write_hang_line(lw_monset_t *s, double now, const lw_msg_t *peek, long stack_len) {
   lw_hang_cause_t h;
   lw_causes_t none;
   lw_cause_t cause;
   char line[LW_HANGLINE_MAX];
-  long stack_len = -1;
   size_t len;
+  memset(&none, 0, sizeof(none));
+  lw_hang_cause_from_msg(&h, peek, now);
+  lw_cause_compute(&none, &h, &cause);
+  len = lw_hangline_format(line, sizeof(line), now - peek->hang_start, &cause,
+                           stack_len >= 0 ? s->hangline_stack : NULL);
+  write_stderr(line, len);
+}
+
+/* Worker thread: the hang line of `peek` now, its frames if the stack thread has them. */
+static void say_hang_now(lw_monset_t *s, double now, const lw_msg_t *peek) {
+  long stack_len = -1;
+  if (s->hangline_stack == NULL) s->hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
+  if (s->hangline_stack != NULL)
+    stack_len = lw_stacks_copy(s->set_id, peek->detected_at, s->hangline_stack, LW_HANGREC_STACK_MAX);
+  write_hang_line(s, now, peek, stack_len);
+}
+
+/* Worker thread, while a hang runs and its line is on: the line, once (core/hangline.h). */
+static void say_hang(lw_monset_t *s, double now) {
+  const lw_worker_t *w = lw_monset_core_worker(&s->core);
+  lw_msg_t peek;
+  long stack_len = -1;
   if (!lw_worker_hang_peek(w, now, &peek)) return;
   if (lw_hangline_said(&s->hangline, peek.detected_at)) return; /* said: no copy of the stack */
   if (s->hangline_stack == NULL) s->hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
   if (s->hangline_stack != NULL)
     stack_len = lw_stacks_copy(s->set_id, peek.detected_at, s->hangline_stack, LW_HANGREC_STACK_MAX);
   if (!lw_hangline_due(&s->hangline, peek.detected_at, now, stack_len >= 0)) return;
-  /* The cause so far, as the hang's record has it (GC is the main thread's to tell: unknown). */
-  memset(&none, 0, sizeof(none));
-  lw_hang_cause_from_msg(&h, &peek, now);
-  lw_cause_compute(&none, &h, &cause);
-  len = lw_hangline_format(line, sizeof(line), now - peek.hang_start, &cause,
-                           stack_len >= 0 ? s->hangline_stack : NULL);
+  write_hang_line(s, now, &peek, stack_len);
+}
+
+/* Worker thread: a signal that ends a process, which lagwatch alone listens to and which the
+ * main thread has not taken by its deadline (core/hangline.h): the main thread is held, and the
+ * signal ends the process as it would have without lagwatch. What can be said is said first,
+ * in whole lines: how long the thread has been held, and a running hang's own line (its cause
+ * and frames so far); the hang's record stays for the next start. */
+static void end_if_held(lw_monset_t *s, double now) {
+  const lw_worker_t *w = lw_monset_core_worker(&s->core);
+  uint64_t at_ns;
+  int sig = lw_sigend_pending(&at_ns), hang;
+  double progress, held;
+  lw_msg_t peek;
+  char line[LW_HANGLINE_MAX];
+  size_t len;
+  if (sig == 0 || now - (double)(int64_t)(at_ns - s->uw->origin_ns) / 1e6 < LW_HANGLINE_SIGNAL_MS) return;
+  hang = lw_worker_hang_peek(w, now, &peek);
+  progress = lw_uvworker_progress_at(s->uw);
+  held = hang ? now - peek.hang_start : progress > -INFINITY ? now - progress : 0;
+  len = lw_hangline_signal_format(line, sizeof(line), lw_sigend_name(sig), held, hang, s->rec.exists);
   write_stderr(line, len);
+  if (hang) {
+    lw_hangline_init(&s->hangline); /* said again, here, whatever was said before */
+    say_hang_now(s, now, &peek);
+  }
+  lw_sigend_default_and_raise(sig);
 }
 
 /* Worker thread, after each run: the record of a running hang (hangrec.h) and its line. */
@@ -58,6 +99,13 @@ void lw__monset_uv_record_hang(void *data, const lw_msg_t *msgs, size_t n, doubl
   lw_hangrec_update(&s->rec, msgs, n, lw_monset_core_worker(&s->core), now);
   if (lw_atomic_load_relaxed(&s->hangline_on) && lw_worker_hang_active(lw_monset_core_worker(&s->core)))
     say_hang(s, now);
+  if (lw_atomic_load_relaxed(&s->uw->ends_signals)) end_if_held(s, now);
+}
+
+void lw_monset_end_signals(lw_monset_t *s, int on) {
+  if (s->uw == NULL) return;
+  if (on) lw_sigend_install();
+  lw_atomic_store(&s->uw->ends_signals, on ? 1 : 0);
 }
 
 int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid) {

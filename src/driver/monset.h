@@ -137,6 +137,10 @@ void lw_monset_flush(lw_monset_t *s);
  * firings). Returns 1 if that queued events or changed a due time of the conditions' (the caller
  * re-arms their timer); the set's own timer is re-armed here. */
 int lw_monset_enter(lw_monset_t *s);
+/* Real time, main thread: whether this set's worker ends the process at a signal lagwatch alone
+ * listens to and the main thread does not take in time (platform/sigend.h; the handler is
+ * installed over Node's when on). Nothing on a simulation. */
+void lw_monset_end_signals(lw_monset_t *s, int on);
 /* The set's id in the stacks registry (SPEC §12, stacks.h): 0 on a simulation. */
 uint64_t lw_monset_set_id(const lw_monset_t *s);
 /* Real time: the records of running hangs go to `dir` from now on (hangrec.h; NULL: nowhere),

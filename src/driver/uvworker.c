@@ -1,6 +1,8 @@
 #include "uvworker.h"
 
+#include "../core/hangline.h"
 #include "../platform/sigcont.h"
+#include "../platform/sigend.h"
 #include "../platform/threadname.h"
 
 #include <math.h>
@@ -29,6 +31,12 @@ static void timer_cb(uv_timer_t *t);
 /* Worker thread: arms the timer at the worker's next due time, and publishes it. */
 static void arm(lw_uvworker_t *uw) {
   double due = lw_worker_next_due(uw->w), delay;
+  uint64_t at_ns;
+  /* A signal the main thread has not taken is looked at again at its deadline. */
+  if (lw_atomic_load_relaxed(&uw->ends_signals) && lw_sigend_pending(&at_ns) != 0) {
+    double end = (double)(int64_t)(at_ns - uw->origin_ns) / 1e6 + LW_HANGLINE_SIGNAL_MS;
+    if (end < due) due = end;
+  }
   lw_atomic_store(&uw->next_due_ns, due == LW_NEVER || due > 9e12 ? INT64_MAX : (int64_t)(due * 1e6));
   if (due == LW_NEVER) return;
   delay = ceil(due - now_ms(uw));

@@ -54,6 +54,10 @@ typedef struct lw_uvworker_s {
    * before a SIGCONT). 0: none. */
   lw_atomic_i64 run_ns[4];
   uint64_t cont_seen; /* worker thread: the SIGCONT count at its last run */
+  /* Whether this worker ends the process at a signal its main thread does not take
+   * (platform/sigend.h): written by the main thread, read by the worker, whose next run then
+   * comes no later than that signal's deadline. */
+  lw_atomic_i64 ends_signals;
   int64_t awaited_due_ns; /* main thread: the due time it last waited for */
 #ifdef LW_TEST_HOOKS
   int test_late_ms; /* worker thread: uvworker.c's test_hold_after_stop() */

@@ -75,3 +75,23 @@ TEST_IMPL(hangline_long_frames_cut) {
   ASSERT_EQ(buf[n - 1], '\n');
   return 0;
 }
+
+/* The line said before a signal ends a held process: held so far, a hang's record named. */
+TEST_IMPL(hangline_signal_text) {
+  char buf[LW_HANGLINE_MAX];
+  size_t n = lw_hangline_signal_format(buf, sizeof(buf), "TERM", 1534, 0, 0);
+  ASSERT_STR_EQ(buf, "lagwatch: SIGTERM while the main thread is held (1.5 s so far, under the hang threshold): "
+                     "the signal ends the process, as it would without lagwatch\n");
+  ASSERT_EQ(n, strlen(buf));
+  lw_hangline_signal_format(buf, sizeof(buf), "INT", 6800, 1, 1);
+  ASSERT_STR_EQ(buf, "lagwatch: SIGINT while the main thread is held (6.8 s so far): the signal ends the process, "
+                     "as it would without lagwatch; the next start reports the hang from its record\n");
+  lw_hangline_signal_format(buf, sizeof(buf), "HUP", 6800, 1, 0);
+  ASSERT_STR_EQ(buf, "lagwatch: SIGHUP while the main thread is held (6.8 s so far): the signal ends the process, "
+                     "as it would without lagwatch\n");
+  /* Cut to fit, never past the buffer. */
+  n = lw_hangline_signal_format(buf, 20, "TERM", 1534, 0, 0);
+  ASSERT_EQ(n, 19);
+  ASSERT_EQ(strlen(buf), 19);
+  return 0;
+}

@@ -20,28 +20,31 @@ double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
   return idle_reading(m) + m->loop.idle_lost;
 }
 
-static double cpu_now(const lw_monset_core_t *m) { return m->rd.cpu ? m->rd.cpu(m->rd.data) : NAN; }
-
 void lw_monset_core_poll_wait(lw_monset_core_t *m, double at) {
   m->loop.waiting = 1;
   m->loop.wait_at = at;
   m->loop.wait_idle = idle_reading(m);
-  m->loop.wait_cpu = cpu_now(m);
 }
 
-void lw_monset_core_poll_woke(lw_monset_core_t *m, double woke_at, double now) {
-  double grown, unwaited, off;
+void lw_monset_core_poll_woke(lw_monset_core_t *m, double now) {
+  double seen_at, seen_idle, seen_runnable, counted, lost, tail;
   if (!m->loop.waiting) return;
   m->loop.waiting = 0;
   /* An embedded loop's idle time is its own measure of the thread (lw__mon_idle_now). */
-  if (m->model.embedded) return;
-  grown = idle_reading(m) - m->loop.wait_idle;
-  unwaited = (woke_at - m->loop.wait_at) - grown;
-  if (!(unwaited > 0)) return;
-  /* Off the CPU, as far as it can be told (a CPU reading that failed tells nothing). */
-  off = (now - m->loop.wait_at) - (cpu_now(m) - m->loop.wait_cpu) - grown;
-  if (!(off > 0)) return;
-  m->loop.idle_lost += off < unwaited ? off : unwaited;
+  if (m->model.embedded || m->rd.poll_seen == NULL) return;
+  if (!m->rd.poll_seen(m->rd.data, &seen_at, &seen_idle, &seen_runnable)) return;
+  if (!(seen_at > m->loop.wait_at && seen_at <= now)) return; /* no sighting of this poll */
+  counted = idle_reading(m) - m->loop.wait_idle;
+  if (idle_reading(m) >= seen_idle) {
+    lost = (seen_at - m->loop.wait_at) - (seen_idle - m->loop.wait_idle);
+  } else {
+    /* A restart after the sighting: the wait went on for the thread's time off every CPU since. */
+    tail = (now - seen_at) - (runnable_now(m) - seen_runnable);
+    if (!(tail > 0)) tail = 0;
+    if (tail > LW_SEEN_MAX_MS) tail = LW_SEEN_MAX_MS;
+    lost = (seen_at - m->loop.wait_at) + tail - counted;
+  }
+  if (lost > 0) m->loop.idle_lost += lost;
 }
 
 int lw_monset_core_embedded(const lw_monset_core_t *m) { return m->model.embedded; }

@@ -49,9 +49,10 @@ typedef struct lw_main_readings_s {
    * included), or its CPU time alone where the platform cannot tell the wait. In an embedded
    * loop, what is neither is the thread's time available to its loop (SPEC §6). */
   double (*runnable)(void *data);
-  /* The main thread's CPU time alone: one clock read, cheap enough for every poll that may wait
-   * (lw_monset_core_poll_wait). */
-  double (*cpu)(void *data);
+  /* The last moment the worker thread saw the main loop inside its poll's wait (libuv's idle
+   * time growing between two readings), with libuv's idle time then and the main thread's
+   * runnable time (as `runnable` reads it); 0 if never, 1 if so. */
+  int (*poll_seen)(void *data, double *at, double *idle, double *runnable);
   /* The main thread's times by state (timerThrottle's starvation, stats); -1 where unreadable. */
   int (*main_sched)(void *data, lw_thread_times_t *out);
   /* V8's garbage-collection time inside [start, end] as known so far. */
@@ -161,9 +162,9 @@ typedef struct lw_monset_core_s {
     double prev_idle;
     double busy_total;
     /* The poll that may wait, from lw_monset_core_poll_wait to lw_monset_core_poll_woke: when it
-     * began, libuv's idle reading and the thread's CPU time then. */
+     * began, and libuv's idle reading then. */
     int waiting;
-    double wait_at, wait_idle, wait_cpu;
+    double wait_at, wait_idle;
     double idle_lost; /* the waits libuv's idle time lost (lw_monset_core_poll_woke) */
   } loop;
   /* The loop model (SPEC §6, embedded loops). Node runs its loop itself and waits in its poll,
@@ -325,16 +326,25 @@ int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable);
 /* A wait that libuv's idle time lost is still a wait. libuv counts a poll's wait from its last
  * entry into the kernel's wait: a signal that interrupts the wait (EINTR: the app's SIGTERM or
  * SIGUSR2, a child's SIGCHLD, a profiler's SIGPROF) restarts the count, and the wait so far is
- * not counted. An idle loop interrupted that way would read as one iteration busy for its whole
- * wait. The driver calls lw_monset_core_poll_wait() when a poll that may wait begins (`at`: the
- * prepare hook's time), and lw_monset_core_poll_woke() once the poll is over: `woke_at` when it
- * stopped waiting (libuv's loop time, updated after the poll), `now` read after that. The part of
- * the poll libuv did not count as idle is a wait as far as the thread spent it off its CPU (the
- * callbacks of a second round of events in the same poll are on it; a synchronous wait in one of
- * them is the one case read as waiting). Each poll is judged once; an iteration closes a poll
- * nobody judged. */
+ * lost. An idle loop interrupted that way would read as one iteration busy for its whole wait.
+ * Nothing on the main thread marks the poll's end (Node moves libuv's loop time whenever JS sets
+ * a timer), so the worker thread's sightings of the loop inside its wait (poll_seen) decide:
+ * - all of the poll up to the last sighting was wait; what libuv counted of it by then was
+ *   counted, the rest lost;
+ * - libuv's idle time lower at the poll's end than at that sighting shows a restart after it:
+ *   the wait went on after the sighting for the time the thread then spent neither running nor
+ *   waiting for a CPU (at most LW_SEEN_MAX_MS, the longest the worker goes without looking),
+ *   the callbacks after the poll being on a CPU or waiting for one; a synchronous wait in such a
+ *   callback is the one case read as waiting;
+ * - else nothing after the sighting was lost, and the callbacks' time, synchronous waits
+ *   included, is the iteration's.
+ * A poll no sighting fell in is taken as libuv counted it. The driver calls
+ * lw_monset_core_poll_wait() when a poll that may wait begins (`at`: the prepare hook's time)
+ * and lw_monset_core_poll_woke() once it is over (a callback of it or the check hook runs); an
+ * iteration closes a poll nobody judged. */
+#define LW_SEEN_MAX_MS 1000.0
 void lw_monset_core_poll_wait(lw_monset_core_t *m, double at);
-void lw_monset_core_poll_woke(lw_monset_core_t *m, double woke_at, double now);
+void lw_monset_core_poll_woke(lw_monset_core_t *m, double now);
 static inline int lw_monset_core_poll_waiting(const lw_monset_core_t *m) { return m->loop.waiting; }
 /* After the iteration hook, before the poll: `could_wait` is 1 if the poll that follows would
  * wait in Node's own loop (libuv gives it a non-zero timeout) or Node's run would end here

@@ -12,10 +12,13 @@ static int sim_pair(void *d, double *a, double *b) {
 }
 static double sim_idle(void *d) { return lw_sim_idle(d); }
 static double sim_runnable(void *d) { return lw_sim_runnable(d); }
-static double sim_cpu(void *d) {
-  double cpu, runq, throttled;
-  lw_sim_main_times(d, &cpu, &runq, &throttled);
-  return cpu;
+static int sim_poll_seen(void *d, double *at, double *idle, double *runnable) {
+  const lw_sim_t *sim = d;
+  if (!(sim->seen_at > -INFINITY)) return 0;
+  *at = sim->seen_at;
+  *idle = sim->seen_idle;
+  *runnable = sim->seen_runnable;
+  return 1;
 }
 static double sim_main_avail(void *d) { return lw_sim_main_avail(d); }
 static int sim_main_sched(void *d, lw_thread_times_t *out) {
@@ -38,7 +41,7 @@ static void sim_readings_of(lw_monset_t *s, lw_readings_t *rd) {
   rd->main.sleep_pair = rd->worker.sleep_pair = sim_pair;
   rd->main.idle = sim_idle;
   rd->main.runnable = sim_runnable;
-  rd->main.cpu = sim_cpu;
+  rd->main.poll_seen = sim_poll_seen;
   rd->worker.main_avail = sim_main_avail;
   /* No main_waiting: the simulated worker never rests, its checks come every liveness interval
    * as SPEC §6 states (lw_worker_next_due). */
@@ -103,7 +106,7 @@ static void main_iteration_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
   int got;
   /* A poll still waiting was woken by this turn's timer. */
-  lw_monset_core_poll_woke(&s->core, now, now);
+  lw_monset_core_poll_woke(&s->core, now);
   lw__monset_awake(s, now, &got);
   /* Evidence before the iteration's judgment, as monset-uv.c's prepare hook does. */
   if (!got) (void)s->be->receive(s, now);
@@ -116,14 +119,14 @@ static void main_iteration_cb(lw_client_t *c, double now) {
 }
 static void main_poll_end_cb(lw_client_t *c, double at) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
-  lw_monset_core_poll_woke(&s->core, at, at);
+  lw_monset_core_poll_woke(&s->core, at);
   lw_monset_core_poll_end(&s->core, at, lw_sim_runnable(s->sim));
 }
 /* A callback begins: the poll stopped waiting now. */
 static void main_wake_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
   int got;
-  lw_monset_core_poll_woke(&s->core, now, now);
+  lw_monset_core_poll_woke(&s->core, now);
   lw__monset_awake(s, now, &got);
 }
 
@@ -144,7 +147,10 @@ static double worker_next_due(lw_client_t *c) {
 static void worker_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, worker_client);
   lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t n = lw_worker_run(lw_monset_core_worker(&s->core), now, s->sim->progress, out);
+  size_t n;
+  /* The worker sees the main loop inside its poll's wait, as uv's looks (core: poll_seen). */
+  lw_sim_look_at_poll(s->sim);
+  n = lw_worker_run(lw_monset_core_worker(&s->core), now, s->sim->progress, out);
   if (n) sim_queue_push(s, out, n, now);
 }
 

@@ -23,21 +23,62 @@ double lw__monset_uv_idle(void *d) {
   s->idle_valid = 1;
   return s->idle_last;
 }
+/* Worker thread: libuv adds the wait in progress to its idle time from its own clock, so two
+ * readings in a row differ only while the poll waits (or if its wait ended between them). A
+ * sighting of the wait is kept, with the main thread's runnable time, for the main thread
+ * (rt_poll_seen). Returns the second reading; `*in_poll` 1 if the two differ. */
+static uint64_t look_at_poll(lw_monset_t *s, int *in_poll) {
+  uv_loop_t *loop = s->uv->timer.loop;
+  uint64_t a = uv_metrics_idle_time(loop), b = uv_metrics_idle_time(loop);
+  *in_poll = b > a;
+  if (*in_poll) {
+    lw_thread_times_t t;
+    int64_t runnable = INT64_MIN, seq = lw_atomic_load_relaxed(&s->seen_seq);
+    if (lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.cpu_ms)) {
+      double r = t.cpu_ms + (isfinite(t.runq_ms) ? t.runq_ms : 0);
+      runnable = (int64_t)(r * 1e6);
+    }
+    lw_atomic_store(&s->seen_seq, seq + 1);
+    lw_atomic_store(&s->seen_ns, (int64_t)(uv_hrtime() - s->uv->origin_ns));
+    lw_atomic_store(&s->seen_idle_ns, (int64_t)b);
+    lw_atomic_store(&s->seen_runnable_ns, runnable);
+    lw_atomic_store(&s->seen_seq, seq + 2);
+  }
+  return b;
+}
 /* Worker thread: the main thread's last timed prepare (or async callback) published `at - idle`;
  * the idle time libuv counted since (its metrics lock; the wait in progress included) is the
  * wait of the poll that followed, so the sum is when that wait ended, or about now while it
  * lasts (lw_uvworker_avail). */
 static double rt_main_avail(void *d) {
   lw_monset_t *s = d;
-  double idle = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+  int in_poll;
+  double idle = (double)look_at_poll(s, &in_poll) / 1e6;
   return lw_uvworker_avail(s->uw, idle);
 }
-/* Worker thread: libuv adds the wait in progress to its idle time from its own clock, so two
- * readings in a row differ only while the poll waits (or if its wait ended between them). */
 static int rt_main_in_poll(void *d) {
-  uv_loop_t *loop = ((lw_monset_t *)d)->uv->timer.loop;
-  uint64_t a = uv_metrics_idle_time(loop);
-  return uv_metrics_idle_time(loop) > a;
+  int in_poll;
+  (void)look_at_poll(d, &in_poll);
+  return in_poll;
+}
+/* Main thread: the worker's last sighting of the wait (look_at_poll). */
+static int rt_poll_seen(void *d, double *at, double *idle, double *runnable) {
+  lw_monset_t *s = d;
+  int i;
+  for (i = 0; i < 4; i++) {
+    int64_t seq = lw_atomic_load(&s->seen_seq), t, id, r;
+    if (seq == 0) return 0;
+    if (seq & 1) continue;
+    t = lw_atomic_load(&s->seen_ns);
+    id = lw_atomic_load(&s->seen_idle_ns);
+    r = lw_atomic_load(&s->seen_runnable_ns);
+    if (lw_atomic_load(&s->seen_seq) != seq) continue;
+    *at = (double)t / 1e6;
+    *idle = (double)id / 1e6;
+    *runnable = r == INT64_MIN ? NAN : (double)r / 1e6;
+    return 1;
+  }
+  return 0;
 }
 static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
 static double rt_main_busy(void *d) { return lw_uvworker_busy(((lw_monset_t *)d)->uw); }
@@ -51,10 +92,6 @@ static double rt_runnable(void *d) {
   if (s->runq_known && lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms))
     s->runq_last = t.runq_ms;
   return cpu + s->runq_last;
-}
-static double rt_cpu(void *d) {
-  (void)d;
-  return lw_clock_thread_cpu_ms();
 }
 /* Worker thread (and the main thread while the worker is stopped). */
 static int rt_main_sched(void *d, lw_thread_times_t *out) {
@@ -83,7 +120,7 @@ void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd) {
   rd->main.sleep_pair = rd->worker.sleep_pair = sleep_clock_pair;
   rd->main.idle = lw__monset_uv_idle;
   rd->main.runnable = rt_runnable;
-  rd->main.cpu = rt_cpu;
+  rd->main.poll_seen = rt_poll_seen;
   rd->worker.main_avail = rt_main_avail;
   rd->worker.main_waiting = rt_main_waiting;
   rd->worker.main_in_poll = rt_main_in_poll;

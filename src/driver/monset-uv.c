@@ -81,11 +81,10 @@ static int poll_may_wait(lw_monset_t *s, double now) {
   return lw__monset_idle(s, now);
 }
 
-/* The poll that may have waited is over (a callback of it runs, or the check hook): it stopped
- * waiting at libuv's loop time, updated right after it (lw_monset_core_poll_woke). */
+/* The poll that may have waited is over: a callback of it runs, or the check hook
+ * (lw_monset_core_poll_woke). */
 static void poll_over(lw_monset_t *s, double now) {
-  if (lw_monset_core_poll_waiting(&s->core))
-    lw_monset_core_poll_woke(&s->core, loop_time(s, uv_now(s->uv->timer.loop)), now);
+  if (lw_monset_core_poll_waiting(&s->core)) lw_monset_core_poll_woke(&s->core, now);
 }
 
 /* The main thread's due time: see LW_SHARE_MS. */
@@ -158,10 +157,8 @@ static void check_cb(uv_check_t *h) {
   if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
-  if (t != s->hook.prepare_raw) {
-    s->idle_valid = 0;
-    poll_over(s, lw_uv_now(s->uv));
-  }
+  if (t != s->hook.prepare_raw) s->idle_valid = 0;
+  if (lw_monset_core_poll_waiting(&s->core)) lw_monset_core_poll_woke(&s->core, lw_uv_now(s->uv));
   if (s->hook.suspect_outside > 0) { /* the poll end's readings, for the next iteration */
     double runnable = main_runnable_ms(s, 1);
     lw_monset_core_poll_end(&s->core, lw_uv_now(s->uv), runnable);

@@ -105,6 +105,11 @@ struct lw_monset_s {
    * (set by the main thread, read by the worker); the rest is the worker thread's. The stack's
    * copy is allocated at the first line (most sets never hang) and freed with the set. */
   lw_atomic_i64 hangline_on;
+  /* Real time: the worker's last sighting of the main loop inside its poll's wait (core
+   * monitors.h: poll_seen), written by the worker under a sequence count (odd while it writes),
+   * read by the main thread: ns on the set's clock, libuv's idle ns, the main thread's runnable ns
+   * (INT64_MIN: unknown). */
+  lw_atomic_i64 seen_seq, seen_ns, seen_idle_ns, seen_runnable_ns;
   lw_hangline_t hangline;
   char *hangline_stack;
 };

@@ -17,6 +17,7 @@ lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms) {
   sim->main_free_at = -INFINITY;
   sim->wait_end = start_ms;
   sim->wait_since = start_ms;
+  sim->seen_at = -INFINITY;
   sim->worker_free_at = -INFINITY;
   sim->throttle_until = -INFINITY;
   sim->throttle_align = LW_SIM_ALIGN_MS;
@@ -227,6 +228,13 @@ void lw_sim_signal(lw_sim_t *sim) {
     sim->idle_lost += sim->now - began;
   loop_wakes(sim);
   if (sim->main_free_at < sim->now) sim->main_free_at = sim->now;
+}
+
+void lw_sim_look_at_poll(lw_sim_t *sim) {
+  if (sim->loop == LW_LOOP_EMBEDDED || sim->in_callback || sim->main_free_at > sim->now) return;
+  sim->seen_at = sim->now;
+  sim->seen_idle = lw_sim_idle(sim);
+  sim->seen_runnable = lw_sim_runnable(sim);
 }
 
 void lw_sim_outside(lw_sim_t *sim, double ms) {

@@ -52,6 +52,9 @@ typedef struct lw_sim_s {
   double wait_end; /* when the main loop last stopped waiting (the block in progress began) */
   double wait_since; /* when the main thread last ran a client: its poll's wait counts from then */
   double idle_lost;  /* the waits libuv's idle time lost to signals (lw_sim_signal) */
+  /* The worker's last sighting of the main loop inside its poll's wait (lw_sim_look_at_poll):
+   * when, libuv's idle time and the main thread's runnable time then; -INFINITY: none. */
+  double seen_at, seen_idle, seen_runnable;
   double worker_free_at;
   double throttle_until;
   double throttle_align;
@@ -106,6 +109,8 @@ void lw_sim_outside(lw_sim_t *sim, double ms);
  * kernel, loses the wait so far from its idle time, as libuv does; the loop wakes for the
  * signal's handler, a callback of no length. */
 void lw_sim_signal(lw_sim_t *sim);
+/* The worker thread looks at the main loop: if it waits in its poll, the sighting is kept. */
+void lw_sim_look_at_poll(lw_sim_t *sim);
 void lw_sim_debug(lw_sim_t *sim, double ms);
 /* Since when a debugger holds the main thread now, or NAN (as the C worker thread reads it). */
 double lw_sim_debugged(const lw_sim_t *sim);

@@ -24,7 +24,9 @@ typedef struct {
   double idle; /* the main loop's total idle time */
   int pair_calls;
   int in_poll; /* the main loop waits in its poll now */
-  double cpu;  /* the main thread's CPU time */
+  double runnable; /* the main thread's runnable time */
+  int seen;        /* the worker's last sighting of the loop in its poll: when, idle, runnable */
+  double seen_at, seen_idle, seen_runnable;
 } fake_t;
 
 static inline double fake_wall(void *d) { return ((fake_t *)d)->wall; }
@@ -40,7 +42,21 @@ static inline int fake_pair(void *d, double *inclusive, double *exclusive) {
 
 static inline double fake_idle(void *d) { return ((fake_t *)d)->idle; }
 static inline int fake_in_poll(void *d) { return ((fake_t *)d)->in_poll; }
-static inline double fake_cpu(void *d) { return ((fake_t *)d)->cpu; }
+static inline int fake_poll_seen(void *d, double *at, double *idle, double *runnable) {
+  fake_t *f = d;
+  *at = f->seen_at;
+  *idle = f->seen_idle;
+  *runnable = f->seen_runnable;
+  return f->seen;
+}
+/* The worker sees the loop in its poll at `at`: libuv's idle time and the thread's runnable time
+ * as the fakes hold them then. */
+static inline void fake_see_poll(fake_t *f, double at) {
+  f->seen = 1;
+  f->seen_at = at;
+  f->seen_idle = f->idle;
+  f->seen_runnable = f->runnable;
+}
 
 typedef struct {
   lw_conditions_t c;
@@ -67,7 +83,7 @@ static inline void fx_init(fx_t *x, const lw_monset_core_config_t *cfg, int mono
   x->rd.main.wall = fake_wall;
   x->rd.main.sleep_pair = x->rd.worker.sleep_pair = fake_pair;
   x->rd.main.idle = fake_idle;
-  x->rd.main.cpu = fake_cpu;
+  x->rd.main.poll_seen = fake_poll_seen;
   x->rd.main.data = x->rd.worker.data = &x->f;
   x->rd.main.mono_includes_sleep = mono_includes_sleep;
   if (cfg == NULL) {

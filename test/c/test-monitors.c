@@ -694,61 +694,69 @@ TEST_IMPL(monitors_loop_model_readings) {
 
 /* SPEC §14, a quiet process is quiet: a poll's wait that libuv's idle time lost (a signal
  * interrupted it, and libuv counts a wait from its last entry into the kernel) is a wait all the
- * same, as far as the thread was off its CPU; what the callbacks after it did is the
- * iteration's, and a poll nobody judged changes nothing. */
+ * same, up to the worker's last sighting of it and, after a restart it shows, for the thread's
+ * time off every CPU since (at most LW_SEEN_MAX_MS); without a restart after the sighting, the
+ * callbacks' time is the iteration's, synchronous waits included. */
+static double fake_runnable_of(void *d) { return ((fake_t *)d)->runnable; }
+
 TEST_IMPL(monitors_poll_wait_lost_to_a_signal) {
   fx_t x;
   fx_init(&x, NULL, 0);
+  x.rd.main.runnable = fake_runnable_of;
+  x.m.rd.runnable = fake_runnable_of;
   lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
   lw_monset_core_iteration(&x.m, 10, NAN); /* 10 ms busy since the start */
-  /* 8 s of wait, of which libuv counted the last 0.001 ms (the restart before the signal's own
-   * event); the handler then ran 2 ms on the CPU: the iteration is 2 ms busy. */
+  /* 8 s of wait, seen by the worker at 7500; a signal at 8010 restarts libuv's count (its
+   * 0.001 ms to the signal's own event is all it keeps); the handler runs 2 ms on the CPU. */
   lw_monset_core_poll_wait(&x.m, 10);
   ASSERT_EQ(lw_monset_core_poll_waiting(&x.m), 1);
-  x.f.idle += 0.001;
-  x.f.cpu += 2;
-  lw_monset_core_poll_woke(&x.m, 8010, 8012);
+  x.f.idle = 7490;
+  fake_see_poll(&x.f, 7500);
+  x.f.idle = 0.001;
+  x.f.runnable += 2;
+  lw_monset_core_poll_woke(&x.m, 8012);
   ASSERT_EQ(lw_monset_core_poll_waiting(&x.m), 0);
   lw_monset_core_iteration(&x.m, 8012, NAN);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2);
   ASSERT_DBL_EQ(x.m.loop.idle_lost, 8000 - 0.001);
-  /* The same, with a synchronous wait of 300 ms in the handler (off the CPU, after the poll): the
-   * app's, counted. */
+  /* Woken by a socket, no restart: a synchronous wait of 300 ms in its callback is the app's. */
   lw_monset_core_poll_wait(&x.m, 8012);
-  x.f.idle += 0.001;
-  lw_monset_core_poll_woke(&x.m, 9012, 9312);
+  x.f.idle += 888;
+  fake_see_poll(&x.f, 8900);
+  x.f.idle += 112;
+  lw_monset_core_poll_woke(&x.m, 9312);
   lw_monset_core_iteration(&x.m, 9312, NAN);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300);
-  /* A poll whose first round of events ran 50 ms of callbacks on the CPU before the round that
-   * ended it (libuv's loop time moved past them): not a wait. */
+  /* A restart after the sighting, then 50 ms of work on the CPU or waiting for one: the wait
+   * went on until the signal, the work is the iteration's. */
   lw_monset_core_poll_wait(&x.m, 9312);
-  x.f.idle += 100;
-  x.f.cpu += 50;
-  lw_monset_core_poll_woke(&x.m, 9462, 9462);
-  lw_monset_core_iteration(&x.m, 9462, NAN);
+  x.f.idle += 500;
+  fake_see_poll(&x.f, 9812);
+  x.f.idle -= 500; /* the segment in progress at the sighting, lost at the restart */
+  x.f.runnable += 50;
+  lw_monset_core_poll_woke(&x.m, 10362); /* the signal at 10312 */
+  lw_monset_core_iteration(&x.m, 10362, NAN);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50);
-  /* A poll libuv counted whole: nothing lost. */
-  lw_monset_core_poll_wait(&x.m, 9462);
+  /* No sighting in the poll (shorter than the worker's look): taken as libuv counted it. */
+  lw_monset_core_poll_wait(&x.m, 10362);
+  lw_monset_core_poll_woke(&x.m, 10762);
+  lw_monset_core_iteration(&x.m, 10762, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 400);
+  /* After a restart, the wait after the sighting counts at most LW_SEEN_MAX_MS. */
+  lw_monset_core_poll_wait(&x.m, 10762);
   x.f.idle += 1000;
-  lw_monset_core_poll_woke(&x.m, 10462, 10463);
-  lw_monset_core_iteration(&x.m, 10463, NAN);
-  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 1);
-  ASSERT_DBL_EQ(x.m.loop.idle_lost, 9000 - 0.002); /* the first two polls' lost waits */
-  /* Judged once: a second poll_woke changes nothing; an iteration closes a poll not judged, and
-   * its gap is the iteration's. */
-  lw_monset_core_poll_woke(&x.m, 20000, 20000);
-  lw_monset_core_poll_wait(&x.m, 10463);
-  lw_monset_core_iteration(&x.m, 10563, NAN);
+  fake_see_poll(&x.f, 11762);
+  x.f.idle -= 1000;
+  lw_monset_core_poll_woke(&x.m, 11762 + LW_SEEN_MAX_MS + 700);
+  lw_monset_core_iteration(&x.m, 11762 + LW_SEEN_MAX_MS + 700, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 400, 700);
+  /* Judged once; an iteration closes a poll not judged, whatever the worker saw. */
+  lw_monset_core_poll_wait(&x.m, 13462);
+  fake_see_poll(&x.f, 13500);
+  lw_monset_core_iteration(&x.m, 13562, NAN);
   ASSERT_EQ(lw_monset_core_poll_waiting(&x.m), 0);
-  lw_monset_core_poll_woke(&x.m, 10563, 10563);
-  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 1, 100);
-  /* No CPU reading: nothing is judged a wait. */
-  x.rd.main.cpu = NULL;
-  x.m.rd.cpu = NULL;
-  lw_monset_core_poll_wait(&x.m, 10563);
-  lw_monset_core_poll_woke(&x.m, 11563, 11563);
-  lw_monset_core_iteration(&x.m, 11563, NAN);
-  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 1, 100, 1000);
+  lw_monset_core_poll_woke(&x.m, 13562);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2, 300, 50, 400, 700, 100);
   fx_free(&x);
   return 0;
 }

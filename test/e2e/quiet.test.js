@@ -53,9 +53,9 @@ describe('e2e: a quiet server stays quiet (SPEC §14, real processes)', function
       assert.doesNotMatch(f.stderr, /lagwatch: .*(hang|stall)/, why);
       // The first period holds the start-up's own work.
       const idle = f.messages.filter((m) => m.type === 'idle').flatMap((m) => m.values).slice(1);
-      assert.ok(idle.length >= 5, `idle periods ${idle}: ${why}`);
+      assert.ok(idle.length >= 4, `idle periods ${idle}: ${why}`);
       assert.ok(Math.min(...idle) > 0.9, `idle periods ${idle}: ${why}`);
-      const loopBlock = Math.max(...f.messages.filter((m) => m.type === 'loopBlock' && m.at > ready.at + 1500).map((m) => m.max));
+      const loopBlock = Math.max(...f.messages.filter((m) => m.type === 'loopBlock').map((m) => m.max));
       assert.ok(loopBlock < 100, `loopBlock's longest iteration ${loopBlock} ms: ${why}`);
     }
   });

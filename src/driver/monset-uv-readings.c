@@ -33,16 +33,16 @@ static uint64_t look_at_poll(lw_monset_t *s, int *in_poll) {
   *in_poll = b > a;
   if (*in_poll) {
     lw_thread_times_t t;
-    int64_t runnable = INT64_MIN, seq = lw_atomic_load_relaxed(&s->seen_seq);
+    int64_t runnable = INT64_MIN, seq = lw_atomic_load_relaxed(&s->seen.seq);
     if (lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.cpu_ms)) {
       double r = t.cpu_ms + (isfinite(t.runq_ms) ? t.runq_ms : 0);
       runnable = (int64_t)(r * 1e6);
     }
-    lw_atomic_store(&s->seen_seq, seq + 1);
-    lw_atomic_store(&s->seen_ns, (int64_t)(uv_hrtime() - s->uv->origin_ns));
-    lw_atomic_store(&s->seen_idle_ns, (int64_t)b);
-    lw_atomic_store(&s->seen_runnable_ns, runnable);
-    lw_atomic_store(&s->seen_seq, seq + 2);
+    lw_atomic_store(&s->seen.seq, seq + 1);
+    lw_atomic_store(&s->seen.at_ns, (int64_t)(uv_hrtime() - s->uv->origin_ns));
+    lw_atomic_store(&s->seen.idle_ns, (int64_t)b);
+    lw_atomic_store(&s->seen.runnable_ns, runnable);
+    lw_atomic_store(&s->seen.seq, seq + 2);
   }
   return b;
 }
@@ -66,13 +66,13 @@ static int rt_poll_seen(void *d, double *at, double *idle, double *runnable) {
   lw_monset_t *s = d;
   int i;
   for (i = 0; i < 4; i++) {
-    int64_t seq = lw_atomic_load(&s->seen_seq), t, id, r;
+    int64_t seq = lw_atomic_load(&s->seen.seq), t, id, r;
     if (seq == 0) return 0;
     if (seq & 1) continue;
-    t = lw_atomic_load(&s->seen_ns);
-    id = lw_atomic_load(&s->seen_idle_ns);
-    r = lw_atomic_load(&s->seen_runnable_ns);
-    if (lw_atomic_load(&s->seen_seq) != seq) continue;
+    t = lw_atomic_load(&s->seen.at_ns);
+    id = lw_atomic_load(&s->seen.idle_ns);
+    r = lw_atomic_load(&s->seen.runnable_ns);
+    if (lw_atomic_load(&s->seen.seq) != seq) continue;
     *at = (double)t / 1e6;
     *idle = (double)id / 1e6;
     *runnable = r == INT64_MIN ? NAN : (double)r / 1e6;

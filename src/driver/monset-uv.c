@@ -116,7 +116,6 @@ static void async_cb(uv_async_t *a) {
   lw_uv_rearm(s->uv);
 }
 
-
 /* The main thread's time on a CPU, plus (Linux) its time waiting for one: its run-queue delay from
  * schedstat, which includes what a cgroup's CPU quota held back. A thread preempted on a loaded
  * machine, or throttled, was runnable all along: that is not time spent outside libuv, however
@@ -216,8 +215,8 @@ static void prepare_cb(uv_prepare_t *p) {
      * is told to the worker, and driftLag and macrotaskLag may sleep through it, as after a
      * timed prepare: an I/O loop's last iteration before a long wait is often a merged one.
      * With the check hook off (a loop of immediates), the next timed prepare reads the idle time
-     * anyway, and nothing else is done here: a wait that begins now has the timers awake, and
-     * the first of them to fire times its iteration. */
+     * anyway: a wait that begins now has the timers awake, and the first of them to fire times
+     * its iteration; the check hook starts again only to judge the wait (poll_over). */
     if (uv_backend_timeout(loop) != 0) {
       /* The check hook judges the wait, whatever libuv counts of it (lw_monset_core_poll_wait). */
       if (!lw_monset_core_poll_waiting(&s->core)) lw_monset_core_poll_wait(&s->core, loop_time(s, began));

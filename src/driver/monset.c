@@ -84,7 +84,7 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monset_core_conf
   if (!sim && lw_hangrec_init(&s->rec) != LW_OK) lw_conditions_count_lost(c, 1);
   lw_hangline_init(&s->hangline);
   lw_atomic_store(&s->hangline_on, 0);
-  lw_atomic_store(&s->seen_seq, 0);
+  lw_atomic_store(&s->seen.seq, 0);
   s->sim = sim;
   if (sim) lw_sim_ref(sim); /* released by lw_monset_free(), whatever happens here */
   if (lw_conditions_disposed(c)) return LW_EDISPOSED;

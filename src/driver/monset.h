@@ -109,7 +109,9 @@ struct lw_monset_s {
    * monitors.h: poll_seen), written by the worker under a sequence count (odd while it writes),
    * read by the main thread: ns on the set's clock, libuv's idle ns, the main thread's runnable ns
    * (INT64_MIN: unknown). */
-  lw_atomic_i64 seen_seq, seen_ns, seen_idle_ns, seen_runnable_ns;
+  struct lw_monset_seen_s {
+    lw_atomic_i64 seq, at_ns, idle_ns, runnable_ns;
+  } seen;
   lw_hangline_t hangline;
   char *hangline_stack;
 };

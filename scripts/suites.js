@@ -100,6 +100,33 @@ const SANITIZED_REAL_PROCESS = [
   'test/e2e/exit.test.js',
 ];
 
+// In npm test each real-process file runs once: those above with the addon under ASan/UBSan,
+// every other with the addon users install. The sanitizer build is the same source, so a plain
+// run of the files above would prove no rule the sanitized one does not; the addon users install
+// runs them in `npm run test:soak`, and those a Node version can change on every other Node
+// version in the platform matrix (NODE_VERSION).
+const PLAIN_REAL_PROCESS = REAL_PROCESS.filter((f) => !SANITIZED_REAL_PROCESS.includes(f));
+
+// NODE_VERSION: what a Node version can change, run by the platform matrix (scripts/matrix.js)
+// with the prebuilt addon on each Node version but the one npm test runs on: Node-API and the JS
+// API (the simulation suites, the OpenTelemetry SDK, ESM), libuv's loop, idle time and signals
+// (the real clock, the quiet states, signals, idle sleeps, the merge of short iterations),
+// worker_threads, and the inspector (sessions, a debugger's pause).
+const NODE_VERSION = [
+  ...SIMULATION,
+  'test/electron-main.test.js',
+  'test/metrics.test.js',
+  'test/esm.test.js',
+  'test/sessions.test.js',
+  'test/worker-threads.test.js',
+  'test/real-clock.test.js',
+  'test/loop-block-merge.test.js',
+  'test/e2e/quiet.test.js',
+  'test/e2e/signals.test.js',
+  'test/e2e/idle-sleeps.test.js',
+  'test/e2e/debugger-session.test.js',
+];
+
 // How the real-process files run in npm test, the soak and the platform matrix: two at a time,
 // each in a mocha worker process of its own. They mostly wait on their children's clocks (6 s
 // hangs, stops, 30 s of idle), so two at once halve the wall time; each is a competing load for
@@ -142,6 +169,6 @@ function runEnv() {
 
 module.exports = {
   runEnv,
-  SIMULATION, REAL_PROCESS, SANITIZED_REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL,
+  SIMULATION, REAL_PROCESS, SANITIZED_REAL_PROCESS, PLAIN_REAL_PROCESS, NODE_VERSION, PACKAGING, TEST_BUILD, PARALLEL,
   ALL: [...SIMULATION, ...REAL_PROCESS, ...PACKAGING, ...TEST_BUILD],
 };

@@ -20,11 +20,16 @@
 // Each suite's output is shown whole when it ends, with its duration; a
 // failed suite's last lines are printed again at the very end, then one line per failure (a
 // mocha test with its error, every FAILED line), so that the shortest log tail names them all.
+// The closing report gives each suite's time and the total; under CI=true a total over the budget
+// (BUDGET_S, 20 minutes) fails the run.
 const { spawn, spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { provision } = require('./provision');
-const { SIMULATION, REAL_PROCESS, SANITIZED_REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL, runEnv } = require('./suites');
+const { SIMULATION, PLAIN_REAL_PROCESS, SANITIZED_REAL_PROCESS, PACKAGING, TEST_BUILD, PARALLEL, runEnv } = require('./suites');
+// The test build's files that run a real process (timing) and those that do not.
+const TEST_BUILD_REAL = TEST_BUILD.filter((f) => f.startsWith('test/e2e/'));
+const TEST_BUILD_SIM = TEST_BUILD.filter((f) => !TEST_BUILD_REAL.includes(f));
 const { failuresIn } = require('./failures');
 
 const root = path.resolve(__dirname, '..');
@@ -39,7 +44,9 @@ if (!Number.isInteger(jobs) || jobs < 1) {
   process.exit(2);
 }
 const ci = /^(1|true)$/i.test(process.env.CI || '');
-const stateEnv = runEnv(); // every suite of this run: scripts/suites.js
+// npm test's time budget under CI=true, in seconds (the README gives the measured time).
+const BUDGET_S = 20 * 60;
+let stateEnv; // every suite of this run's: scripts/suites.js runEnv(), made when the run starts
 
 const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
 const asanAddon = path.join(root, 'build', 'asan', 'lagwatch.node');
@@ -82,17 +89,23 @@ const SUITES = [
   { id: 'embedder', name: "embedder (Electron's loop, Debian libnode 18): build", cmd: 'make', args: ['-s', '-C', 'test/embedder'], needs: ['toolchain', 'libuv', 'libnode'], weight: 5 },
   { id: 'prebuild', name: 'prebuilt addons (npm run prebuild)', cmd: node, args: [path.join('scripts', 'prebuild.js')], needs: ['toolchain', 'python', 'mingw', 'arm64-gcc', 'macho'], weight: 45 },
   { id: 'mocha-sim', name: 'mocha: the simulation suites', cmd: node, args: [mocha, ...SIMULATION], weight: 10, quick: true },
-  { id: 'mocha-real', name: 'mocha: the real-process suites', cmd: node, args: [mocha, ...PARALLEL, ...REAL_PROCESS], after: ['embedder', 'prebuild'],
-    needs: ['faketime', 'prometheus'], weight: 300, alone: true },
-  { id: 'mocha-packaging', name: 'mocha: packaging, types and docs', cmd: node, args: [mocha, ...PACKAGING], after: ['prebuild'], needs: ['valgrind', 'clang', 'macho'],
-    weight: 70 },
+  { id: 'mocha-real', name: 'mocha: the real-process suites', cmd: node, args: [mocha, ...PARALLEL, ...PLAIN_REAL_PROCESS], after: ['embedder', 'prebuild'],
+    needs: ['faketime', 'prometheus'], weight: 250, alone: true },
+  { id: 'mocha-packaging', name: 'mocha: packaging, types and docs', cmd: node, args: [mocha, ...PARALLEL, ...PACKAGING], after: ['prebuild'],
+    needs: ['valgrind', 'clang', 'macho'], weight: 90 },
   { id: 'matrix', name: 'platform matrix (linux-x64 Node 22/24/26 and 20 from source, linux-arm64 qemu, win32-x64 wine)', cmd: node,
     args: [path.join('scripts', 'matrix.js')], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 350, alone: true },
   { id: 'asan-build', name: 'addon under ASan/UBSan: build', cmd: 'gcc', args: asanBuildArgs, needs: ['toolchain'], weight: 5 },
-  // The packaging suites load no addon of this build (the tarball's prebuilds, tsc, valgrind
-  // without the sanitizer) but for the docs' programs and ESM, which run here too.
-  { id: 'mocha-asan', name: 'mocha, addon under ASan/UBSan', cmd: node, after: ['asan-build', 'embedder'], needs: ['faketime', 'prometheus'],
-    args: [mocha, ...PARALLEL, ...SANITIZED_REAL_PROCESS, ...SIMULATION, ...TEST_BUILD, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 150, alone: true },
+  // The sanitized build runs, once each: the real-process files that reach the drivers'
+  // real-time paths (scripts/suites.js SANITIZED_REAL_PROCESS; the addon users install runs the
+  // others) and the test build's own real-process file, as a timing suite; then, beside other
+  // suites, what runs no clock of its own: the simulation suites, the allocator made to fail,
+  // and the docs' programs and ESM (the packaging suites load no addon of this build but there).
+  { id: 'mocha-asan', name: 'mocha, addon under ASan/UBSan: the real-process suites', cmd: node, after: ['asan-build', 'embedder'],
+    needs: ['faketime', 'prometheus'], args: [mocha, ...PARALLEL, ...SANITIZED_REAL_PROCESS, ...TEST_BUILD_REAL], env: asanEnv,
+    weight: 200, alone: true },
+  { id: 'mocha-asan-sim', name: 'mocha, addon under ASan/UBSan: simulation, allocation failures, docs', cmd: node, after: ['asan-build'],
+    args: [mocha, ...PARALLEL, ...SIMULATION, ...TEST_BUILD_SIM, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 40 },
 ];
 
 // The closing report: every suite's state, then the failures' tails and one line each.
@@ -128,6 +141,7 @@ function runSuite(s) {
 
 async function main() {
   const t0 = Date.now();
+  stateEnv = runEnv();
   const chosen = SUITES.filter((s) => !quick || s.quick);
 
   // Provisioning: the needs of the suites that will run.
@@ -204,8 +218,14 @@ async function main() {
   const count = (status) => chosen.filter((s) => state.get(s.id).status === status).length;
   const notRun = count('not run');
   if (notRun && ci) console.log(`CI=true: ${notRun} suite(s) not run fail the run`);
+  // The time budget: a run that has grown past it fails under CI=true, so that a slow suite is
+  // seen when it lands, not when a newcomer waits for it.
+  const total = (Date.now() - t0) / 1000;
+  const over = ci && !quick && total > BUDGET_S;
+  if (over) console.log(`CI=true: npm test took ${Math.round(total)} s, over its budget of ${BUDGET_S} s (${BUDGET_S / 60} minutes)`);
   console.log(`suites: ${count('passed')} passed, ${count('failed') + (ci ? notRun : 0)} failed, ${ci ? 0 : notRun} skipped`);
-  process.exit(count('failed') || (ci && notRun) ? 1 : 0);
+  process.exit(count('failed') || (ci && notRun) || over ? 1 : 0);
 }
 
-main();
+module.exports = { SUITES };
+if (require.main === module) main();

@@ -4,7 +4,8 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { ALL, REAL_PROCESS, SANITIZED_REAL_PROCESS } = require('../scripts/suites');
+const { ALL, REAL_PROCESS, SANITIZED_REAL_PROCESS, NODE_VERSION } = require('../scripts/suites');
+const { SUITES } = require('../scripts/test');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -19,5 +20,17 @@ describe('scripts/suites.js lists every test file exactly once', () => {
   it('the real-process files run under the sanitizers are real-process files, none twice', () => {
     assert.deepStrictEqual(SANITIZED_REAL_PROCESS.filter((f) => !REAL_PROCESS.includes(f)), []);
     assert.strictEqual(new Set(SANITIZED_REAL_PROCESS).size, SANITIZED_REAL_PROCESS.length);
+  });
+
+  it('npm test runs every file, and each real-process file once (plain or sanitized)', () => {
+    const runs = SUITES.flatMap((s) => (Array.isArray(s.args) ? s.args : []).filter((a) => /\.test\.js$/.test(a)));
+    assert.deepStrictEqual(ALL.filter((f) => !runs.includes(f)), [], 'files npm test never runs');
+    const twice = REAL_PROCESS.filter((f) => runs.filter((r) => r === f).length !== 1);
+    assert.deepStrictEqual(twice, [], 'real-process files run other than once');
+  });
+
+  it("the platform matrix's files per Node version are test files, none twice", () => {
+    assert.deepStrictEqual(NODE_VERSION.filter((f) => !ALL.includes(f)), []);
+    assert.strictEqual(new Set(NODE_VERSION).size, NODE_VERSION.length);
   });
 });

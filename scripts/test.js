@@ -93,8 +93,12 @@ const SUITES = [
     needs: ['faketime', 'prometheus'], weight: 250, alone: true },
   { id: 'mocha-packaging', name: 'mocha: packaging, types and docs', cmd: node, args: [mocha, ...PARALLEL, ...PACKAGING], after: ['prebuild'],
     needs: ['valgrind', 'clang', 'macho'], weight: 90 },
-  { id: 'matrix', name: 'platform matrix (linux-x64 Node 22/24/26 and 20 from source, linux-arm64 qemu, win32-x64 wine)', cmd: node,
-    args: [path.join('scripts', 'matrix.js')], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 350, alone: true },
+  // The platform matrix in two: the builds with each Node version's headers (no real-clock
+  // timing) beside other suites; the prebuild on each version and the foreign platforms alone.
+  { id: 'matrix-build', name: 'platform matrix: the addon built from source with Node 20/22/24/26 headers', cmd: node,
+    args: [path.join('scripts', 'matrix.js'), '--part', 'build'], needs: ['toolchain', 'python'], weight: 50 },
+  { id: 'matrix', name: 'platform matrix: the prebuild on Node 22/24/26, linux-arm64 (qemu), win32-x64 (wine)', cmd: node,
+    args: [path.join('scripts', 'matrix.js'), '--part', 'run'], after: ['prebuild'], needs: ['wine', 'qemu'], weight: 150, alone: true },
   { id: 'asan-build', name: 'addon under ASan/UBSan: build', cmd: 'gcc', args: asanBuildArgs, needs: ['toolchain'], weight: 5 },
   // The sanitized build runs, once each: the real-process files that reach the drivers'
   // real-time paths (scripts/suites.js SANITIZED_REAL_PROCESS; the addon users install runs the

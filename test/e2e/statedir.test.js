@@ -4,6 +4,9 @@
 // planted so that a hang writes through them) nor spoof it (records planted so that they are
 // reported as the user's hangs). The tests run as root, so a directory or file chowned to
 // `nobody` stands for another user's.
+// The hanging processes run with a stall threshold of 2 s (THRESHOLD): a hang is flagged, its
+// record written (or its directory checked again), 2 s into it rather than at the default's 5 s,
+// so each waits 3 s less for the same rules.
 const assert = require('assert');
 const fs = require('fs');
 const os = require('os');
@@ -11,6 +14,8 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { spawnFixture, killAll, sleep, tmpDir } = require('./helpers');
 
+const THRESHOLD = 2000;
+const T = `threshold:${THRESHOLD}`;
 const NOBODY = 65534;
 const GONE_PID = 2 ** 22 + 1; // above Linux's pid_max: no process has it
 const records = (dir) => fs.readdirSync(dir).filter((n) => n.startsWith('hang-')).sort();
@@ -32,13 +37,13 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     }
   });
 
-  it('links planted at every name the worker may write: their target unchanged, the hang recorded and reported by the next process', async () => {
+  it('links planted at every name the worker may write: their target unchanged, the hang (threshold 2 s, killed 4 s in) recorded and reported by the next process', async () => {
     const base = tmpDir('statedir-links');
     const dir = path.join(base, 'state');
     fs.mkdirSync(dir, { mode: 0o700 });
     const target = path.join(base, 'precious');
     fs.writeFileSync(target, 'precious');
-    const f = spawnFixture('fatal.js', [dir, 'hang:10000']);
+    const f = spawnFixture('fatal.js', [dir, 'hang:6000', T]);
     // The record's name and the temporary names a writer could guess, for every set id the
     // process may use.
     const planted = [];
@@ -49,7 +54,7 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
       }
     }
     await f.waitFor('busy', 20000);
-    await sleep(7000);
+    await sleep(4000);
     const seen = records(dir).filter((n) => !fs.lstatSync(path.join(dir, n)).isSymbolicLink());
     f.signal('SIGKILL');
     await f.exited;
@@ -62,7 +67,7 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     assert.strictEqual(r.events.stall.length, 1, detail);
     assert.strictEqual(r.events.stall[0].fatal, true, detail);
     assert.strictEqual(r.events.stall[0].pid, f.child.pid, detail);
-    assert.ok(r.events.stall[0].durationMs >= 6500, detail);
+    assert.ok(r.events.stall[0].durationMs >= 3500, detail);
     // The link at the record's own name was replaced by the record (a rename replaces a link,
     // not its target); the others named as records are skipped and counted, all left alone.
     const left = planted.filter((n) => n !== seen[0]);
@@ -104,11 +109,11 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     },
   ];
   for (const c of refused) {
-    it(`${c.what}: refused with one error, a record planted under a gone pid not reported, nothing written`, async () => {
+    it(`${c.what}: refused with one error, a record planted under a gone pid not reported, nothing written at a 3 s hang (threshold 2 s)`, async () => {
       const dir = path.join(tmpDir('statedir-refused'), 'state');
       const inside = c.make(dir);
       plantRecord(path.join(inside, `hang-${GONE_PID}-1.json`));
-      const f = spawnFixture('fatal.js', [dir, 'hang:6000']);
+      const f = spawnFixture('fatal.js', [dir, 'hang:3000', T]);
       const r = await f.result(40000);
       const why = `${JSON.stringify(r.events.stall)}\n${f.describe()}`;
       assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, `monitoring goes on\n${why}`);
@@ -123,12 +128,12 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     });
   }
 
-  it('a directory made writable by others after setup: the worker refuses it at the hang, nothing written, one error', async () => {
+  it('a directory made writable by others after setup: the worker refuses it at the 3 s hang (threshold 2 s), nothing written, one error', async () => {
     const dir = path.join(tmpDir('statedir-swapped'), 'state');
     fs.mkdirSync(dir, { mode: 0o700 });
-    const f = spawnFixture('fatal.js', [dir, 'hang:6000']);
+    const f = spawnFixture('fatal.js', [dir, 'hang:3000', T]);
     await f.waitFor('busy', 20000);
-    fs.chmodSync(dir, 0o777);
+    fs.chmodSync(dir, 0o777); // before the hang is flagged, 2 s into it
     const r = await f.result(40000);
     const why = `${JSON.stringify(r.events.stall)}\n${f.describe()}`;
     assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, why);
@@ -189,14 +194,14 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     assert.strictEqual(stateBase({ XDG_STATE_HOME: '/x' }, 'darwin'), path.join(os.homedir(), 'Library', 'Caches'));
   });
 
-  it('a directory swapped for a link after setup: the worker refuses it at the hang, nothing written through the link', async () => {
+  it('a directory swapped for a link after setup: the worker refuses it at the 3 s hang (threshold 2 s), nothing written through the link', async () => {
     const base = tmpDir('statedir-link-swapped');
     const dir = path.join(base, 'state');
     const other = path.join(base, 'other');
     fs.mkdirSync(other, { mode: 0o700 });
-    const f = spawnFixture('fatal.js', [dir, 'hang:6000']);
+    const f = spawnFixture('fatal.js', [dir, 'hang:3000', T]);
     await f.waitFor('busy', 20000); // set up: the directory passed (not there yet)
-    fs.symlinkSync(other, dir); // before the hang is flagged, 5 s into it
+    fs.symlinkSync(other, dir); // before the hang is flagged, 2 s into it
     const r = await f.result(40000);
     const why = `${JSON.stringify(r.events.stall)}\n${f.describe()}`;
     assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, why);
@@ -208,12 +213,12 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     assert.ok(errors[0].includes(`the state directory ${dir} was refused at a hang (a symbolic link)`), why);
   });
 
-  it('a default-configured process keeps its record under $XDG_STATE_HOME/lagwatch (each level it makes of mode 0700), reported by the next', async () => {
+  it('a default-configured process (but a threshold of 2 s) keeps its record under $XDG_STATE_HOME/lagwatch (each level it makes of mode 0700), reported by the next', async () => {
     const xdg = path.join(tmpDir('statedir-xdg'), 'state');
     const env = { XDG_STATE_HOME: xdg, HOME: tmpDir('statedir-home-unused') };
-    const f = spawnFixture('fatal.js', ['default', 'hang:10000'], { env });
+    const f = spawnFixture('fatal.js', ['default', 'hang:6000', T], { env });
     await f.waitFor('busy', 20000);
-    await sleep(7000);
+    await sleep(4000);
     f.signal('SIGKILL');
     await f.exited;
     const apps = fs.readdirSync(path.join(xdg, 'lagwatch'));
@@ -233,7 +238,7 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
   // In this process (Electron's main process, faked): attachElectron moves the records to the
   // app's userData/lagwatch, which is refused here; the default directory, accepted at setup, is
   // let go too, so a hang writes no record anywhere.
-  it('Electron: userData/lagwatch refused: one error, its record not reported, the default directory let go (nothing written at a hang)', async () => {
+  it('Electron: userData/lagwatch refused: one error, its record not reported, the default directory let go (nothing written at a 3 s hang, threshold 2 s)', async () => {
     const lagwatch = require('../..');
     const { createFakeElectron } = require('../fakes/electron');
     const xdg = path.join(tmpDir('statedir-electron-xdg'), 'state');
@@ -249,7 +254,7 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     process.env.XDG_STATE_HOME = xdg;
     let m;
     try {
-      m = lagwatch.setupAllMonitors({ logger: { log: (level, message) => logs.push(`${level}: ${message}`) } });
+      m = lagwatch.setupAllMonitors({ stallThresholdMs: THRESHOLD, logger: { log: (level, message) => logs.push(`${level}: ${message}`) } });
     } finally {
       if (saved === undefined) delete process.env.XDG_STATE_HOME;
       else process.env.XDG_STATE_HOME = saved;
@@ -264,7 +269,7 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
       assert.strictEqual(m._stateDir, null);
       await sleep(300);
       const t = performance.now();
-      while (performance.now() - t < 6000); // a hang, flagged 5 s in: its record would be written then
+      while (performance.now() - t < 3000); // a hang, flagged 2 s in: its record would be written then
       await sleep(300);
       stats = m.conditions.stats();
       hangs = m.workerStats().workerHangs.count;

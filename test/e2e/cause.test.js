@@ -13,6 +13,17 @@ const { waited } = require('../schedstat');
 const FIXTURE = path.join(__dirname, 'fixtures', 'cause.js');
 const CPU_CG = '/sys/fs/cgroup/cpu';
 
+// The runs take a stall threshold of 2 s (the cause is measured the same way whatever the
+// threshold) and hangs a second above it: the worker flags each hang 2 s in and measures its cause
+// for a second more, well clear of its 1 s heartbeat. The result comes 2.5 s after the work, once
+// its stall samples have been held (holdMs, 2 s) and judged.
+const THRESHOLD_MS = 2000;
+const HANG_MS = 3000;
+const SETTLE_MS = 2500;
+const HANG_S = HANG_MS / 1000;
+// cause.js's arguments: 'ready' after 1 s, then `what`.
+const fixtureArgs = (what) => [what, 1000, SETTLE_MS, THRESHOLD_MS, '-', HANG_MS];
+
 // The one hang of a run: its 'workerHang' and its episode agree on the cause.
 function oneHang(r, why) {
   assert.deepStrictEqual(r.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, `stats().stalls\n${why}`);
@@ -58,8 +69,8 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
   }
 
   for (const what of ['spin', 'tickspin']) {
-    it(`a 6 s busy loop in a named function${what === 'tickspin' ? ', after 1.5 s of 20 ms timers' : ''}: one hang, dominant busy, cpuMs >= 90 % of the span, the span the loop's`, async () => {
-      const f = spawnFixture('cause.js', [what, 1000, 3500]);
+    it(`a ${HANG_S} s busy loop in a named function${what === 'tickspin' ? ', after 1.5 s of 20 ms timers' : ''} (stallThresholdMs ${THRESHOLD_MS}): one hang, dominant busy, cpuMs >= 90 % of the span, the span the loop's`, async () => {
+      const f = spawnFixture('cause.js', fixtureArgs(what));
       const r = await f.result(40000);
       const c = oneHang(r, f.describe());
       // The loop is on a CPU all along, except where the machine kept it waiting for one (two
@@ -80,8 +91,8 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
   // still the hang's: what was read of it stands for the whole of it. Its start and end are the
   // loop's own (where its poll stopped waiting, where it ran again), so the bound is 100 ms,
   // plus the main thread's wait for a CPU after the work (a loaded machine delays its return).
-  it('a 6 s busy loop after 1.5 s of 20 ms timers with 6-12 ms synchronous waits: the cause spans the hang within 100 ms', async () => {
-    const f = spawnFixture('cause.js', ['waitspin', 1000, 3500]);
+  it(`a ${HANG_S} s busy loop after 1.5 s of 20 ms timers with 6-12 ms synchronous waits (stallThresholdMs ${THRESHOLD_MS}): the cause spans the hang within 100 ms`, async () => {
+    const f = spawnFixture('cause.js', fixtureArgs('waitspin'));
     const r = await f.result(40000);
     const c = oneHang(r, f.describe());
     const work = r.work.end - r.work.start;
@@ -95,8 +106,8 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
   });
 
   for (const what of ['atomics', 'execsync']) {
-    it(`${what === 'atomics' ? 'Atomics.wait' : "execSync('sleep 6')"} 6 s: one hang, dominant blocked`, async () => {
-      const f = spawnFixture('cause.js', [what, 1000, 3500]);
+    it(`${what === 'atomics' ? 'Atomics.wait' : `execSync('sleep ${HANG_S}')`} ${HANG_S} s (stallThresholdMs ${THRESHOLD_MS}): one hang, dominant blocked`, async () => {
+      const f = spawnFixture('cause.js', fixtureArgs(what));
       const r = await f.result(40000);
       const c = oneHang(r, f.describe());
       // Blocked all along, except where the loaded machine kept the thread waiting for a CPU
@@ -109,14 +120,15 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
     });
   }
 
-  it('in a cgroup with a 10 % CPU quota, 1 s of CPU work in one callback: one hang, dominant throttled', async () => {
+  // 0.3 s of CPU at a 10 % quota: about 3 s of wall time, a hang a second above the threshold.
+  it(`in a cgroup with a 10 % CPU quota, 0.3 s of CPU work in one callback (stallThresholdMs ${THRESHOLD_MS}): one hang, dominant throttled`, async () => {
     const cg = makeCgroup(CPU_CG, 'lagwatch-quota');
     cleanups.push(() => cg.remove());
     cg.write('cpu.cfs_period_us', 100000);
     cg.write('cpu.cfs_quota_us', 10000);
     // The process starts in the group, as in a container: lagwatch finds its cpu.stat at setup.
     const f = spawnFixture('cause.js', ['-c', `echo $$ > ${cg.dir}/cgroup.procs && exec "$0" "$@"`,
-      process.execPath, FIXTURE, 'cpu:1000', 1000, 3500], { command: 'sh' });
+      process.execPath, FIXTURE, ...fixtureArgs('cpu:300')], { command: 'sh' });
     const r = await f.result(60000);
     const c = oneHang(r, f.describe());
     assert.strictEqual(c.dominant, 'throttled', JSON.stringify(c));
@@ -126,12 +138,12 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
 
   // The cgroup of cpu.stat is found again at a hang's start: a process moved into a
   // quota-limited group after lagwatch started reads that group's throttling, not 'starved'.
-  it('moved into a cgroup with a 10 % CPU quota after setup, 1 s of CPU work: one hang, dominant throttled', async () => {
+  it(`moved into a cgroup with a 10 % CPU quota after setup, 0.3 s of CPU work (stallThresholdMs ${THRESHOLD_MS}): one hang, dominant throttled`, async () => {
     const cg = makeCgroup(CPU_CG, 'lagwatch-quota-moved');
     cleanups.push(() => cg.remove());
     cg.write('cpu.cfs_period_us', 100000);
     cg.write('cpu.cfs_quota_us', 10000);
-    const f = spawnFixture('cause.js', ['cpu:1000', 1000, 3500]);
+    const f = spawnFixture('cause.js', fixtureArgs('cpu:300'));
     await f.waitFor('ready', 20000); // lagwatch found its cpu.stat (the root group's) at setup
     cg.move(f.child.pid); // the work begins 200 ms after 'ready'
     const r = await f.result(60000);
@@ -141,10 +153,11 @@ describe('e2e: the cause of a hang (SPEC §12, real processes)', function () {
     assert.ok(Number(/nr_throttled (\d+)/.exec(cg.read('cpu.stat'))[1]) > 10, 'the group was throttled');
   });
 
-  it('pinned to one CPU with three busy competitors, 2 s of CPU work in one callback: dominant starved', async () => {
+  // 0.8 s of CPU with a quarter of one CPU: about 3.2 s of wall time, a second above the threshold.
+  it(`pinned to one CPU with three busy competitors, 0.8 s of CPU work in one callback (stallThresholdMs ${THRESHOLD_MS}): dominant starved`, async () => {
     const competitors = [0, 1, 2].map(() => spawn('taskset', ['-c', '0', 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' }));
     cleanups.push(() => competitors.forEach((p) => p.kill('SIGKILL')));
-    const f = spawnFixture('cause.js', ['-c', '0', process.execPath, FIXTURE, 'cpu:2000', 1000, 3500], { command: 'taskset' });
+    const f = spawnFixture('cause.js', ['-c', '0', process.execPath, FIXTURE, ...fixtureArgs('cpu:800')], { command: 'taskset' });
     const r = await f.result(60000);
     const c = oneHang(r, f.describe());
     assert.strictEqual(c.dominant, 'starved', JSON.stringify(c));

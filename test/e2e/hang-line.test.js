@@ -97,8 +97,10 @@ describe('the line while a hang runs (SPEC §14)', function () {
     assert.strictEqual(count(lib.lines(), IN_PROGRESS), 0, lib.stderr);
   });
 
-  it('outside register, setupAllMonitors({ hangLine: true }) says it once', async () => {
-    const p = run({ register: false, env: { HANG_LINE_API: 'on' } });
+  // register takes the 5 s default threshold, and the tests above 6 s hangs; set up by the app, a
+  // threshold of 2 s and a hang of 3 s: the line is said 2 s in, a second before the hang ends.
+  it('outside register, setupAllMonitors({ hangLine: true, stallThresholdMs: 2000 }), a 3 s hang: says it once', async () => {
+    const p = run({ register: false, env: { HANG_LINE_API: 'on', HANG_LINE_THRESHOLD_MS: '2000', HANG_LINE_MS: '3000' } });
     await p.exited;
     const lines = p.lines();
     assert.strictEqual(count(lines, IN_PROGRESS), 1, p.stderr);

@@ -1,9 +1,9 @@
 'use strict';
 // The request a hang blocked, end to end (lib/trace.js): an app with OpenTelemetry's SDK and its
-// AsyncLocalStorage context manager serves a request whose handler hangs 6 s inside its span; the
-// hang's 'stall' and 'workerHang' events carry that span's traceId and spanId, and the lag.stall
-// log record the span's context, so a backend links the hang to the trace. Without stacks (no
-// thread to read it while the main thread is held) nothing is claimed.
+// AsyncLocalStorage context manager serves a request whose handler hangs 3 s inside its span (a
+// stall threshold of 2 s); the hang's 'stall' and 'workerHang' events carry that span's traceId
+// and spanId, and the lag.stall log record the span's context, so a backend links the hang to the
+// trace. Without stacks (no thread to read it while the main thread is held) nothing is claimed.
 const assert = require('assert');
 const http = require('http');
 const { spawnFixture, killAll } = require('./helpers');
@@ -29,7 +29,7 @@ describe('e2e: the request a hang blocked (OpenTelemetry context, real processes
     return { r: await f.result(30000), why: f.describe() };
   }
 
-  it('a handler that hangs 6 s in its span: the stall, the workerHang and the log record carry that span', async () => {
+  it('a handler that hangs 3 s in its span (stallThresholdMs 2000): the stall, the workerHang and the log record carry that span', async () => {
     const { r, why } = await hangInRequest(true);
     assert.ok(r.handled && /^[0-9a-f]{32}$/.test(r.handled.traceId), why);
     assert.strictEqual(r.events.stall.length, 1, why);
@@ -95,7 +95,7 @@ describe('e2e: the request a hang blocked (OpenTelemetry context, real processes
     if (byName['GET /report'] > 0) assert.ok(report.stack.some((fr) => fr.functionName === 'resizeThumbnail'), JSON.stringify(report));
   });
 
-  it('without stacks: the hang is reported, with no span claimed', async () => {
+  it('without stacks, a handler that hangs 3 s (stallThresholdMs 2000): the hang is reported, with no span claimed', async () => {
     const { r, why } = await hangInRequest(false);
     assert.strictEqual(r.events.stall.length, 1, why);
     assert.strictEqual(r.events.stall[0].traceId, undefined, why);

@@ -103,13 +103,13 @@ const SUITES = [
   // The sanitized build runs, once each: the real-process files that reach the drivers'
   // real-time paths (scripts/suites.js SANITIZED_REAL_PROCESS; the addon users install runs the
   // others) and the test build's own real-process file, as a timing suite; then, beside other
-  // suites, what runs no clock of its own: the simulation suites, the allocator made to fail,
-  // and the docs' programs and ESM (the packaging suites load no addon of this build but there).
+  // suites, what reaches the binding with no clock of its own: the simulation suites and the
+  // allocator made to fail. (The docs' programs and ESM reach no native path those do not.)
   { id: 'mocha-asan', name: 'mocha, addon under ASan/UBSan: the real-process suites', cmd: node, after: ['asan-build', 'embedder'],
     needs: ['faketime', 'prometheus'], args: [mocha, ...PARALLEL, ...SANITIZED_REAL_PROCESS, ...TEST_BUILD_REAL], env: asanEnv,
     weight: 200, alone: true },
-  { id: 'mocha-asan-sim', name: 'mocha, addon under ASan/UBSan: simulation, allocation failures, docs', cmd: node, after: ['asan-build'],
-    args: [mocha, ...PARALLEL, ...SIMULATION, ...TEST_BUILD_SIM, 'test/esm.test.js', 'test/readme.test.js'], env: asanEnv, weight: 40 },
+  { id: 'mocha-asan-sim', name: 'mocha, addon under ASan/UBSan: simulation, allocation failures', cmd: node, after: ['asan-build'],
+    args: [mocha, ...PARALLEL, ...SIMULATION, ...TEST_BUILD_SIM], env: asanEnv, weight: 25 },
 ];
 
 // The closing report: every suite's state, then the failures' tails and one line each.

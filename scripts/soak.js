@@ -1,7 +1,7 @@
 'use strict';
 // `npm run test:soak [-- --runs N] [-- --busy N] [-- test/e2e/x.test.js ...]`: the real-process
 // suites (scripts/suites.js REAL_PROCESS, or the files named), run N times in a row (5) as npm
-// test runs them (two files at a time, PARALLEL) while N other processes (2, as many as this
+// test runs them (three files at a time, PARALLEL) while N other processes (2, as many as this
 // project's machines have cores) spin on the CPU. A timing
 // tolerance tuned on a quiet machine fails here; one that comes from what the test measures of
 // the machine holds. Ends with one line per failure and `soak: N passed, N failed` (runs).

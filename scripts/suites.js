@@ -127,12 +127,13 @@ const NODE_VERSION = [
   'test/e2e/debugger-session.test.js',
 ];
 
-// How the real-process files run in npm test, the soak and the platform matrix: two at a time,
-// each in a mocha worker process of its own. They mostly wait on their children's clocks (6 s
-// hangs, stops, 30 s of idle), so two at once halve the wall time; each is a competing load for
-// the other, which their tolerances take in (they come from the threads' measured run-queue
-// delay, not from a quiet machine), and the soak runs them so, beside two spinning processes.
-const PARALLEL = ['--parallel', '--jobs', '2'];
+// How the real-process files run in npm test, the soak and the platform matrix: three at a time,
+// each in a mocha worker process of its own. They mostly wait on their children's clocks (hangs,
+// stops, idle), so three at once take a third of the wall time; each is a competing load for the
+// others, which their tolerances take in (they come from the threads' measured run-queue delay,
+// not from a quiet machine), and the soak runs them so, beside two spinning processes: a load
+// above any npm test puts on them.
+const PARALLEL = ['--parallel', '--jobs', '3'];
 
 // PACKAGING: what a user installs and reads: the tarball, types, ESM, the docs' code, valgrind
 // over the binding, the layering of src/ (clang's AST). Child processes, but no timing.

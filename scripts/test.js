@@ -8,15 +8,15 @@
 // run is never counted as passed, and under CI=true a suite not run fails the run.
 //
 // The suites then run as a small graph, two at a time by default (`--jobs 1`: one), the longest
-// chains first; the real-process mocha files run two at a time inside their suite (scripts/suites.js
-// PARALLEL), as `npm run test:soak` runs them beside two spinning processes. Their tolerances come
+// chains first; the real-process mocha files run three at a time inside their suite
+// (scripts/suites.js PARALLEL), as `npm run test:soak` runs them beside two spinning processes. Their tolerances come
 // from what they measure of the machine (run-queue delays, CPU times, a bare start-up beside
 // them), so the load of the suites beside them is taken in, not assumed away. But what the
 // machine does not show as run-queue delay cannot be: with both cores busy the host may hold a
 // VM's CPUs back, which every thread of it reads as a stop (and lagwatch rightly as a pause). So
-// the timing suites (`alone`) run with no other suite beside them: their own two files at a time
-// load the machine as the soak does; more beside them would stop it often enough to blur the
-// bounds of stops and blocks.
+// the timing suites (`alone`) run with no other suite beside them: their own three files at a
+// time load the machine less than the soak does; a whole suite more beside them (three suites at
+// once) stopped it often enough to blur the bounds of stops and blocks.
 // Each suite's output is shown whole when it ends, with its duration; a
 // failed suite's last lines are printed again at the very end, then one line per failure (a
 // mocha test with its error, every FAILED line), so that the shortest log tail names them all.

@@ -36,33 +36,33 @@ const SIMULATION = [
 // again under load. Longest first (seconds on this project's machine, alone): mocha's parallel
 // mode (PARALLEL) hands the files out in this order, so the long ones do not start last.
 const REAL_PROCESS = [
-  'test/e2e/cause.test.js', // 97
-  'test/e2e/blocks.test.js', // 80
-  'test/e2e/block-budget.test.js', // 80
-  'test/embedder-main.test.js', // 75
-  'test/embedder-renderer.test.js', // 75
-  'test/e2e/statedir.test.js', // 70
-  'test/e2e/stop-loses-nothing.test.js', // 65
+  'test/e2e/stops.test.js', // 95
+  'test/e2e/block-budget.test.js', // 75
+  'test/e2e/cause.test.js', // 70
   'test/register.test.js', // 65
-  'test/e2e/fatal.test.js', // 50
-  'test/e2e/freezer-rest.test.js', // 50
-  'test/e2e/sync-waits.test.js', // 50
-  'test/e2e/stops.test.js', // 45
-  'test/e2e/hang-line.test.js', // 36
-  'test/e2e/stack.test.js', // 33
-  'test/e2e/trace.test.js', // 22
-  'test/e2e/profile.test.js', // 19
+  'test/e2e/blocks.test.js', // 64
+  'test/e2e/freezer-rest.test.js', // 52
+  'test/embedder-main.test.js', // 50
+  'test/embedder-renderer.test.js', // 50
+  'test/e2e/sync-waits.test.js', // 45
+  'test/e2e/stop-loses-nothing.test.js', // 45
+  'test/e2e/statedir.test.js', // 40
+  'test/e2e/hang-line.test.js', // 33
+  'test/e2e/fatal.test.js', // 32
   'test/e2e/busy-loop.test.js', // 29
+  'test/e2e/stack.test.js', // 29
   'test/prometheus.test.js', // 20
+  'test/e2e/profile.test.js', // 19
   'test/memory.test.js', // 16
   'test/real-clock.test.js', // 16
-  'test/e2e/sigstop.test.js', // 15
-  'test/e2e/idle-sleeps.test.js', // 10
-  'test/e2e/quiet.test.js', // 8
   'test/e2e/signals.test.js', // 15
-  'test/e2e/debugger-session.test.js', // 13
+  'test/e2e/trace.test.js', // 15
   'test/e2e/workers.test.js', // 14
   'test/drift-sleep.test.js', // 13
+  'test/e2e/sigstop.test.js', // 11
+  'test/e2e/idle-sleeps.test.js', // 10
+  'test/e2e/debugger-session.test.js', // 10
+  'test/e2e/quiet.test.js', // 8
   'test/e2e/loop-model.test.js', // 7
   'test/e2e/suspend.test.js', // 6
   'test/e2e/clock-step.test.js', // 6

@@ -36,7 +36,8 @@
 // - Each block must exit 0 (or still be running at its `stop after`) within its timeout, with
 //   stdout as stated; stderr is compared only where stated: a `<!-- stderr -->` comment before the
 //   next runnable block, then a fenced block whose lines the run's stderr must print in that order
-//   (other lines between them allowed), every number and path standing for any.
+//   (other lines between them allowed), every number, path and cause (busy, starved, …: the
+//   machine's load decides it) standing for any.
 // - A block that is not JavaScript meant to run (a fragment, pseudo-code) says so right before its
 //   opening fence: `<!-- not run: <why> -->`. Keep these rare: they are counted and listed.
 // - A block that needs Electron is shown as real code; here `require('electron')` gets
@@ -354,6 +355,11 @@ function describeRun(block, r) {
 // A stderr line with its paths masked: any absolute path (or file:// URL) stands for any (the
 // block runs as app.js in a directory of its own; the text names it as its reader would).
 const maskPaths = (l) => l.replace(/(file:\/\/)?\/[^\s():<>]*/g, '<path>');
+// And its causes (a hang's, so far or in all, a site's in the profile): one run's `busy` is
+// another's `starved` on a machine running other suites beside it. (The causes themselves are
+// test/e2e/cause.test.js's.)
+const maskCauses = (l) => l.replace(/\b(busy|starved|blocked|gc|throttled)(?= \(|:)/g, '<cause>');
+const mask = (l) => maskCauses(maskPaths(l));
 
 // Each stated stderr line, in order, matches a line of the run's stderr (other lines between them
 // allowed: a stated stderr shows what a run prints, not all of it), numbers and directories aside.
@@ -363,8 +369,8 @@ const maskPaths = (l) => l.replace(/(file:\/\/)?\/[^\s():<>]*/g, '<path>');
 // first scrape on a loaded machine, is let through.)
 const MUST_BE_STATED = /^lagwatch: (.*\bhang\b|.*\bstall\b|block of .*no stack: unseen)/;
 function stderrShown(stated, actual) {
-  const lines = toLines(actual).map(maskPaths);
-  const patterns = toLines(stated).map((l) => linePattern(maskPaths(l), true));
+  const lines = toLines(actual).map(mask);
+  const patterns = toLines(stated).map((l) => linePattern(mask(l), true));
   let at = 0;
   for (const [i, l] of toLines(stated).entries()) {
     while (at < lines.length && !patterns[i].test(lines[at])) at++;
@@ -590,6 +596,11 @@ describe('docs: the convention of test/readme.test.js is enforced', function () 
     assert.notStrictEqual(stderrShown(stated, 'lagwatch: blocking profile: 1 block(s)\nlagwatch: hang stall of 6020 ms (loopBlock)\n'), null);
     assert.match(stderrShown(stated, 'lagwatch: hang stall of 6020 ms (loopBlock)\nlagwatch: block of 1327 ms (no stack: unseen)\n' +
       'lagwatch: blocking profile: 2 block(s)\n'), /not in the text.*block of 1327/);
+    // A cause stands for any, the load deciding it; the words around it do not.
+    const cause = 'lagwatch: hang stall of 6013 ms (worker), cause: busy (…)\n  1. 6013 ms, busy: spin (/srv/a.js:1)';
+    assert.strictEqual(stderrShown(cause, 'lagwatch: hang stall of 6036 ms (worker), cause: starved (run queue 3223 ms)\n' +
+      '  1. 6036 ms, starved: spin (/tmp/x/app.js:1)\n'), null);
+    assert.notStrictEqual(stderrShown(cause, 'lagwatch: hang stall of 6036 ms (worker), cause: nothing (x)\n  1. 6036 ms, busy: spin (/a.js:1)\n'), null);
     assert.match(stderrShown(stated, 'lagwatch: hang stall of 6020 ms (loopBlock)\nlagwatch: hang stall of 7774 ms (loopBlock)\n' +
       'lagwatch: blocking profile: 1 block(s)\n'), /not in the text.*7774/);
     assert.strictEqual(stderrShown(stated, 'lagwatch: hang stall of 6020 ms (loopBlock)\nlagwatch: block of 102 ms (no stack: late)\n' +

@@ -131,7 +131,7 @@ const NODE_VERSION = [
 // each in a mocha worker process of its own. They mostly wait on their children's clocks (hangs,
 // stops, idle), so three at once take a third of the wall time; each is a competing load for the
 // others, which their tolerances take in (they come from the threads' measured run-queue delay,
-// not from a quiet machine), and the soak runs them so, beside two spinning processes: a load
+// not from a quiet machine), and the soak runs them so, beside a spinning process: a load
 // above any npm test puts on them.
 const PARALLEL = ['--parallel', '--jobs', '3'];
 

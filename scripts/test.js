@@ -9,7 +9,7 @@
 //
 // The suites then run as a small graph, two at a time by default (`--jobs 1`: one), the longest
 // chains first; the real-process mocha files run three at a time inside their suite
-// (scripts/suites.js PARALLEL), as `npm run test:soak` runs them beside two spinning processes. Their tolerances come
+// (scripts/suites.js PARALLEL), as `npm run test:soak` runs them beside a spinning process. Their tolerances come
 // from what they measure of the machine (run-queue delays, CPU times, a bare start-up beside
 // them), so the load of the suites beside them is taken in, not assumed away. But what the
 // machine does not show as run-queue delay cannot be: with both cores busy the host may hold a

@@ -175,10 +175,10 @@ class Conditions extends EventEmitter {
     const s = native.stats(this._h);
     // Writes of hang records that failed (a read-only or full state directory: lib/fatal.js).
     const set = this._set !== null && this._set !== undefined ? this._set : null;
-    s.stateErrors = set !== null ? set._stateErrors() : 0;
+    s.stateErrors = set !== null ? set._state.errors() : 0;
     // State directories refused, and entries in one that were not the user's own records (SPEC §13).
-    s.stateRefused = set !== null ? set._stateRefusedCount() : 0;
-    s.stateSkipped = set !== null ? set._stateSkipped : 0;
+    s.stateRefused = set !== null ? set._state.refusedCount() : 0;
+    s.stateSkipped = set !== null ? set._state.skipped : 0;
     // Blocks, counted by the set's loopBlock whether reported or not.
     if (set !== null) s.blocks = set._blocks();
     return s;
@@ -301,8 +301,8 @@ class Conditions extends EventEmitter {
     // debugger watcher (lib/debugger.js).
     if (this._set !== null && this._set !== undefined) {
       this._set._watchDebugger();
-      this._set._stateErrors(); // a failed hang record is logged once
-      this._set._stateRefusedCount(); // so is a directory the worker refused at a hang
+      this._set._state.errors(); // a failed hang record is logged once
+      this._set._state.refusedCount(); // so is a directory the worker refused at a hang
     }
     for (let i = 0; i < events.length; i += 3) ON_EVENT[events[i]].call(this, events[i + 1], events[i + 2]);
   }

@@ -166,14 +166,14 @@ function attachElectron(conditions, options) {
   // Fatal hangs: an app's records belong with its data (the default directory is per entry point,
   // which an Electron app shares with every other), unless the app chose a directory itself.
   const set = conditions._set;
-  if (o.app !== undefined && typeof o.app.getPath === 'function' && set && set._stateDirDefault && set._stateDirOn) {
+  if (o.app !== undefined && typeof o.app.getPath === 'function' && set && set._state.isDefault && set._state.on) {
     let userData = null;
     try {
       userData = o.app.getPath('userData');
     } catch {
       userData = null; // before 'ready' on some versions, or a stub without it
     }
-    if (typeof userData === 'string' && userData !== '') set._useStateDir(require('path').join(userData, 'lagwatch'));
+    if (typeof userData === 'string' && userData !== '') set._state.useDir(require('path').join(userData, 'lagwatch'));
   }
   if (o.app !== undefined) {
     // SPEC §14: the app is quitting. A monitor set reports what it holds now, as at a signal

@@ -8,7 +8,7 @@ const { BlockingProfile } = require('./blocking');
 const { DebuggerWatch } = require('./debugger');
 const { SignalWatch } = require('./signals');
 const native = require('./native');
-const fatal = require('./fatal');
+const { StateDir } = require('./statedir');
 const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
 const { typeError, checkOptions, checkKeys, checkFunction } = require('./util');
 
@@ -144,6 +144,7 @@ class MonitorSet {
     blockOptions(o.blocks, enabled, flat, o.stacks === true);
     for (const name of SET_OPTIONS) if (o[name] !== undefined) flat[name] = o[name];
     native.monCheck(flat); // a bad option throws here, before anything exists
+    this._state = new StateDir(o.stateDir, o.clock === undefined); // so does a bad state directory
     // lib/producer.js is loaded only for a set that is given producers.
     const producers = o.metricProducers === undefined ? [] : require('./producer').checkProducers(o.metricProducers);
     this.conditions = new Conditions(Object.fromEntries(CONDITIONS_KEYS.map((k) => [k, o[k]])), producers.length > 0);
@@ -176,11 +177,6 @@ class MonitorSet {
       `lagwatch: the worker thread cannot start (${reason}): 'worker' and 'liveness' do not run (monitor ${name})`);
     for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name, onError);
     Object.freeze(this.monitors);
-    this._stateDir = null;
-    this._stateErrorsLogged = 0;
-    this._stateRefused = 0; // directories refused at setup (SPEC §13)
-    this._stateRefusedLogged = 0; // the worker's refusals (a directory swapped after setup) logged
-    this._stateSkipped = 0; // entries of the directory that were not the user's own records
     for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
     // SPEC §12: the main thread's time by state for lag_main_thread_time, read at most once per
     // clockDrift interval.
@@ -257,25 +253,14 @@ class MonitorSet {
     }
     this._producers = producers;
     for (const p of producers) p._bind(this);
-    // Fatal hangs (real clock): this process's running hangs are recorded in the state directory
-    // from now on, and the hangs of earlier processes that died hung are reported at the next
-    // turn of the loop, so that the listeners added after setup hear them (lib/fatal.js).
     // The line said while a hang runs (SPEC §14): the C worker writes it, the main thread being
     // held. Off by default: a library's host decides what goes on its stderr; `register` turns it on.
     // The main thread's only: a worker's line would need its name (it says "the main thread").
     if (o.clock === undefined && o.hangLine === true && native.isMainThread()) native.monHangLine(this._h, true);
-    this._stateDirDefault = o.stateDir === undefined;
-    this._stateDirOn = o.clock === undefined && o.stateDir !== false;
-    if (this._stateDirOn) {
-      if (o.stateDir === undefined) {
-        // The default's parent (`<base>/lagwatch`, or `<tmp>/lagwatch-<uid>`) is lagwatch's own
-        // level too: judged alike, so that one planted by another user is not built upon.
-        const dir = fatal.defaultStateDir();
-        this._useStateDir(dir, [path.dirname(dir), dir]);
-      } else {
-        this._useStateDir(path.resolve(o.stateDir));
-      }
-    }
+    // Fatal hangs (real clock): this process's running hangs are recorded in the state directory
+    // judged at setup from now on, and those of earlier processes that died hung are reported at
+    // the next turn of the loop (lib/statedir.js).
+    this._state.bind(this);
   }
 
   // SPEC §14: at SIGINT, SIGTERM or SIGHUP the set reports what it holds, then the signal does
@@ -308,82 +293,6 @@ class MonitorSet {
     for (const hook of this._atEnd) {
       this.conditions._guard('end', () => hook(final));
     }
-  }
-
-  // Reports the records of dead processes found in `dir` as fatal hangs, then records this
-  // process's running hangs there. Called at setup, and by attachElectron with the app's
-  // userData directory when no directory was given.
-  // A directory that is not the user's own (src/core/statedir.h) is refused: logged, counted, and
-  // neither written nor read (the directory used before, if any, is let go too). `levels`: the
-  // directories judged, the state directory last (a level above it named with its reason).
-  _useStateDir(dir, levels = [dir]) {
-    let why = null;
-    for (const level of levels) {
-      const w = native.stateDirCheck(level);
-      if (w !== null) {
-        why = level === dir ? w : `${level}: ${w}`;
-        break;
-      }
-    }
-    if (why !== null) {
-      native.monStateDir(this._h, null, '');
-      this._stateDir = null;
-      this._stateRefused++;
-      this.conditions._log('error', `lagwatch: the state directory ${dir} is refused (${why}): hang records are ` +
-        'neither written nor read there, so a hang that ends the process would not be reported by the next one ' +
-        '(stats().stateRefused); use a directory of your own, not writable by group or others');
-      return;
-    }
-    native.monStateDir(this._h, dir, fatal.identity());
-    this._stateDir = dir;
-    setImmediate(() => {
-      if (!this._stopped) this._reportFatal(dir);
-    });
-  }
-
-  _reportFatal(dir) {
-    const c = this.conditions;
-    const { records, bad, skipped, skips, errors } = fatal.takeRecords(dir);
-    for (const e of errors) c._log('warn', `lagwatch: a hang record cannot be read or removed: ${e}`);
-    if (bad > 0) c._log('warn', `lagwatch: ${bad} malformed hang record(s) removed from ${dir}`);
-    if (skipped > 0) {
-      this._stateSkipped += skipped;
-      c._log('warn', `lagwatch: ${skipped} entr${skipped === 1 ? 'y' : 'ies'} of ${dir} skipped, not your own ` +
-        `regular files (${skips.join('; ')}): neither reported nor removed (stats().stateSkipped)`);
-    }
-    for (const r of records) {
-      // On this process's clock: the record's times are on its writer's, whose 0 was wallOrigin.
-      const shift = r.wallOrigin - (Date.now() - c.now());
-      const detectedAt = r.detectedAt + shift;
-      const taken = r.stack !== null && typeof r.stack === 'object' && Array.isArray(r.stack.frames) ? r.stack : null;
-      c._fatal.set(detectedAt, { pid: r.process.pid, stack: taken && taken.frames, trace: taken && taken.trace });
-      native.condReportFatal(c._h, r.start + shift, r.lastSeen + shift, detectedAt, r.cause === undefined ? null : r.cause);
-    }
-  }
-
-  // Directories refused so far: at setup, and by the worker at a hang's first write (one swapped
-  // after setup), the first of those logged.
-  _stateRefusedCount() {
-    if (this._stateDir === null) return this._stateRefused;
-    const { refused, refusedWhy } = native.monStateErrors(this._h);
-    if (refused > 0 && this._stateRefusedLogged === 0) {
-      this._stateRefusedLogged = refused;
-      this.conditions._log('error', `lagwatch: the state directory ${this._stateDir} was refused at a hang (${refusedWhy}): ` +
-        'its record was not written, so a hang that ends the process would not be reported by the next one (stats().stateRefused)');
-    }
-    return this._stateRefused + refused;
-  }
-
-  // Record writes that failed so far; the first one logged.
-  _stateErrors() {
-    if (this._stateDir === null) return 0;
-    const { errors, firstError } = native.monStateErrors(this._h);
-    if (errors > 0 && this._stateErrorsLogged === 0) {
-      this._stateErrorsLogged = errors;
-      this.conditions._log('error', `lagwatch: a hang record cannot be written in ${this._stateDir} (${firstError}): ` +
-        'a hang that ends the process would not be reported by the next one (stats().stateErrors)');
-    }
-    return errors;
   }
 
   // The set's JS entry: an inspector opened since starts the debugger watcher (lib/debugger.js).

@@ -696,6 +696,17 @@ describe('lagwatch/register loses no setting in silence (SPEC §14)', function (
     ], p.describe());
   });
 
+  // Set-up is all or nothing: when the monitors cannot start, nothing of them runs, and the line
+  // says so: no hang line during the 6 s block, no listener, no record.
+  it('a state directory that cannot be taken (4100 bytes): one line, "the app runs without them", and nothing of them runs', async function () {
+    const p = run(APP, { env: { LAGWATCH_STATE_DIR: `/tmp/${'d'.repeat(4100)}`, REGISTER_APP_STAY_MS: '900' } });
+    assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+    assert.deepStrictEqual(p.stderrLines(), [
+      'lagwatch: cannot start the monitors: The "stateDir" argument must be a path of 1 to 4000 bytes (the app runs without them)',
+    ], p.describe());
+    assert.strictEqual(p.stdout, APP_STDOUT_BLOCKED, 'the app ran, its 6 s block included');
+  });
+
   it('OTEL_METRICS_EXPORTER=prometheus with no port serves the SDK\'s default port, 9464', async function () {
     const p = run(APP, { env: { OTEL_METRICS_EXPORTER: 'prometheus', ...QUICK } });
     // Another process of the machine may hold 9464: then the line says so, naming it.

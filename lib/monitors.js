@@ -158,109 +158,117 @@ class MonitorSet {
       throw err;
     }
     this.conditions._set = this;
+    // What stop() takes down, none of it started yet: a throw from here on stops what did start
+    // (set-up is all or nothing: the checks above come first, so none is expected).
     this._producers = [];
-    // The recorded values reach JS only when something reads them: a meter that records them
-    // (not when producers export them), or a 'samples' listener (from when it is added).
-    // Otherwise nothing is copied per sample.
-    const c = this.conditions;
-    const meterReads = !c._metrics.noop && producers.length === 0;
-    const keep = (more) => native.monKeepBatches(this._h, meterReads || c.listenerCount('samples') + more > 0);
-    keep(0);
-    c.on('newListener', (name) => { if (name === 'samples') keep(1); });
-    c.on('removeListener', (name) => { if (name === 'samples') keep(0); });
-    if (flat.blocks === true) this.conditions._guard('metrics', () => this.conditions._metrics.primeBlocks());
     this._unpause = [];
     this._stopped = false;
-    this.monitors = {};
-    // SPEC §6: a worker thread that cannot start is reported; the other monitors run.
-    const onError = (name, reason) => this.conditions._log('error',
-      `lagwatch: the worker thread cannot start (${reason}): 'worker' and 'liveness' do not run (monitor ${name})`);
-    for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name, onError);
-    Object.freeze(this.monitors);
-    for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
-    // SPEC §12: the main thread's time by state for lag_main_thread_time, read at most once per
-    // clockDrift interval.
-    const clockMs = flat['clockDrift.intervalMs'] === undefined ? OPTIONS['clockDrift.intervalMs'].default : flat['clockDrift.intervalMs'];
-    this.conditions._guard('metrics', () => this.conditions._metrics.observeMainThread(
-      () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
-    // SPEC §10: nodejs.eventloop.* from the recorded samples (after stop(), the final sums).
-    this.conditions._guard('metrics', () => this.conditions._metrics.observeEventLoop(
-      () => native.monLoopTime(this._h), () => native.monTakeDelay(this._h), () => native.monKeepDelay(this._h)));
-    // SPEC §12: V8's GC pauses of this thread, for the gcMs of a hang's cause (real clock only:
-    // the simulation has its own). perf_hooks hands them over a loop iteration or two late.
     this._gcObserver = null;
-    if (o.clock === undefined) {
-      this._gcObserver = new PerformanceObserver((list) => {
-        const entries = list.getEntries();
-        const pauses = new Float64Array(entries.length * 2);
-        for (let i = 0; i < entries.length; i++) {
-          pauses[2 * i] = entries[i].startTime;
-          pauses[2 * i + 1] = entries[i].duration;
-        }
-        if (!this._stopped) native.monGc(this._h, pauses);
-      });
-      this._gcObserver.observe({ entryTypes: ['gc'] });
-    }
-    // SPEC §12, `stacks: true` (real clock): the stack thread, woken from C when a hang is
-    // flagged; it never keeps the process alive.
-    this._stacks = o.stacks === true && o.clock === undefined;
-    // Blocks: their profile by call site, and their stacks with `blocks.stacks`.
-    this._blocksOn = flat.blocks === true;
-    this._blockStacks = flat['blocks.stacks'] === true && this._stacks;
-    this._blocking = this._blocksOn ? new BlockingProfile() : null; // nothing for a set without blocks
     this._stackWorker = null;
-    if (this._stacks) {
-      // The hang's stack, the span it blocked and its profile, sampled on the main thread at the
-      // stack thread's asking (lib/profile.js) and read at a hang by lib/stacks.js, loaded now.
-      const h = this._h;
-      require('./stacks');
-      require('./profile').register(native.monSetId(h), () => native.monProgressAt(h));
-      // worker_threads is loaded only for the stack thread (1 ms of start-up otherwise).
-      const { Worker } = require('worker_threads');
-      // No inherited preloads (`-r lagwatch/register` would set up monitors in it too).
-      this._stackWorker = new Worker(path.join(__dirname, 'stack-worker.js'), {
-        workerData: { id: native.monSetId(this._h), lagwatchStackThread: true },
-        execArgv: [],
-      });
-      this._stackWorker.unref();
-      this._stackWorker.on('error', (err) => this.conditions._log('error',
-        `lagwatch: the stack thread failed (${err && err.message}): hangs are reported without stacks`));
-    }
-    // SPEC §2's `debugger` on the real clock (lib/debugger.js).
-    this._debugger = new DebuggerWatch(o.clock === undefined ? native.monSetId(this._h) : 0,
-      (level, message) => this.conditions._log(level, message));
-    // A process that exits right after a hang still reports it, synchronously (opt-out); so does
-    // one ended by SIGINT, SIGTERM or SIGHUP (SPEC §14, below).
+    this._debugger = null;
     this._onExit = null;
     this._onSignal = null;
     this._atEnd = [];
-    if (o.clock === undefined && o.exitHook !== false) {
-      this._onExit = () => this.stop();
-      process.on('exit', this._onExit);
-      // Not in Electron: Chromium handles these signals itself (a graceful quit), which a Node
-      // listener would replace; its app 'will-quit' reports instead (attachElectron).
-      if (native.isMainThread() && !process.versions.electron) {
-        this._onSignal = new SignalWatch(this._h, (signal) => this._signalled(signal));
+    try {
+      // The recorded values reach JS only when something reads them: a meter that records them
+      // (not when producers export them), or a 'samples' listener (from when it is added).
+      // Otherwise nothing is copied per sample.
+      const c = this.conditions;
+      const meterReads = !c._metrics.noop && producers.length === 0;
+      const keep = (more) => native.monKeepBatches(this._h, meterReads || c.listenerCount('samples') + more > 0);
+      keep(0);
+      c.on('newListener', (name) => { if (name === 'samples') keep(1); });
+      c.on('removeListener', (name) => { if (name === 'samples') keep(0); });
+      if (flat.blocks === true) this.conditions._guard('metrics', () => this.conditions._metrics.primeBlocks());
+      this.monitors = {};
+      // SPEC §6: a worker thread that cannot start is reported; the other monitors run.
+      const onError = (name, reason) => this.conditions._log('error',
+        `lagwatch: the worker thread cannot start (${reason}): 'worker' and 'liveness' do not run (monitor ${name})`);
+      for (const name of NAMES) this.monitors[name] = new Monitor(this._h, name, onError);
+      Object.freeze(this.monitors);
+      for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
+      // SPEC §12: the main thread's time by state for lag_main_thread_time, read at most once per
+      // clockDrift interval.
+      const clockMs = flat['clockDrift.intervalMs'] === undefined ? OPTIONS['clockDrift.intervalMs'].default : flat['clockDrift.intervalMs'];
+      this.conditions._guard('metrics', () => this.conditions._metrics.observeMainThread(
+        () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
+      // SPEC §10: nodejs.eventloop.* from the recorded samples (after stop(), the final sums).
+      this.conditions._guard('metrics', () => this.conditions._metrics.observeEventLoop(
+        () => native.monLoopTime(this._h), () => native.monTakeDelay(this._h), () => native.monKeepDelay(this._h)));
+      // SPEC §12: V8's GC pauses of this thread, for the gcMs of a hang's cause (real clock only:
+      // the simulation has its own). perf_hooks hands them over a loop iteration or two late.
+      if (o.clock === undefined) {
+        this._gcObserver = new PerformanceObserver((list) => {
+          const entries = list.getEntries();
+          const pauses = new Float64Array(entries.length * 2);
+          for (let i = 0; i < entries.length; i++) {
+            pauses[2 * i] = entries[i].startTime;
+            pauses[2 * i + 1] = entries[i].duration;
+          }
+          if (!this._stopped) native.monGc(this._h, pauses);
+        });
+        this._gcObserver.observe({ entryTypes: ['gc'] });
       }
-    }
-    // Electron's main process (process.type 'browser') keeps the worker thread's monitors while
-    // hidden; pages (renderers) pause them (SPEC §6; src/core: lw_mon_paused_while_hidden).
-    const browserProcess = process.type === 'browser';
-    for (const name of NAMES) {
-      if (enabled.has(name) && native.monPausedWhileHidden(name, browserProcess)) {
-        this._unpause.push(pauseWhileHidden(this.monitors[name], this.conditions));
+      // SPEC §12, `stacks: true` (real clock): the stack thread, woken from C when a hang is
+      // flagged; it never keeps the process alive.
+      this._stacks = o.stacks === true && o.clock === undefined;
+      // Blocks: their profile by call site, and their stacks with `blocks.stacks`.
+      this._blocksOn = flat.blocks === true;
+      this._blockStacks = flat['blocks.stacks'] === true && this._stacks;
+      this._blocking = this._blocksOn ? new BlockingProfile() : null; // nothing for a set without blocks
+      if (this._stacks) {
+        // The hang's stack, the span it blocked and its profile, sampled on the main thread at the
+        // stack thread's asking (lib/profile.js) and read at a hang by lib/stacks.js, loaded now.
+        const h = this._h;
+        require('./stacks');
+        require('./profile').register(native.monSetId(h), () => native.monProgressAt(h));
+        // worker_threads is loaded only for the stack thread (1 ms of start-up otherwise).
+        const { Worker } = require('worker_threads');
+        // No inherited preloads (`-r lagwatch/register` would set up monitors in it too).
+        this._stackWorker = new Worker(path.join(__dirname, 'stack-worker.js'), {
+          workerData: { id: native.monSetId(this._h), lagwatchStackThread: true },
+          execArgv: [],
+        });
+        this._stackWorker.unref();
+        this._stackWorker.on('error', (err) => this.conditions._log('error',
+          `lagwatch: the stack thread failed (${err && err.message}): hangs are reported without stacks`));
       }
+      // SPEC §2's `debugger` on the real clock (lib/debugger.js).
+      this._debugger = new DebuggerWatch(o.clock === undefined ? native.monSetId(this._h) : 0,
+        (level, message) => this.conditions._log(level, message));
+      // A process that exits right after a hang still reports it, synchronously (opt-out); so does
+      // one ended by SIGINT, SIGTERM or SIGHUP (SPEC §14, below).
+      if (o.clock === undefined && o.exitHook !== false) {
+        this._onExit = () => this.stop();
+        process.on('exit', this._onExit);
+        // Not in Electron: Chromium handles these signals itself (a graceful quit), which a Node
+        // listener would replace; its app 'will-quit' reports instead (attachElectron).
+        if (native.isMainThread() && !process.versions.electron) {
+          this._onSignal = new SignalWatch(this._h, (signal) => this._signalled(signal));
+        }
+      }
+      // Electron's main process (process.type 'browser') keeps the worker thread's monitors while
+      // hidden; pages (renderers) pause them (SPEC §6; src/core: lw_mon_paused_while_hidden).
+      const browserProcess = process.type === 'browser';
+      for (const name of NAMES) {
+        if (enabled.has(name) && native.monPausedWhileHidden(name, browserProcess)) {
+          this._unpause.push(pauseWhileHidden(this.monitors[name], this.conditions));
+        }
+      }
+      this._producers = producers;
+      for (const p of producers) p._bind(this);
+      // The line said while a hang runs (SPEC §14): the C worker writes it, the main thread being
+      // held. Off by default: a library's host decides what goes on its stderr; `register` turns it on.
+      // The main thread's only: a worker's line would need its name (it says "the main thread").
+      if (o.clock === undefined && o.hangLine === true && native.isMainThread()) native.monHangLine(this._h, true);
+      // Fatal hangs (real clock): this process's running hangs are recorded in the state directory
+      // judged at setup from now on, and those of earlier processes that died hung are reported at
+      // the next turn of the loop (lib/statedir.js).
+      this._state.bind(this);
+    } catch (err) {
+      this.stop();
+      throw err;
     }
-    this._producers = producers;
-    for (const p of producers) p._bind(this);
-    // The line said while a hang runs (SPEC §14): the C worker writes it, the main thread being
-    // held. Off by default: a library's host decides what goes on its stderr; `register` turns it on.
-    // The main thread's only: a worker's line would need its name (it says "the main thread").
-    if (o.clock === undefined && o.hangLine === true && native.isMainThread()) native.monHangLine(this._h, true);
-    // Fatal hangs (real clock): this process's running hangs are recorded in the state directory
-    // judged at setup from now on, and those of earlier processes that died hung are reported at
-    // the next turn of the loop (lib/statedir.js).
-    this._state.bind(this);
   }
 
   // SPEC §14: at SIGINT, SIGTERM or SIGHUP the set reports what it holds, then the signal does
@@ -351,7 +359,7 @@ class MonitorSet {
       this._stackWorker.terminate();
       require('./profile').stopSampling(native.monSetId(this._h));
     }
-    this._debugger.stop();
+    if (this._debugger !== null) this._debugger.stop();
     if (this._gcObserver !== null) {
       // The pauses already taken, then no more.
       const pending = this._gcObserver.takeRecords();

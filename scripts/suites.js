@@ -72,6 +72,7 @@ const REAL_PROCESS = [
   'test/electron-main.test.js', // 1
   'test/metrics.test.js', // 1
   'test/e2e/exit.test.js', // 1
+  'test/e2e/setup.test.js', // 2
 ];
 
 // The real-process files that also run with the addon under ASan/UBSan (scripts/test.js): the

@@ -25,8 +25,24 @@ function direct(root) {
   return fs.existsSync(pre) ? pre : null;
 }
 
+// LAGWATCH_ADDON's build, loaded as a native addon only (process.dlopen: a file that is not one
+// is refused, never run as JavaScript); null, and one line on stderr, when it cannot be: the
+// package's own addon is used, and the app runs.
+function named(file) {
+  const m = { exports: {} };
+  try {
+    process.dlopen(m, path.resolve(file));
+    return m.exports;
+  } catch (err) {
+    const why = String((err && err.message) || err).split('\n')[0];
+    process.stderr.write(`lagwatch: LAGWATCH_ADDON=${JSON.stringify(file)} cannot be loaded (${why}): the package's own addon is used\n`);
+    return null;
+  }
+}
+
 function load() {
-  if (process.env.LAGWATCH_ADDON) return require(process.env.LAGWATCH_ADDON);
+  const chosen = process.env.LAGWATCH_ADDON ? named(process.env.LAGWATCH_ADDON) : null;
+  if (chosen !== null) return chosen;
   const root = path.join(__dirname, '..');
   const file = direct(root);
   if (file !== null) {

@@ -134,6 +134,27 @@ describe('install without a compiler (prebuilt addon, npm pack, --ignore-scripts
     assert.match(r.stderr, /lagwatch: no addon for linux-x64.*npm rebuild lagwatch/s);
   });
 
+  // LAGWATCH_ADDON names another build; one that is not an addon is refused, never run as
+  // JavaScript, and the app runs with the package's own, after one line saying so.
+  it('a bad LAGWATCH_ADDON (a missing file, a text file of JavaScript): one line, never run, the package\'s addon used', () => {
+    const app = path.join(tmp, 'app');
+    const text = path.join(tmp, 'not-an-addon.node');
+    fs.writeFileSync(text, "console.log('ran as JavaScript'); process.exit(3);\n");
+    for (const [file, why] of [[path.join(tmp, 'missing.node'), /cannot open shared object file/], [text, /file too short|invalid ELF header/]]) {
+      const r = spawnSync(path.join(tmp, 'bin', 'node'), ['-e', "const m = require('lagwatch').setupAllMonitors({ stateDir: false }); " +
+        "console.log('monitors', m.monitors.worker.running); m.stop();"], {
+        cwd: app, env: { ...bareEnv(fs.mkdtempSync(path.join(tmp, 'a-'))), LAGWATCH_ADDON: file }, encoding: 'utf8',
+      });
+      assert.strictEqual(r.status, 0, r.stderr);
+      assert.strictEqual(r.stdout, 'monitors true\n', 'the app ran, with the monitors, and nothing of the file');
+      const lines = r.stderr.trimEnd().split('\n');
+      assert.strictEqual(lines.length, 1, r.stderr);
+      assert.ok(lines[0].startsWith(`lagwatch: LAGWATCH_ADDON=${JSON.stringify(file)} cannot be loaded (`), r.stderr);
+      assert.match(lines[0], why);
+      assert.ok(lines[0].endsWith("): the package's own addon is used"), r.stderr);
+    }
+  });
+
   it('without a prebuild and without a build, require(\'lagwatch\') says what to do', () => {
     const app = path.join(tmp, 'app');
     const pkg = path.join(app, 'node_modules', 'lagwatch');

@@ -13,6 +13,7 @@
 // group the durations of MAX_DURATIONS blocks for its median (beyond that a uniform sample of
 // them: reservoir sampling).
 
+const { printable } = require('./util');
 const MAX_SITES = 1000;
 const MAX_DURATIONS = 1000;
 
@@ -130,7 +131,7 @@ class BlockingProfile {
 function where(stack) {
   const frames = Array.isArray(stack) ? stack.filter((f) => f.url !== '' && !f.url.startsWith('node:')).slice(0, 3) : [];
   if (frames.length === 0) return '(no stack)';
-  return frames.map((f) => `${f.functionName || '(anonymous)'} (${f.url.replace(/^file:\/\//, '')}:${f.lineNumber})`).join(' < ');
+  return frames.map((f) => `${printable(f.functionName || '(anonymous)')} (${printable(f.url.replace(/^file:\/\//, ''))}:${f.lineNumber})`).join(' < ');
 }
 
 // The profile as lines for a terminal: the `top` sites.
@@ -146,7 +147,7 @@ function format(profile, top = 10) {
   if (spans.length > 0) {
     lines.push('lagwatch: blocking profile by span:');
     for (const g of spans.slice(0, top)) {
-      lines.push(`  ${g.name}: ${g.count} block(s), ${Math.round(g.totalMs)} ms, max ${Math.round(g.maxMs)} ms, ` +
+      lines.push(`  ${printable(g.name)}: ${g.count} block(s), ${Math.round(g.totalMs)} ms, max ${Math.round(g.maxMs)} ms, ` +
         `p50 ${Math.round(g.p50Ms)} ms, at ${where(g.stack)}${g.fingerprint ? ` [${g.fingerprint}]` : ''}`);
     }
     if (profile.spansOther && profile.spansOther.count > 0) lines.push(`  and ${profile.spansOther.count} block(s) in more spans than kept`);

@@ -6,7 +6,7 @@
 // read at collection time (an observable counter), so the metric equals stats() exactly and
 // costs nothing per sample; so are the event-loop delay statistics.
 const native = require('./native');
-const { typeError } = require('./util');
+const { typeError, printable } = require('./util');
 const { defaultMeter, isNoopMeter, createNoopMeter } = require('./otel');
 
 // Bucket boundaries (the core's, core/aggregate.c), given through each histogram's `advice`
@@ -25,7 +25,7 @@ const SAMPLE_HISTOGRAMS = Object.fromEntries(HISTOGRAMS.map(([key, ...rest]) => 
 // "    at fn (url:line:column)" lines, as in Error.stack, at most `max` of them.
 function formatStack(frames, max) {
   return frames.slice(0, max).map((f) =>
-    `    at ${f.functionName || '<anonymous>'} (${f.url}:${f.lineNumber}:${f.columnNumber})`).join('\n');
+    `    at ${printable(f.functionName || '<anonymous>')} (${printable(f.url)}:${f.lineNumber}:${f.columnNumber})`).join('\n');
 }
 
 // The thread a record is about, by OpenTelemetry's own attribute names (SPEC §14).

@@ -20,6 +20,7 @@
 // lagwatch.current().
 const http = require('http');
 const lagwatch = require('./index');
+const { printable } = require('./util');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
 const { stacksFrom, hangLineFrom, workersFrom, unknownFrom } = require('./env');
@@ -29,10 +30,13 @@ const { stacksFrom, hangLineFrom, workersFrom, unknownFrom } = require('./env');
 const THREAD = (() => {
   const wt = require('worker_threads');
   if (wt.isMainThread) return '';
-  const name = typeof wt.threadName === 'string' && wt.threadName !== '' ? ` (${wt.threadName})` : '';
+  const name = typeof wt.threadName === 'string' && wt.threadName !== '' ? ` (${printable(wt.threadName)})` : '';
   return `worker ${wt.threadId}${name}: `;
 })();
-const say = (line) => process.stderr.write(`lagwatch: ${THREAD}${line}\n`);
+// One line of lagwatch's: whatever it carries from the world (a path, an error's text, a name) is
+// printed escaped, newlines included, so that nothing starts a line of its own. `frames`: a
+// stall's stack, on the lines after it (lib/metrics.js formatStack escapes its names).
+const say = (message, frames = '') => process.stderr.write(`lagwatch: ${THREAD}${printable(message)}${frames}\n`);
 
 const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
 // What every exporter needs: the SDK's MeterProvider and the resource of OTEL_SERVICE_NAME.
@@ -258,7 +262,7 @@ function describeBlock(b) {
 // wrote its record (no JS monitor of the dead process lived to judge it).
 function describeStall(s, conditions) {
   const ms = Math.round(s.durationMs);
-  const tail = `${describeCause(s.cause)}${describeStack(s.stack)}`;
+  const tail = describeCause(s.cause);
   if (!s.fatal) return `${s.kind} stall of ${ms} ms (${s.monitors.join(', ')})${tail}`;
   const began = new Date(Date.now() - conditions.now() + s.start).toISOString();
   const seen = s.monitors.length > 0 ? s.monitors.join(', ') : 'the worker thread';
@@ -334,7 +338,7 @@ function register(env = process.env) {
     const written = { blocks: 0 };
     if (m._blocksOn) m._atEnd.push(() => writeProfile(m, env, written));
     m.conditions.on('block', (b) => say(describeBlock(b)));
-    m.conditions.on('stall', (s) => say(describeStall(s, m.conditions)));
+    m.conditions.on('stall', (s) => say(describeStall(s, m.conditions), describeStack(s.stack)));
     return m;
   } catch (err) {
     say(`cannot start the monitors: ${err.message} (the app runs without them)`);

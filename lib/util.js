@@ -116,4 +116,13 @@ function hash64(text) {
   return h.toString(16).padStart(16, '0');
 }
 
-module.exports = { typeError, checkOptions, checkKeys, nearest, checkFunction, makeLog, otelLogger, describe, hash64 };
+// A string from the app or the world (a function name, a URL, a span name, a path) as lagwatch
+// prints it: control characters (C0, DEL, C1) and Unicode's line separators escaped, so that no
+// name can move a terminal's cursor, colour it, or start a line that reads as lagwatch's own.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const ESCAPES = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+function printable(s) {
+  return String(s).replace(UNPRINTABLE, (c) => ESCAPES[c] || `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+module.exports = { typeError, checkOptions, checkKeys, nearest, checkFunction, makeLog, otelLogger, describe, hash64, printable };

@@ -233,6 +233,28 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     }
   });
 
+  // Names and paths come from the app and the world: printed escaped, they neither move a
+  // terminal's cursor nor colour it, nor start a line that reads as lagwatch's own.
+  it('a function name and a path with an escape sequence and a newline: every lagwatch line escaped, no forged line', async function () {
+    const fs = require('fs');
+    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'lagwatch-names-'));
+    const odd = path.join(dir, 'app\u001b[2J\nlagwatch: forged.js');
+    fs.mkdirSync(odd);
+    const script = path.join(odd, 'app.js');
+    fs.copyFileSync(path.join(FIXTURES, 'register-names.js'), script);
+    const p = run(script, { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: path.join(odd, 'no', 'such', 'profile.json') } });
+    assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+    fs.rmSync(dir, { recursive: true, force: true });
+    assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f]/.test(p.stderr), `no control character on stderr: ${JSON.stringify(p.stderr)}`);
+    const lines = p.stderrLines();
+    assert.deepStrictEqual(lines.filter((l) => l.includes('forged')).filter((l) => !/^lagwatch: (block of|cannot write)/.test(l)), [],
+      `no line starts with the planted text: ${JSON.stringify(lines)}`);
+    assert.ok(lines.some((l) => l.startsWith('lagwatch: block of ') && l.includes('\\u001b[31mred\\nlagwatch: a forged line (')),
+      `the block's line names the function, escaped: ${JSON.stringify(lines)}`);
+    assert.ok(lines.some((l) => l.startsWith('lagwatch: cannot write LAGWATCH_PROFILE_FILE=') && l.includes('app\\u001b[2J\\nlagwatch: forged.js')),
+      `the profile file's error names its path, escaped: ${JSON.stringify(lines)}`);
+  });
+
   it('LAGWATCH_PROFILE_FILE: the blocking profile is written there as JSON at exit, not to stderr', async function () {
     const file = path.join(require('os').tmpdir(), `lagwatch-profile-${process.pid}.json`);
     try {

@@ -77,6 +77,31 @@ describe('bad input (SPEC §11)', () => {
       assert.strictEqual(sim.now(), 100.25);
     });
 
+    // Past about 2^52 ms a double no longer moves by a timer's period: advance(1e308) would never
+    // end. The simulated time reaches 1e10 ms (about 116 days) at most, start included.
+    it('a time past 1e10 ms: RangeError naming ms (or startMs), at once, nothing run; up to it, exact', () => {
+      const sim = lw.createSimulation({ startMs: 100 });
+      const m = lw.setupAllMonitors({ clock: sim });
+      for (const bad of [1e308, Number.MAX_VALUE, 1e10]) {
+        assertRejects(() => sim.advance(bad), R, RANGE, 'ms');
+        assert.strictEqual(sim.now(), 100);
+      }
+      for (const verb of ['block', 'sleep', 'pause', 'stallWorker', 'throttle', 'starve', 'debug']) {
+        assertRejects(() => sim[verb](1e308), R, RANGE, 'ms');
+      }
+      assertRejects(() => sim.stepWall(-1e308), R, RANGE, 'ms');
+      assertRejects(() => sim.iteration([['block', 1e308]]), R, RANGE, 'ms');
+      assert.strictEqual(sim.now(), 100, 'nothing ran');
+      sim.sleep(1e10 - 1000); // a suspend runs nothing while it lasts: near the reach at once
+      sim.advance(900);
+      assert.strictEqual(sim.now(), 1e10);
+      assertRejects(() => sim.advance(1), R, RANGE, 'ms');
+      sim.advance(0);
+      m.stop();
+      assertRejects(() => lw.createSimulation({ startMs: 1e308 }), R, RANGE, 'startMs');
+      assert.strictEqual(lw.createSimulation({ startMs: 1e10 }).now(), 1e10);
+    });
+
     it('a rejected advance runs no due work', () => {
       const { sim, c } = fresh();
       advanceTo(sim, 20000);

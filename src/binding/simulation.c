@@ -42,6 +42,7 @@ static napi_value b_sim_create(napi_env env, napi_callback_info info) {
   else
     LW_THROW_RANGE(env, "The \"options.platform\" argument must be 'linux', 'darwin' or 'win32'");
   if (lwb_arg_nonneg(env, argv[1], "options.startMs", &start)) return NULL;
+  if (start > LW_SIM_MAX_MS) LW_THROW_RANGE(env, "The \"options.startMs\" argument must be at most 1e10 (ms)");
   sim = lw_sim_new(p, start);
   if (sim == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");

@@ -145,8 +145,10 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
   /* Only an embedder runs the loop from outside: Node's thread is in uv_run all along. */
   if (v == 12 && sim->loop != LW_LOOP_EMBEDDED)
     return lw__refuse(err, LW_EINVAL, "verb", "outside only in an embedded loop");
-  if (v == 4 ? !isfinite(ms) : !(isfinite(ms) && ms >= 0))
-    return lw__refuse(err, LW_EINVAL, "ms", v == 4 ? "a finite number" : "a finite number >= 0");
+  if (v == 4 ? !(fabs(ms) <= LW_SIM_MAX_MS) : !(isfinite(ms) && ms >= 0 && sim->now + ms <= LW_SIM_MAX_MS))
+    return lw__refuse(err, LW_EINVAL, "ms",
+                      v == 4 ? "a finite number within 1e10 of 0"
+                             : "a finite number >= 0 that keeps the simulated time within 1e10 ms (about 116 days)");
   if (v == 6 && !(isfinite(align_ms) && align_ms > 0))
     return lw__refuse(err, LW_EINVAL, "alignMs", "a finite number > 0");
   if (v == 1 && state != NULL) {

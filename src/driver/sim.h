@@ -121,13 +121,18 @@ void lw_sim_sleep(lw_sim_t *sim, double ms);
 void lw_sim_pause(lw_sim_t *sim, double ms);
 void lw_sim_step_wall(lw_sim_t *sim, double ms);
 void lw_sim_stall_worker(lw_sim_t *sim, double ms);
+/* How far the simulated clocks reach, start included: 1e10 ms (about 116 days). A verb that would
+ * take the time past it, or step the wall clock by more, is refused: beyond some 2^52 ms a double
+ * no longer moves by a timer's period and a run would never end, and up to this reach every
+ * duration stays exact to the microsecond and a run lasts minutes at most. */
+#define LW_SIM_MAX_MS 1e10
 /* The throttle's alignment when none is given (App Nap's, Chromium's background timers'). */
 #define LW_SIM_ALIGN_MS 1000.0
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
 
 /* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "stepWall",
- * "stallWorker", "throttle", "starve", "callback", "return", "debug"), checked then applied: `ms` must be finite and >= 0 (any
- * finite value for stepWall), `align_ms` finite and > 0 (throttle only), `state` NULL or one of
+ * "stallWorker", "throttle", "starve", "callback", "return", "debug", ...), checked then applied: `ms` must be >= 0 and keep
+ * the time within LW_SIM_MAX_MS (stepWall: any value within it of 0), `align_ms` finite and > 0 (throttle only), `state` NULL or one of
  * "cpu", "gc", "blocked", "starved", "throttled" (block only). LW_EINVAL names the argument in
  * `*err` and changes nothing. On success `*target` is the time to step to (lw_sim_step). */
 int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,

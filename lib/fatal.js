@@ -64,6 +64,49 @@ function finite(v) {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
+// The reach of a record's times: ms on its writer's clock (0 at its start, wallOrigin on the wall
+// clock), and the wall clock's own. A record outside them was not written by a lagwatch.
+const MAX_MS = 1e12; // 31 years of a process's life
+const MAX_WALL_MS = 1e14; // the year 5138
+const MAX_TEXT = 4096; // a frame's name or URL, a span's ids and name
+const CAUSES = native.causeNames();
+const CAUSE_PARTS = ['cpuMs', 'runQueueMs', 'throttledMs', 'blockedMs', 'gcMs', 'spanMs'];
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const text = (v) => typeof v === 'string' && v.length <= MAX_TEXT;
+const count = (v) => Number.isInteger(v) && v >= 0 && v <= 2 ** 31;
+const ms = (v) => finite(v) && v >= 0 && v <= MAX_MS;
+
+// A frame as lib/stacks.js writes it.
+function frameShape(f) {
+  return isObject(f) && text(f.functionName) && text(f.url) && count(f.lineNumber) && count(f.columnNumber);
+}
+
+// The whole of a record as src/driver/hangrec.c writes it, every field's type and range checked
+// before anything reads it: anything else is malformed, removed and counted, never reported
+// (another lagwatch's format, a hand edit, a disk error). Its process may carry more than its pid
+// and start time.
+function recordShape(r) {
+  if (!isObject(r) || r.lagwatchHang !== 1) return false;
+  const p = r.process;
+  if (!isObject(p) || !Number.isInteger(p.pid) || p.pid <= 0 || p.pid > 2 ** 31 ||
+      !(p.startTicks === null || (typeof p.startTicks === 'string' && /^\d{1,20}$/.test(p.startTicks)))) return false;
+  if (!(finite(r.wallOrigin) && r.wallOrigin > 0 && r.wallOrigin <= MAX_WALL_MS)) return false;
+  if (!(ms(r.start) && ms(r.detectedAt) && ms(r.lastSeen) && r.start <= r.detectedAt && r.detectedAt <= r.lastSeen)) return false;
+  const c = r.cause;
+  if (c !== null && !(isObject(c) && CAUSES.includes(c.dominant) &&
+      CAUSE_PARTS.every((k) => c[k] === null || ms(c[k])) && ms(c.spanMs) && ms(c.cpuMs))) return false;
+  if (typeof r.stackLeftOut !== 'boolean') return false;
+  const st = r.stack;
+  if (st !== null) {
+    if (!isObject(st) || !Array.isArray(st.frames) || st.frames.length > 1000 || !st.frames.every(frameShape)) return false;
+    const t = st.trace;
+    if (!(t === null || t === undefined || (isObject(t) && text(t.traceId) && text(t.spanId) && count(t.traceFlags) &&
+        (t.name === undefined || text(t.name))))) return false;
+  }
+  return true;
+}
+
 // The uid files must be owned by (the process's effective one); null where the platform has none.
 function ownUid() {
   return typeof process.geteuid === 'function' ? process.geteuid() : null;
@@ -134,21 +177,19 @@ function takeRecords(dir) {
       }
       record = null;
     }
-    const proc = record !== null && typeof record === 'object' ? record.process : null;
-    // A temporary file, or a record, of a live process: its own.
-    if (!gone(proc !== null && proc !== undefined ? proc : { pid: Number(m[1]) })) continue;
-    const valid = m[3] === undefined && record !== null && record.lagwatchHang === 1 &&
-      finite(record.wallOrigin) && finite(record.start) && finite(record.detectedAt) &&
-      finite(record.lastSeen) && record.lastSeen >= record.start;
-    // Removed once taken (read whole above).
+    const valid = m[3] === undefined && recordShape(record);
+    // A temporary file, or a record, of a live process: its own. (A malformed one is judged by
+    // its name's pid.)
+    if (!gone(valid ? record.process : { pid: Number(m[1]) })) continue;
+    // Removed once taken (read whole above), and reported only by the process whose removal
+    // took it: another that started beside this one (a cluster's workers) and removed it first
+    // reports it, once.
     try {
       fs.unlinkSync(file);
     } catch (err) {
-      if (err.code !== 'ENOENT') {
-        // Not removed: not reported either, or every start would report it again.
-        out.errors.push(`${file}: ${err.code || err.message}`);
-        continue;
-      }
+      // Not removed: not reported either, or every start would report it again.
+      if (err.code !== 'ENOENT') out.errors.push(`${file}: ${err.code || err.message}`);
+      continue;
     }
     if (valid) out.records.push(record);
     else if (m[3] === undefined) out.bad++;

@@ -157,4 +157,63 @@ describe('e2e: fatal hangs (real processes)', function () {
     assert.ok(r.stats.stateErrors >= 1, `stateErrors: ${r.stats.stateErrors}\n${why}`);
     assert.match(f.stderr, /a hang record cannot be written/, why);
   });
+
+  // Records come from the user's own directory but not always from this lagwatch (another
+  // version, a hand edit, a disk error): every shape but the writer's is malformed, removed and
+  // counted, never reported and never thrown into the app.
+  it('odd records of every shape (a null process, a string pid, frames null or without url, an array cause, 1e308, -1e308): removed as malformed, only the well-formed one reported', async () => {
+    const dir = path.join(tmpDir('fatal-odd'), 'state');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const GONE = 2 ** 22 + 1; // above Linux's pid_max: no process has it
+    const good = {
+      lagwatchHang: 1, process: { pid: GONE, startTicks: '1' }, wallOrigin: Date.now() - 60000, start: 1000,
+      detectedAt: 6000, lastSeen: 9000, cause: { dominant: 'busy', cpuMs: 7900, runQueueMs: null, throttledMs: null, blockedMs: null, gcMs: 3, spanMs: 8000 },
+      stackLeftOut: false, stack: { frames: [{ functionName: 'spin', url: 'file:///srv/app.js', lineNumber: 3, columnNumber: 1 }], trace: null },
+    };
+    const odd = [
+      { process: null }, { process: { pid: '1; rm -rf', startTicks: '1' } }, { process: [GONE] },
+      { stack: { frames: null } }, { stack: { frames: [{ functionName: 'f' }] } }, { stack: { frames: [null] } },
+      { stack: { frames: [], trace: 'x' } }, { cause: [] }, { cause: { ...good.cause, dominant: 'nonsense' } },
+      { cause: { ...good.cause, cpuMs: 1e308 } }, { start: -1e308 }, { lastSeen: 1e308 }, { wallOrigin: 1e308 },
+      { detectedAt: 'x' }, { detectedAt: 500 }, { stackLeftOut: 'no' }, { lagwatchHang: 2 },
+    ];
+    fs.writeFileSync(path.join(dir, `hang-${GONE}-1.json`), JSON.stringify(good), { mode: 0o600 });
+    odd.forEach((o, i) => {
+      const pid = GONE + 1 + i;
+      fs.writeFileSync(path.join(dir, `hang-${pid}-1.json`), JSON.stringify({ ...good, process: { pid, startTicks: '1' }, ...o }), { mode: 0o600 });
+    });
+    const f = spawnFixture('fatal.js', [dir, 'report']);
+    const r = await f.result(30000);
+    const why = f.describe();
+    assert.strictEqual(r.events.stall.length, 1, `only the well-formed record reported: ${JSON.stringify(r.events.stall)}\n${why}`);
+    const s = r.events.stall[0];
+    assert.ok(s.fatal === true && s.kind === 'hang' && s.pid === GONE, JSON.stringify(s));
+    assert.ok(Math.abs(s.durationMs - 8000) < 1, JSON.stringify(s));
+    assert.deepStrictEqual(s.stack.map((fr) => fr.functionName), ['spin'], JSON.stringify(s));
+    assert.ok(f.stderr.includes(`${odd.length} malformed hang record(s) removed from ${dir}`), why);
+    assert.deepStrictEqual(records(dir), [], 'every record taken');
+  });
+
+  // Processes that start together on one directory (a cluster's workers, replicas on a volume)
+  // race for the records: each is reported by the one process whose removal took it, once.
+  it('4 processes starting together on 50 records of dead processes, 3 times: each record reported once, by one of them', async () => {
+    const dir = path.join(tmpDir('fatal-race'), 'state');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const GONE = 2 ** 22 + 100; // above Linux's pid_max: no process has it
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 50; i++) {
+        const pid = GONE + i;
+        fs.writeFileSync(path.join(dir, `hang-${pid}-${round}.json`), JSON.stringify({
+          lagwatchHang: 1, process: { pid, startTicks: '1' }, wallOrigin: Date.now() - 60000, start: 1000,
+          detectedAt: 6000, lastSeen: 9000, cause: null, stackLeftOut: false, stack: null,
+        }), { mode: 0o600 });
+      }
+      const fixtures = Array.from({ length: 4 }, () => spawnFixture('fatal.js', [dir, 'report']));
+      const results = await Promise.all(fixtures.map((f) => f.result(30000)));
+      const pids = results.flatMap((r) => r.events.stall.map((st) => st.pid)).sort((a, b) => a - b);
+      assert.deepStrictEqual(pids, Array.from({ length: 50 }, (_, i) => GONE + i),
+        `round ${round}: every record reported once (${pids.length} reports)\n${fixtures.map((f) => f.describe()).join('\n')}`);
+      assert.deepStrictEqual(records(dir), [], 'every record taken');
+    }
+  });
 });

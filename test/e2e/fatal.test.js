@@ -124,7 +124,7 @@ describe('e2e: fatal hangs (real processes)', function () {
     m.conditions.on('stall', (s) => stalls.push(s));
     try {
       const detach = lagwatch.attachElectron(m.conditions, { powerMonitor, app });
-      assert.strictEqual(m._stateDir, dir);
+      assert.strictEqual(m._state.dir, dir);
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
       detach();

@@ -264,9 +264,9 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     let stats;
     let hangs;
     try {
-      assert.ok(m._stateDir.startsWith(path.join(xdg, 'lagwatch') + path.sep), m._stateDir);
+      assert.ok(m._state.dir.startsWith(path.join(xdg, 'lagwatch') + path.sep), m._state.dir);
       lagwatch.attachElectron(m.conditions, { powerMonitor, app })(); // detached at once: the move stays
-      assert.strictEqual(m._stateDir, null);
+      assert.strictEqual(m._state.dir, null);
       await sleep(300);
       const t = performance.now();
       while (performance.now() - t < 3000); // a hang, flagged 2 s in: its record would be written then

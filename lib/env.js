@@ -49,7 +49,8 @@ const ENV = [
   {
     name: 'LAGWATCH_ADDON',
     option: null,
-    doc: 'the path of another build of the addon to load (a sanitizer build, say); read by `lagwatch` itself, with or without `register`',
+    doc: 'the path of another build of the addon to load (a sanitizer build, say); read by `lagwatch` itself, with or without `register`. ' +
+      'A file that does not load as an addon is never run: one line says why, and the package\'s own addon is used',
   },
 ];
 const NAMES = ENV.map((v) => v.name);

@@ -40,7 +40,14 @@ describe('e2e: synchronous waits in Node\'s own loop are blocks (real processes)
         `${c.kind}: block ${b.durationMs} ms, call ${dur.toFixed(1)} ms, run-queue delay ${waitedMs} ms, ` +
         `next callback ${c.after === null ? '-' : (c.after - c.start).toFixed(1)} ms after the call's start`);
       assert.strictEqual(b.hang, false);
-      assert.ok(b.cause !== null, `${c.kind}: watched, its cause read: ${JSON.stringify(b)}`);
+      // The worker sees a block at most a rest (the 100 ms threshold) after it crossed the
+      // threshold: one of 200 ms or more is watched and has its cause; a shorter one may end
+      // unseen (a deflate sized to 300 ms on a machine loaded when it was sized can run faster).
+      if (b.durationMs >= 200) assert.ok(b.cause !== null, `${c.kind}: watched, its cause read: ${JSON.stringify(b)}`);
+      else if (b.cause === null) {
+        assert.strictEqual(b.stackMissing, 'unseen', JSON.stringify(b));
+        continue;
+      }
       // A wait is blocked, unless the loaded machine kept the thread off a CPU for most of it
       // (SPEC §12: starved), as the fixture measured from the call to its next callback.
       const starvedOk = waitedMs >= 0.4 * b.durationMs;

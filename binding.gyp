@@ -40,6 +40,7 @@
         "src/driver/monset-uv-hangs.c",
         "src/driver/sets.c",
         "src/driver/hangrec.c",
+        "src/driver/ownfiles.c",
         "src/driver/stacks.c",
         "src/driver/debugger.c",
         "src/platform/clocks.c",

@@ -34,7 +34,7 @@ const ENV = [
   {
     name: 'LAGWATCH_PROFILE_FILE',
     option: null,
-    doc: 'the blocking profile is written there as JSON at the end (exit, or a signal), not to stderr',
+    doc: 'the blocking profile is written there as JSON at the end (exit, or a signal), not to stderr: a new file of mode 0600 in a directory of the user\'s own, never through a link (a directory others can write is refused: stderr then)',
   },
   {
     name: 'LAGWATCH_PROMETHEUS_PORT',

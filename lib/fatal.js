@@ -16,8 +16,9 @@ const path = require('path');
 const native = require('./native');
 const { hash64 } = require('./util');
 
-// A record, or the temporary file of one being written (its name's random part: hangrec.c).
-const RECORD = /^hang-(\d+)-(\d+)\.json(\.[0-9a-f]{16}\.tmp)?$/;
+// A record (`hang-<pid>-<set>-<random>.json`, or without the random part as earlier versions
+// named it), or the temporary file of one being written (src/driver/ownfiles.c).
+const RECORD = /^hang-(\d+)-(\d+)(?:-[0-9a-f]{8})?\.json(\.[0-9a-f]{16}\.tmp)?$/;
 
 // Linux: a process's start time, in clock ticks since boot (/proc/<pid>/stat's 22nd field), which
 // tells a pid reused by another process from the one that wrote a record. null elsewhere or when

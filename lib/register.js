@@ -20,6 +20,7 @@
 // lagwatch.current().
 const http = require('http');
 const lagwatch = require('./index');
+const native = require('./native');
 const { printable } = require('./util');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
@@ -269,24 +270,42 @@ function describeStall(s, conditions) {
   return `fatal ${s.kind} stall of ${ms} ms at ${began} (the process died hung, pid ${s.pid}; seen by ${seen})${tail}`;
 }
 
+// Where LAGWATCH_PROFILE_FILE is written: its directory opened and judged at setup, as the state
+// directory is (src/driver/ownfiles.h: the user's own, not writable by group or others), the file
+// created new (never through a link, never into a file or FIFO someone else made), mode 0600,
+// then renamed over the name. null (said once) when there is none or it cannot be used: the
+// profile then goes to stderr, nothing lost.
+function profileTarget(env) {
+  const file = env.LAGWATCH_PROFILE_FILE;
+  if (file === undefined || file === '') return null;
+  const path = require('path');
+  const full = path.resolve(file);
+  let opened;
+  try {
+    opened = native.ownDirOpen(path.dirname(full));
+  } catch (err) {
+    opened = { why: err.message };
+  }
+  if (opened.why === undefined) return { handle: opened.handle, name: path.basename(full), file };
+  const refused = /^[A-Z0-9_]+$/.test(opened.why) ? opened.why : `its directory is refused: ${opened.why}`;
+  say(`cannot write LAGWATCH_PROFILE_FILE=${file}: ${refused} (the blocking profile goes to stderr)`);
+  return null;
+}
+
 // At the set's end (exit, or a signal that ends the process), after it has judged every block it
 // held: the blocking profile (lib/blocking.js) as JSON to LAGWATCH_PROFILE_FILE, or its top call
 // sites to stderr. Also at a signal the app handles itself, the profile so far; then at exit again
 // (the file rewritten; on stderr only if blocks came since).
-function writeProfile(m, env, written) {
+function writeProfile(m, target, written) {
   const profile = m.blockingProfile();
-  if (profile.blocks === written.blocks && (env.LAGWATCH_PROFILE_FILE || '') === '') return;
+  if (profile.blocks === written.blocks && target === null) return;
   written.blocks = profile.blocks;
-  const file = env.LAGWATCH_PROFILE_FILE;
-  if (file !== undefined && file !== '') {
-    try {
-      require('fs').writeFileSync(file, `${JSON.stringify(profile, null, 2)}\n`);
-    } catch (err) {
-      say(`cannot write LAGWATCH_PROFILE_FILE=${file}: ${err && err.message}`);
-    }
-  } else if (profile.blocks > 0) {
-    process.stderr.write(`${require('./blocking').format(profile)}\n`);
+  if (target !== null) {
+    const failed = native.ownDirWrite(target.handle, target.name, `${JSON.stringify(profile, null, 2)}\n`);
+    if (failed === null) return;
+    say(`cannot write LAGWATCH_PROFILE_FILE=${target.file}: ${failed} (the blocking profile goes to stderr)`);
   }
+  if (profile.blocks > 0) process.stderr.write(`${require('./blocking').format(profile)}\n`);
 }
 
 function setup(exported, env, blocks) {
@@ -336,7 +355,10 @@ function register(env = process.env) {
     const m = setup(exported, env, blocks);
     m._byRegister = true;
     const written = { blocks: 0 };
-    if (m._blocksOn) m._atEnd.push(() => writeProfile(m, env, written));
+    if (m._blocksOn) {
+      const target = profileTarget(env);
+      m._atEnd.push(() => writeProfile(m, target, written));
+    }
     m.conditions.on('block', (b) => say(describeBlock(b)));
     m.conditions.on('stall', (s) => say(describeStall(s, m.conditions), describeStack(s.stack)));
     return m;

@@ -218,7 +218,8 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
   });
 
   it('a block in the script\'s last timer, right before it exits, is in the profile (no loop hook sees that iteration end; the finish measures it)', async function () {
-    const file = path.join(require('os').tmpdir(), `lagwatch-last-${process.pid}.json`);
+    const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'lagwatch-last-'));
+    const file = path.join(dir, 'profile.json');
     try {
       const p = run(path.join(FIXTURES, 'register-last-block.js'), { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: file } });
       assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
@@ -229,7 +230,7 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
       assert.strictEqual(last[0].count, 1);
       assert.ok(last[0].totalMs >= 300 && last[0].totalMs < 600, JSON.stringify(got)); // 300 ms, and the run queue's delay under load
     } finally {
-      require('fs').rmSync(file, { force: true });
+      require('fs').rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -247,7 +248,7 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     fs.rmSync(dir, { recursive: true, force: true });
     assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f]/.test(p.stderr), `no control character on stderr: ${JSON.stringify(p.stderr)}`);
     const lines = p.stderrLines();
-    assert.deepStrictEqual(lines.filter((l) => l.includes('forged')).filter((l) => !/^lagwatch: (block of|cannot write)/.test(l)), [],
+    assert.deepStrictEqual(lines.filter((l) => l.includes('forged')).filter((l) => !/^(lagwatch: (block of|cannot write)|  \d+\. )/.test(l)), [],
       `no line starts with the planted text: ${JSON.stringify(lines)}`);
     assert.ok(lines.some((l) => l.startsWith('lagwatch: block of ') && l.includes('\\u001b[31mred\\nlagwatch: a forged line (')),
       `the block's line names the function, escaped: ${JSON.stringify(lines)}`);
@@ -255,12 +256,14 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
       `the profile file's error names its path, escaped: ${JSON.stringify(lines)}`);
   });
 
-  it('LAGWATCH_PROFILE_FILE: the blocking profile is written there as JSON at exit, not to stderr', async function () {
-    const file = path.join(require('os').tmpdir(), `lagwatch-profile-${process.pid}.json`);
+  it('LAGWATCH_PROFILE_FILE: the blocking profile is written there as JSON at exit (a new file of mode 0600), not to stderr', async function () {
+    const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'lagwatch-profile-'));
+    const file = path.join(dir, 'profile.json');
     try {
       const p = run(APP, { env: { LAGWATCH_BLOCK_MS: '300', LAGWATCH_PROFILE_FILE: file, REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '3000' } });
       assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
       assert.deepStrictEqual(p.stderrLines().filter((l) => /blocking profile/.test(l)), []);
+      assert.strictEqual(require('fs').statSync(file).mode & 0o777, 0o600);
       const got = JSON.parse(require('fs').readFileSync(file, 'utf8'));
       // The app's block is the one through its line 14; under load (ASan beside the other suites)
       // its start-up may be a block of 300 ms too, at a site of its own.
@@ -278,7 +281,50 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
       assert.strictEqual((await bad.waitExit(30000)).code, 0, bad.describe());
       assert.ok(bad.stderrLines().some((l) => /^lagwatch: cannot write LAGWATCH_PROFILE_FILE=\/nonexistent-dir\/p\.json: ENOENT/.test(l)), bad.describe());
     } finally {
-      require('fs').rmSync(file, { force: true });
+      require('fs').rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Another user (the tests run as root: files chowned to `nobody` stand for theirs) must not
+  // turn the profile file into a write elsewhere, a read of the user's stacks or a stuck exit.
+  it('LAGWATCH_PROFILE_FILE on a shared machine: never through a link, never into another user\'s file or a FIFO, never in a directory others can write (stderr then)', async function () {
+    const fs = require('fs');
+    const base = fs.mkdtempSync(path.join(require('os').tmpdir(), 'lagwatch-profile-shared-'));
+    try {
+      const precious = path.join(base, 'precious');
+      fs.writeFileSync(precious, 'precious');
+      const own = path.join(base, 'own');
+      fs.mkdirSync(own, { mode: 0o700 });
+      const theirs = path.join(own, 'theirs.json'); // another user's file, readable by all
+      fs.writeFileSync(theirs, 'theirs', { mode: 0o666 });
+      fs.chownSync(theirs, 65534, 65534);
+      const kept = path.join(base, 'theirs-inode'); // the same file by another name: its content
+      fs.linkSync(theirs, kept);
+      fs.symlinkSync(precious, path.join(own, 'link.json'));
+      spawnSync('mkfifo', [path.join(own, 'fifo.json')]);
+      const open = path.join(base, 'open');
+      fs.mkdirSync(open);
+      fs.chmodSync(open, 0o777);
+      const cases = [['link.json', own], ['theirs.json', own], ['fifo.json', own], ['p.json', open]];
+      const runs = cases.map(([name, dir]) => run(APP, { env: { LAGWATCH_BLOCK_MS: '300', LAGWATCH_PROFILE_FILE: path.join(dir, name),
+        REGISTER_APP_BLOCK_MS: '400', REGISTER_APP_STAY_MS: '100' } }));
+      const exits = await Promise.all(runs.map((p) => p.waitExit(30000)));
+      exits.forEach((e, i) => assert.strictEqual(e.code, 0, runs[i].describe()));
+      assert.strictEqual(fs.readFileSync(precious, 'utf8'), 'precious', 'nothing written through the link');
+      assert.strictEqual(fs.readFileSync(kept, 'utf8'), 'theirs', 'nothing written into another user\'s file');
+      for (const name of ['link.json', 'theirs.json', 'fifo.json']) {
+        const st = fs.lstatSync(path.join(own, name));
+        assert.ok(st.isFile() && st.uid === process.getuid() && (st.mode & 0o777) === 0o600, `${name}: a new file of the user's, mode 0600`);
+        assert.strictEqual(JSON.parse(fs.readFileSync(path.join(own, name), 'utf8')).blocks >= 1, true, name);
+      }
+      // A directory others can write: refused at setup, said once, the profile on stderr instead.
+      const refused = runs[3].stderrLines();
+      assert.ok(refused.some((l) => l.startsWith(`lagwatch: cannot write LAGWATCH_PROFILE_FILE=${path.join(open, 'p.json')}: its directory is refused: mode 0777`)),
+        runs[3].describe());
+      assert.ok(refused.some((l) => /^lagwatch: blocking profile: /.test(l)), runs[3].describe());
+      assert.deepStrictEqual(fs.readdirSync(open), [], runs[3].describe());
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
     }
   });
 
@@ -629,7 +675,8 @@ describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports w
   }
 
   it('SIGTERM: LAGWATCH_PROFILE_FILE is written, and a hang stall still held at the signal is reported', async function () {
-    const file = path.join(require('os').tmpdir(), `lagwatch-signal-${process.pid}.json`);
+    const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'lagwatch-signal-'));
+    const file = path.join(dir, 'profile.json');
     try {
       const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: file, REGISTER_SIGNAL_BLOCK_MS: '6000' } });
       await p.waitStdout('register-signal: ready', 30000);
@@ -644,7 +691,7 @@ describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports w
       assert.ok(got.sites.some((s) => s.maxMs >= 6000 && s.stack !== null && s.stack.some((f) => f.functionName === 'blockOnce')),
         JSON.stringify(got));
     } finally {
-      require('fs').rmSync(file, { force: true });
+      require('fs').rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -664,23 +711,16 @@ describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports w
   });
 
   it('a second SIGINT while lagwatch reports ends the process at once', async function () {
-    // A FIFO nobody reads as LAGWATCH_PROFILE_FILE: writing the profile waits for ever, as a
-    // report on a stuck disk would.
-    const fifo = path.join(require('os').tmpdir(), `lagwatch-fifo-${process.pid}`);
-    require('fs').rmSync(fifo, { force: true });
-    assert.strictEqual(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo');
-    try {
-      const p = run(SIGNAL_APP, { env: { LAGWATCH_BLOCK_MS: '100', LAGWATCH_PROFILE_FILE: fifo } });
-      await p.waitStdout('register-signal: ready', 20000);
-      p.child.kill('SIGINT');
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      assert.strictEqual(p.exit, null, `the first SIGINT lets lagwatch report (here, for ever): ${p.describe()}`);
-      p.child.kill('SIGINT');
-      const exit = await p.waitExit(5000);
-      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGINT' }, p.describe());
-    } finally {
-      require('fs').rmSync(fifo, { force: true });
-    }
+    // The report at the first SIGINT hands the hang it holds (6 s, ended before the signal) to a
+    // 'stall' listener of the app's that waits for ever, as a stuck log shipper would.
+    const p = run(SIGNAL_APP, { env: { REGISTER_SIGNAL_BLOCK_MS: '6000', REGISTER_SIGNAL_STUCK_REPORT: '1' } });
+    await p.waitStdout('register-signal: ready', 30000);
+    p.child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.strictEqual(p.exit, null, `the first SIGINT lets lagwatch report (here, for ever): ${p.describe()}`);
+    p.child.kill('SIGINT');
+    const exit = await p.waitExit(5000);
+    assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: null, signal: 'SIGINT' }, p.describe());
   });
 });
 

@@ -1,8 +1,10 @@
 /* The state directory of a monitor set's hang records (SPEC §13): where they go, what failed, and
  * the core's judgement of a directory and of an entry, for lib/fatal.js. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/statedir.h"
+#include "../driver/ownfiles.h"
 #include "monitors.h"
 
 /* monStateDir(m, dir, process): the records of running hangs go to `dir` from now on (null:
@@ -100,10 +102,90 @@ static napi_value b_state_record_check(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* An own directory kept open for files written later (lib/register.js's profile file). */
+static const napi_type_tag owndir_tag = {0x6c61677761746368ULL, 0x6f776e6469720001ULL};
+
+static void owndir_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  lw_owndir_close(data);
+  free(data);
+}
+
+/* ownDirOpen(dir) -> { handle } or { why }: `dir` (it must exist) opened and judged now, at
+ * setup (ownfiles.h); `why` says what is wrong: the rule's words, or a libuv error's name. */
+static napi_value b_own_dir_open(napi_env env, napi_callback_info info) {
+  napi_value argv[1], out, ext;
+  char dir[4096], why[128];
+  size_t dlen;
+  lw_owndir_t *d;
+  int rc;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  if (lwb_arg_string(env, argv[0], "dir", dir, sizeof(dir), &dlen)) return NULL;
+  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
+    lwb_throw_range(env, "dir", "a path of 1 to 4000 bytes");
+    return NULL;
+  }
+  LW_NAPI_CALL(env, napi_create_object(env, &out));
+  if ((d = malloc(sizeof(*d))) == NULL) {
+    napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
+    return NULL;
+  }
+  rc = lw_owndir_open(d, dir, 0, why, sizeof(why));
+  if (rc != 0) {
+    free(d);
+    if (lwb_set_string(env, out, "why", rc == 1 ? why : uv_err_name(rc))) return NULL;
+    return out;
+  }
+  if (napi_create_external(env, d, owndir_finalize, NULL, &ext) != napi_ok) {
+    lw_owndir_close(d);
+    free(d);
+    LW_NAPI_THROW_LAST(env);
+    return NULL;
+  }
+  LW_NAPI_CALL(env, napi_type_tag_object(env, ext, &owndir_tag));
+  if (lwb_set_value(env, out, "handle", ext)) return NULL;
+  return out;
+}
+
+/* ownDirWrite(handle, name, text) -> null, or the libuv error's name: `text` as the file `name`
+ * (one level, no separator) of the directory, created new and renamed over it (ownfiles.h). */
+static napi_value b_own_dir_write(napi_env env, napi_callback_info info) {
+  napi_value argv[3], out;
+  lw_owndir_t *d;
+  char name[256], *text;
+  size_t nlen, tlen;
+  int rc;
+  if (lwb_get_args(env, info, 3, argv)) return NULL;
+  if ((d = lwb_unwrap_tagged(env, argv[0], &owndir_tag, "directory")) == NULL) return NULL;
+  if (lwb_arg_string(env, argv[1], "name", name, sizeof(name), &nlen)) return NULL;
+  if (nlen == 0 || nlen >= sizeof(name) - 1 || strlen(name) != nlen || strchr(name, '/') != NULL ||
+      strchr(name, '\\') != NULL || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+    lwb_throw_range(env, "name", "a file name of 1 to 254 bytes, no separator");
+    return NULL;
+  }
+  LW_NAPI_CALL(env, napi_get_value_string_utf8(env, argv[2], NULL, 0, &tlen));
+  if ((text = malloc(tlen + 1)) == NULL) {
+    napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
+    return NULL;
+  }
+  if (napi_get_value_string_utf8(env, argv[2], text, tlen + 1, &tlen) != napi_ok) {
+    free(text);
+    LW_NAPI_THROW_LAST(env);
+    return NULL;
+  }
+  rc = lw_owndir_write(d, name, text, tlen);
+  free(text);
+  if (rc == 0) LW_NAPI_CALL(env, napi_get_null(env, &out));
+  else out = lwb_make_string(env, uv_err_name(rc));
+  return out;
+}
+
 int lwb_mon_statedir_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
       {"monStateDir", b_mon_state_dir}, {"monStateErrors", b_mon_state_errors},
       {"stateDirCheck", b_state_dir_check}, {"stateRecordCheck", b_state_record_check},
+      {"ownDirOpen", b_own_dir_open}, {"ownDirWrite", b_own_dir_write},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

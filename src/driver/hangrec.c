@@ -7,16 +7,9 @@
 #include <string.h>
 #include <uv.h>
 
-#ifndef _WIN32
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
 #include "../core/cause.h"
 #include "../core/common.h"
-#include "../core/statedir.h"
+#include "ownfiles.h"
 #include "stacks.h"
 
 /* The record's fixed part (everything but the stack). */
@@ -24,7 +17,7 @@
 
 int lw_hangrec_init(lw_hangrec_t *r) {
   memset(r, 0, sizeof(*r));
-  r->dirfd = -1;
+  r->d.fd = -1;
   lw_atomic_store(&r->errors, 0);
   lw_atomic_store(&r->first_error, 0);
   lw_atomic_store(&r->refused, 0);
@@ -33,14 +26,13 @@ int lw_hangrec_init(lw_hangrec_t *r) {
 }
 
 static void release(lw_hangrec_t *r) {
+  lw_owndir_close(&r->d);
   lw__free(r->dir);
-  lw__free(r->path);
-  lw__free(r->name);
-  lw__free(r->tmp);
   lw__free(r->process);
   lw__free(r->buf);
   lw__free(r->stack);
-  r->dir = r->path = r->name = r->tmp = r->process = r->buf = r->stack = NULL;
+  r->dir = r->process = r->buf = r->stack = NULL;
+  r->open_rc = 0;
 }
 
 static void clear_locked(lw_hangrec_t *r);
@@ -62,7 +54,8 @@ static char *dup_text(const char *s) {
 
 int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, double wall_origin,
                          uint64_t set_id, int pid) {
-  size_t n;
+  unsigned char tag[4];
+  char why[sizeof(r->refused_why)];
   int rc = LW_OK;
   if (!r->mu_ok) return LW_ENOMEM;
   uv_mutex_lock(&r->mu);
@@ -72,20 +65,27 @@ int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, 
     uv_mutex_unlock(&r->mu);
     return LW_OK;
   }
-  n = strlen(dir) + 64;
   r->dir = dup_text(dir);
   r->process = dup_text(process);
-  r->path = lw__malloc(n);
-  r->name = lw__malloc(64);
-  r->tmp = lw__malloc(n + 24);
-  if (r->dir == NULL || r->process == NULL || r->path == NULL || r->name == NULL || r->tmp == NULL) {
+  if (r->dir == NULL || r->process == NULL) {
+    release(r);
+    uv_mutex_unlock(&r->mu);
+    return LW_ENOMEM;
+  }
+  /* The name: this process (its pid in its own namespace), the set, and random bytes, so that
+   * processes of other PID namespaces sharing the directory (containers on one volume) never
+   * write over each other's records. */
+  if (uv_random(NULL, NULL, tag, sizeof(tag), 0, NULL) != 0) memset(tag, 0, sizeof(tag));
+  snprintf(r->name, sizeof(r->name), "hang-%d-%llu-%02x%02x%02x%02x.json", pid, (unsigned long long)set_id,
+           tag[0], tag[1], tag[2], tag[3]);
+  r->wall_origin = wall_origin;
+  r->set_id = set_id;
+  /* Opened (made) now, at setup: every record of the set is made relative to it. */
+  r->open_rc = lw_owndir_open(&r->d, dir, 1, why, sizeof(why));
+  if (r->open_rc == 1 && lw_atomic_load(&r->refused) == 0) memcpy(r->refused_why, why, sizeof(why));
+  if (r->open_rc == UV_ENOMEM) {
     release(r);
     rc = LW_ENOMEM;
-  } else {
-    snprintf(r->name, 64, "hang-%d-%llu.json", pid, (unsigned long long)set_id);
-    snprintf(r->path, n, "%s/%s", dir, r->name);
-    r->wall_origin = wall_origin;
-    r->set_id = set_id;
   }
   uv_mutex_unlock(&r->mu);
   return rc;
@@ -148,188 +148,26 @@ static void failed(lw_hangrec_t *r, int err) {
   if (lw_atomic_load(&r->first_error) == 0) lw_atomic_store(&r->first_error, err);
 }
 
-/* mkdir -p, synchronously (libuv's fs calls without a loop's callback): each missing level with
- * mode 0700. */
-static int make_dir(char *dir) {
-  uv_fs_t req;
-  char *p;
-  int rc = 0;
-  for (p = dir + 1;; p++) {
-    if (*p == '/' || *p == '\\' || *p == '\0') {
-      char c = *p;
-      *p = '\0';
-      rc = uv_fs_mkdir(NULL, &req, dir, 0700, NULL);
-      uv_fs_req_cleanup(&req);
-      *p = c;
-      if (rc != 0 && rc != UV_EEXIST) return rc;
-      if (c == '\0') return 0;
-    }
-  }
-}
+int lw_hangrec_check_dir(const char *dir, char *why, size_t cap) { return lw_owndir_check(dir, why, cap); }
 
-/* Judged by the entry itself (lstat: a link is not followed). Returns 0 (allowed), 1 (refused,
- * `why` filled) or a libuv error (UV_ENOENT: not there). */
-static int judge_entry(const char *dir, char *why, size_t cap) {
-  uv_fs_t req;
-  lw_dir_verdict_t v;
-  unsigned long uid, mode, euid;
-  int rc = uv_fs_lstat(NULL, &req, dir, NULL);
-  if (rc != 0) {
-    uv_fs_req_cleanup(&req);
-    return rc;
-  }
-  uid = (unsigned long)req.statbuf.st_uid;
-  mode = (unsigned long)req.statbuf.st_mode;
-#ifdef _WIN32
-  euid = uid; /* Windows tells no owner here: the kind alone is judged */
-  v = lw_statedir_verdict((mode & S_IFMT) == S_IFLNK, (mode & S_IFMT) == S_IFDIR, uid, mode, euid, 0);
-#else
-  euid = (unsigned long)geteuid();
-  v = lw_statedir_verdict(S_ISLNK(mode), S_ISDIR(mode), uid, mode, euid, 1);
-#endif
-  uv_fs_req_cleanup(&req);
-  if (v == LW_DIR_OK) return 0;
-  lw_statedir_why(v, uid, mode, why, cap);
-  return 1;
-}
-
-int lw_hangrec_check_dir(const char *dir, char *why, size_t cap) {
-  int rc = judge_entry(dir, why, cap);
-  return rc == UV_ENOENT ? 0 : rc;
-}
-
-#ifndef _WIN32
-/* POSIX: the directory made where missing, opened without following a link and judged on what
- * was opened (a directory swapped between the look and the open is judged as it is). Returns an
- * open descriptor, or a libuv error; `*refused` 1 when the directory is refused (`why` filled). */
-static int open_dir(lw_hangrec_t *r, char *why, size_t cap, int *refused) {
-  uv_fs_t st;
-  lw_dir_verdict_t v;
-  unsigned long uid, mode;
-  int fd, rc;
-  *refused = 0;
-  fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) {
-    if ((rc = make_dir(r->dir)) != 0) return rc;
-    fd = open(r->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  }
-  if (fd < 0) {
-    rc = uv_translate_sys_error(errno);
-    /* A link, or not a directory: said as the entry is. */
-    *refused = judge_entry(r->dir, why, cap) == 1;
-    return rc < 0 ? rc : UV_EIO;
-  }
-  /* libuv's fstat, not glibc's: glibc 2.33 made fstat a symbol of its own version, which a
-   * prebuild must not need (scripts/prebuild.js holds every symbol to GLIBC_2.17). */
-  rc = uv_fs_fstat(NULL, &st, fd, NULL);
-  uid = (unsigned long)st.statbuf.st_uid;
-  mode = (unsigned long)st.statbuf.st_mode;
-  uv_fs_req_cleanup(&st);
-  if (rc != 0) {
-    close(fd);
-    return rc;
-  }
-  v = lw_statedir_verdict(0, S_ISDIR(mode), uid, mode, (unsigned long)geteuid(), 1);
-  if (v != LW_DIR_OK) {
-    lw_statedir_why(v, uid, mode, why, cap);
-    close(fd);
-    *refused = 1;
-    return UV_EACCES;
-  }
-  return fd;
-}
-#endif
-
-/* A fresh name for the temporary file, "<record>.<16 hex digits>.tmp": the digits from the OS's
- * random source, so that no one else can have planted anything under it. */
-static int temp_name(lw_hangrec_t *r, const char *record, size_t cap) {
-  unsigned char bytes[8];
-  char hex[17];
-  int i, rc = uv_random(NULL, NULL, bytes, sizeof(bytes), 0, NULL);
-  if (rc != 0) return rc;
-  for (i = 0; i < 8; i++) snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
-  snprintf(r->tmp, cap, "%s.%s.tmp", record, hex);
-  return 0;
-}
-
-/* The whole text to a temporary file, created anew (never through a link, never over a file
- * that exists), then renamed over the record. */
-static int write_file(lw_hangrec_t *r, const char *text, size_t len) {
-  uv_fs_t req;
-  uv_buf_t b;
-  int fd, rc;
-  size_t done = 0;
-#ifdef _WIN32
-  /* CREATE_NEW: fails on any name that exists, a link included. */
-  if ((rc = temp_name(r, r->path, strlen(r->dir) + 88)) != 0) return rc;
-  fd = uv_fs_open(NULL, &req, r->tmp, UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_EXCL, 0600, NULL);
-  uv_fs_req_cleanup(&req);
-  if (fd < 0) return fd;
-#else
-  if ((rc = temp_name(r, r->name, strlen(r->dir) + 88)) != 0) return rc;
-  fd = openat(r->dirfd, r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return uv_translate_sys_error(errno);
-#endif
-  rc = 0;
-  while (done < len) {
-    b = uv_buf_init((char *)text + done, (unsigned)(len - done));
-    rc = uv_fs_write(NULL, &req, fd, &b, 1, -1, NULL);
-    uv_fs_req_cleanup(&req);
-    if (rc <= 0) {
-      rc = rc == 0 ? UV_EIO : rc;
-      break;
-    }
-    done += (size_t)rc;
-    rc = 0;
-  }
-  uv_fs_close(NULL, &req, fd, NULL);
-  uv_fs_req_cleanup(&req);
-#ifdef _WIN32
-  if (rc == 0) {
-    rc = uv_fs_rename(NULL, &req, r->tmp, r->path, NULL);
-    uv_fs_req_cleanup(&req);
-  }
-  if (rc != 0) {
-    uv_fs_unlink(NULL, &req, r->tmp, NULL);
-    uv_fs_req_cleanup(&req);
-  }
-#else
-  /* A rename replaces whatever has the record's name (a link itself, not its target). */
-  if (rc == 0 && renameat(r->dirfd, r->tmp, r->dirfd, r->name) != 0) rc = uv_translate_sys_error(errno);
-  if (rc != 0) unlinkat(r->dirfd, r->tmp, 0);
-#endif
-  return rc;
-}
-
-/* The directory for this hang's first write: refused ones counted, once per hang. Returns 0 when
- * records can be written. */
+/* The directory for this hang's writes, opened at setup: one refused then or now is counted once
+ * per hang, one that could not be opened (made) is a failed write. Returns 0 when records can be
+ * written. */
 static int ready_dir(lw_hangrec_t *r) {
   char why[sizeof(r->refused_why)];
-  int rc;
+  int rc = r->open_rc;
   if (r->refused_now) return 1;
-#ifdef _WIN32
-  rc = judge_entry(r->dir, why, sizeof(why));
-  if (rc == UV_ENOENT) rc = make_dir(r->dir);
-  if (rc < 0) {
-    failed(r, rc);
-    return 1;
-  }
+  if (r->exists) return 0;
+  /* Judged again at each hang's first write: a directory made writable by others since setup
+   * could be given records someone else planted. */
+  if (rc == 0) rc = lw_owndir_recheck(&r->d, why, sizeof(why));
   if (rc == 0) return 0;
-#else
-  int refused = 0;
-  if (r->dirfd >= 0) return 0;
-  rc = open_dir(r, why, sizeof(why), &refused);
-  if (rc >= 0) {
-    r->dirfd = rc;
-    return 0;
-  }
-  if (!refused) {
+  if (rc != 1) {
     failed(r, rc);
     return 1;
   }
-#endif
   r->refused_now = 1;
-  if (lw_atomic_load(&r->refused) == 0) memcpy(r->refused_why, why, sizeof(why));
+  if (r->open_rc == 0 && lw_atomic_load(&r->refused) == 0) memcpy(r->refused_why, why, sizeof(why));
   lw_atomic_store(&r->refused, lw_atomic_load(&r->refused) + 1);
   return 1;
 }
@@ -368,7 +206,7 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
     return;
   }
   if (ready_dir(r) != 0) return;
-  rc = write_file(r, r->buf, (size_t)len);
+  rc = lw_owndir_write(&r->d, r->name, r->buf, (size_t)len);
   if (rc != 0) {
     failed(r, rc);
     return;
@@ -376,27 +214,14 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
   r->exists = 1;
 }
 
-/* The hang is over: its record removed, its directory let go (judged again at the next hang). */
+/* The hang is over: its record removed. */
 static void clear_locked(lw_hangrec_t *r) {
-  int rc = 0;
+  int rc;
   r->refused_now = 0;
-  if (r->exists) {
-    r->exists = 0;
-#ifdef _WIN32
-    {
-      uv_fs_t req;
-      rc = uv_fs_unlink(NULL, &req, r->path, NULL);
-      uv_fs_req_cleanup(&req);
-    }
-#else
-    if (r->dirfd >= 0 && unlinkat(r->dirfd, r->name, 0) != 0) rc = uv_translate_sys_error(errno);
-#endif
-    if (rc != 0 && rc != UV_ENOENT) failed(r, rc);
-  }
-#ifndef _WIN32
-  if (r->dirfd >= 0) close(r->dirfd);
-  r->dirfd = -1;
-#endif
+  if (!r->exists) return;
+  r->exists = 0;
+  rc = lw_owndir_unlink(&r->d, r->name);
+  if (rc != 0 && rc != UV_ENOENT) failed(r, rc);
 }
 
 void lw_hangrec_clear(lw_hangrec_t *r) {

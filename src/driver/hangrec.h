@@ -8,13 +8,14 @@
  * temporary file and renamed over it (a reader sees the old record or the new one, never a part;
  * no fsync: it must survive the process, not the machine).
  *
- * The directory is the user's own (src/core/statedir.h), checked before each hang's first write:
- * its missing levels made with mode 0700, then opened without following a link and judged on
- * what was opened, so that a directory swapped after setup is never used. POSIX: the files are
- * made relative to that open directory. The temporary file is created, never opened: exclusive
- * creation that follows no link, under a name no one else can guess (random bytes), so a link or
- * file planted at any name the worker writes is never written through nor truncated. A refused
- * directory is counted and its reason kept for the main thread to log; the hang gets no record.
+ * The directory is the user's own (src/core/statedir.h), made (mode 0700) and opened at setup,
+ * judged on what was opened, and every record made relative to it (ownfiles.h): a directory or
+ * link swapped in at its path after setup is never written into, a file planted at any name never
+ * written through. A refused directory is counted at each hang and its reason kept for the main
+ * thread to log; the hang gets no record.
+ *
+ * A record's name holds the pid, the set's id and random bytes: processes of other PID
+ * namespaces sharing the directory have the same pids.
  *
  * The record's size is bounded: a stack longer than LW_HANGREC_STACK_MAX is left out (and the
  * record says so). Its buffers (about 130 KiB) are allocated at the set's first hang, on the
@@ -30,6 +31,7 @@
 #include "../core/conditions.h"
 #include "../core/worker.h"
 #include "../platform/atomic.h"
+#include "ownfiles.h"
 
 #include <uv.h>
 
@@ -43,11 +45,10 @@ typedef struct lw_hangrec_s {
   uv_mutex_t mu;    /* guards all but the counters: the directory may change while the worker runs */
   int mu_ok;
   char *dir;        /* NULL: no records */
-  char *path;       /* dir/hang-<pid>-<id>.json */
-  char *name;      /* hang-<pid>-<id>.json */
-  char *tmp;        /* path + ".<random hex>.tmp", made anew for each write */
-  int dirfd;        /* POSIX: the directory, opened and checked at the hang's first write; -1 */
-  int refused_now;  /* the directory was refused for this hang: not tried again until it ends */
+  char name[64];    /* hang-<pid>-<id>-<8 hex>.json */
+  lw_owndir_t d;    /* the directory, opened at setup (ownfiles.h) */
+  int open_rc;      /* its opening: 0, 1 refused, or a libuv error (each write fails with it) */
+  int refused_now;  /* the directory was refused for this hang: counted once until it ends */
   char *process;    /* the JSON of the process's identity, given by the owner */
   char *buf;        /* the record being written */
   size_t cap;
@@ -65,8 +66,8 @@ typedef struct lw_hangrec_s {
 
 /* Returns LW_OK, or LW_ENOMEM when its mutex cannot be made (then records are never written). */
 int lw_hangrec_init(lw_hangrec_t *r);
-/* Main thread, at any time: records go to `dir` from now on (created when the first is
- * written; NULL: nowhere), `process` the identity object's JSON text; a record in the old
+/* Main thread, at any time: records go to `dir` from now on (made and opened now; NULL:
+ * nowhere), `process` the identity object's JSON text; a record in the old
  * directory is removed.
  * Returns LW_OK, or LW_ENOMEM (then no records). */
 int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, double wall_origin,
@@ -81,10 +82,7 @@ void lw_hangrec_update(lw_hangrec_t *r, const lw_msg_t *msgs, size_t n, const lw
 /* The hang is over (the worker has stopped): removes the record if one exists. */
 void lw_hangrec_clear(lw_hangrec_t *r);
 
-/* Any thread: whether `dir` may keep records (src/core/statedir.h), judged without following a
- * link and without making it. Returns 0 when it may (or does not exist yet: its levels are made
- * with mode 0700 when the first record is written), 1 when it is refused (its reason in `why`,
- * at most `cap` bytes), or a libuv error when it cannot be looked at (then writes fail, counted). */
+/* Any thread: whether `dir` may keep records: lw_owndir_check (ownfiles.h). */
 int lw_hangrec_check_dir(const char *dir, char *why, size_t cap);
 
 /* The record's JSON text for the hang `peek` (a HANG_END as if it ended at `now`), with `stack`

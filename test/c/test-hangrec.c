@@ -1,14 +1,16 @@
 /* The record of a running hang (src/driver/hangrec.c), with real files in a temporary directory
- * and the worker driven by hand: written when the hang is flagged (the directory made then),
- * refreshed half a second later and then every second on a fixed cadence, removed when the hang
- * ends; nothing while the loop is healthy; a failed write counted; the JSON bounded; never
- * written through a link planted in the directory; a directory that is a link or writable by others
- * refused at the first write, nothing written there (SPEC §13). */
+ * and the worker driven by hand: the directory made and opened at setup, the record written when
+ * the hang is flagged, refreshed half a second later and then every second on a fixed cadence,
+ * removed when the hang ends; nothing while the loop is healthy; a failed write counted; the JSON
+ * bounded; never written through a link planted in the directory; the directory opened at setup
+ * kept when its path is swapped; a directory that is a link or writable by others refused,
+ * nothing written there (SPEC §13). */
 #include "core/statedir.h"
 #include "driver/hangrec.h"
 #include "fixture-monitors.h"
 #include "fixture-worker.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,22 @@
 static int file_exists(const char *p) {
   struct stat st;
   return stat(p, &st) == 0;
+}
+
+static int dir_mode(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode) ? (int)(st.st_mode & 0777) : -1;
+}
+
+static int dir_empty(const char *p) {
+  DIR *d = opendir(p);
+  struct dirent *e;
+  int n = 0;
+  if (d == NULL) return 0;
+  while ((e = readdir(d)) != NULL)
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+  closedir(d);
+  return n == 0;
 }
 
 static void slurp(const char *p, char *buf, size_t cap) {
@@ -72,20 +90,23 @@ TEST_IMPL(hangrec_written_refreshed_removed) {
   lw_msg_t log[256];
   size_t n = 0, i, at;
   double t;
-  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], path[300], text[4096];
+  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], path[400], text[4096];
   ASSERT_NOT_NULL(mkdtemp(base));
-  snprintf(dir, sizeof(dir), "%s/a/b", base); /* made when the first record is written */
-  snprintf(path, sizeof(path), "%s/hang-42-7.json", dir);
+  snprintf(dir, sizeof(dir), "%s/a/b", base); /* made at setup, mode 0700 */
   cfx_init(&x);
   ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
   ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
+  ASSERT(dir_mode(dir) == 0700);
+  ASSERT_EQ(strncmp(r.name, "hang-42-7-", 10), 0);
+  ASSERT_EQ(strlen(r.name), strlen("hang-42-7-01234567.json"));
+  snprintf(path, sizeof(path), "%s/%s", dir, r.name);
   /* Healthy: progress at every check, nothing written. */
   for (t = 100; t <= 1000; t += 100) {
     at = n;
     run(&x, t, t, log, &n);
     lw_hangrec_update(&r, log + at, n - at, &x.m.worker, t);
   }
-  ASSERT(!file_exists(dir));
+  ASSERT(dir_empty(dir));
   /* A hang from 1000: flagged at 6000, written then. */
   for (t = 1100; t <= 6000; t += 100) {
     at = n;
@@ -176,8 +197,8 @@ static void hang_until_6000(lw_hangrec_t *r) {
 TEST_IMPL(hangrec_never_through_link) {
   lw_hangrec_t r;
   struct stat st;
-  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], target[300], p[400], text[4096];
-  const char *names[] = {"hang-42-7.json", "hang-42-7.json.tmp", "hang-42-8.json.tmp"};
+  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], target[300], p[700], text[4096];
+  char names[3][100];
   size_t i;
   ASSERT_NOT_NULL(mkdtemp(base));
   snprintf(dir, sizeof(dir), "%s/state", base);
@@ -189,16 +210,19 @@ TEST_IMPL(hangrec_never_through_link) {
     fputs("precious", f);
     fclose(f);
   }
-  for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
+  snprintf(names[0], sizeof(names[0]), "%s", r.name);
+  snprintf(names[1], sizeof(names[1]), "%s.tmp", r.name);
+  snprintf(names[2], sizeof(names[2]), "hang-42-7.json");
+  for (i = 0; i < 3; i++) {
     snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
     ASSERT_EQ(symlink(target, p), 0);
   }
-  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
-  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
   hang_until_6000(&r);
   slurp(target, text, sizeof(text));
   ASSERT_EQ(strcmp(text, "precious"), 0);
-  snprintf(p, sizeof(p), "%s/hang-42-7.json", dir);
+  snprintf(p, sizeof(p), "%s/%s", dir, names[0]);
   ASSERT_EQ(lstat(p, &st), 0);
   ASSERT(S_ISREG(st.st_mode));
   ASSERT_EQ(st.st_mode & 0777, 0600);
@@ -209,7 +233,7 @@ TEST_IMPL(hangrec_never_through_link) {
   slurp(target, text, sizeof(text));
   ASSERT_EQ(strcmp(text, "precious"), 0);
   ASSERT(!file_exists(p));
-  for (i = 1; i < sizeof(names) / sizeof(names[0]); i++) {
+  for (i = 1; i < 3; i++) {
     snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
     ASSERT_EQ(unlink(p), 0);
   }
@@ -219,8 +243,38 @@ TEST_IMPL(hangrec_never_through_link) {
   return 0;
 }
 
-/* A directory refused at the first write (writable by others, or a link to one of the user's
- * own): nothing written, one refusal counted per hang with its reason, no write error. */
+/* The directory is the one opened at setup: moved away and replaced at its path by a link to
+ * another directory (or by another directory) after setup, the record still goes to the one
+ * opened, nothing to what now has its path. */
+TEST_IMPL(hangrec_dir_swapped_after_setup) {
+  lw_hangrec_t r;
+  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], moved[256], other[256], p[400];
+  ASSERT_NOT_NULL(mkdtemp(base));
+  snprintf(dir, sizeof(dir), "%s/state", base);
+  snprintf(moved, sizeof(moved), "%s/moved", base);
+  snprintf(other, sizeof(other), "%s/other", base);
+  ASSERT_EQ(mkdir(other, 0700), 0);
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
+  ASSERT_EQ(rename(dir, moved), 0);
+  ASSERT_EQ(symlink(other, dir), 0);
+  hang_until_6000(&r);
+  ASSERT(dir_empty(other));
+  snprintf(p, sizeof(p), "%s/%s", moved, r.name);
+  ASSERT(file_exists(p));
+  ASSERT_EQ(lw_atomic_load(&r.errors), 0);
+  ASSERT_EQ(lw_atomic_load(&r.refused), 0);
+  lw_hangrec_free(&r);
+  ASSERT(!file_exists(p));
+  ASSERT_EQ(unlink(dir), 0);
+  ASSERT_EQ(rmdir(moved), 0);
+  ASSERT_EQ(rmdir(other), 0);
+  ASSERT_EQ(rmdir(base), 0);
+  return 0;
+}
+
+/* A directory refused at setup (writable by others, or a link to one of the user's own): nothing
+ * written, one refusal counted per hang with its reason, no write error. */
 TEST_IMPL(hangrec_refused_dir) {
   lw_hangrec_t r;
   char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], real[256], why[128];
@@ -238,6 +292,16 @@ TEST_IMPL(hangrec_refused_dir) {
   ASSERT_EQ(lw_atomic_load(&r.errors), 0);
   lw_hangrec_free(&r);
   ASSERT_EQ(rmdir(dir), 0); /* empty: nothing was written */
+  /* Made writable by others after setup: refused at the hang. */
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{}", 0, 1, 1), LW_OK);
+  ASSERT_EQ(chmod(dir, 0777), 0);
+  hang_until_6000(&r);
+  ASSERT_EQ(lw_atomic_load(&r.refused), 1);
+  ASSERT_EQ(strcmp(r.refused_why, "mode 0777, writable by group or others"), 0);
+  ASSERT_EQ(lw_atomic_load(&r.errors), 0);
+  lw_hangrec_free(&r);
+  ASSERT_EQ(rmdir(dir), 0);
   /* A link to a directory of the user's own: refused as a link, never followed. */
   snprintf(real, sizeof(real), "%s/real", base);
   ASSERT_EQ(mkdir(real, 0700), 0);

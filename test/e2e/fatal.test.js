@@ -83,7 +83,9 @@ describe('e2e: fatal hangs (real processes)', function () {
     const dir = path.join(tmpDir('fatal-shared'), 'state');
     const healthy = await spawnFixture('fatal.js', [dir, 'report']).result(30000);
     assert.deepStrictEqual(healthy.events.stall, []);
-    assert.ok(!fs.existsSync(dir), 'nothing written while the loop is healthy');
+    // Made (mode 0700) and opened at setup, empty while the loop is healthy.
+    assert.strictEqual(fs.statSync(dir).mode & 0o777, 0o700);
+    assert.deepStrictEqual(fs.readdirSync(dir), [], 'nothing written while the loop is healthy');
     // A hangs (its record written at detection, 2 s in); B starts 3 s in, 3 s before A's hang
     // ends, and must leave it.
     const a = spawnFixture('fatal.js', [dir, 'hang:6000', T]);

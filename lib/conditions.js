@@ -288,6 +288,10 @@ class Conditions extends EventEmitter {
     this._fatal.delete(detectedAt);
     if (f === undefined) return;
     stall.pid = f.pid;
+    // The hung thread (null for records of versions that did not say), and whether it was
+    // terminated by its owner while the process lived on.
+    stall.thread = f.thread;
+    if (f.terminated) stall.terminated = true;
     stall.stack = f.stack;
     addTrace(stall, f.trace);
     stall.profile = null;

@@ -38,15 +38,70 @@ function startTicks(pid) {
   return fields.length > 19 ? fields[19] : null;
 }
 
-// This process's identity, as its records carry it.
-function identity() {
-  return JSON.stringify({ pid: process.pid, startTicks: startTicks(process.pid) });
+// Linux: the kernel's boot (a new id at each boot) and this process's PID namespace (its inode:
+// processes of other containers have pids of their own). null elsewhere or when unreadable.
+function linuxText(read) {
+  if (process.platform !== 'linux') return null;
+  try {
+    return read();
+  } catch {
+    return null;
+  }
 }
 
-// Whether the process that wrote a record is gone. On Linux, by its pid and start time; elsewhere
-// by its pid alone (a pid reused by a live process keeps the record until that one is gone too).
+let own = null;
+// This process's identity, as its records carry it: enough to tell, from any process sharing the
+// directory, whether the writer could be alive and seen from here.
+function ownIdentity() {
+  if (own === null) {
+    let host = null;
+    try {
+      host = require('os').hostname();
+    } catch {
+      // no host name: the record says null
+    }
+    own = {
+      pid: process.pid,
+      startTicks: startTicks(process.pid),
+      bootId: linuxText(() => fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim()),
+      pidNs: linuxText(() => /^pid:\[(\d+)\]$/.exec(fs.readlinkSync('/proc/self/ns/pid'))[1]),
+      host: typeof host === 'string' && host.length <= 255 ? host : null,
+    };
+  }
+  return own;
+}
+
+// What a set's records say of their writer (src/driver/hangrec.h): this process, and the thread
+// the set watches (`{ id, name }`, lib/native.js).
+function writer(thread) {
+  const name = typeof thread.name === 'string' ? thread.name.slice(0, 256) : thread.name;
+  return `"process":${JSON.stringify(ownIdentity())},"thread":${JSON.stringify({ id: thread.id, name })}`;
+}
+
+// A running hang's record is refreshed every second (src/driver/hangrec.h): one untouched for this
+// long was left by a process that is gone (or stopped all that time).
+const STALE_MS = 30000;
+
+// What can be known of a record's writer from here: 'gone' (its process is provably gone),
+// 'live', or 'elsewhere' (a process this one cannot see, which may still run). Another host's:
+// elsewhere. This host's, booted since: gone. This boot's, in another PID namespace (a container,
+// `unshare`): elsewhere while its record is refreshed, gone once it was left untouched for
+// STALE_MS (a container restarted on the same host and volume reports its predecessor's hang).
+// Records of earlier versions, without boot, namespace or host, are judged as written here.
+function whereIs(proc, mtimeMs) {
+  if (proc === null || typeof proc !== 'object' || !Number.isInteger(proc.pid) || proc.pid <= 0) return 'gone';
+  const me = ownIdentity();
+  const differs = (key) => typeof proc[key] === 'string' && typeof me[key] === 'string' && proc[key] !== me[key];
+  if (differs('host')) return 'elsewhere';
+  if (differs('bootId')) return 'gone';
+  if (differs('pidNs')) return Date.now() - mtimeMs > STALE_MS ? 'gone' : 'elsewhere';
+  return gone(proc) ? 'gone' : 'live';
+}
+
+// Whether the process that wrote a record (seen from here) is gone. On Linux, by its pid and
+// start time; elsewhere by its pid alone (a pid reused by a live process keeps the record until
+// that one is gone too).
 function gone(proc) {
-  if (proc === null || typeof proc !== 'object' || !Number.isInteger(proc.pid) || proc.pid <= 0) return true;
   if (process.platform === 'linux') {
     const now = startTicks(proc.pid);
     if (now === null) return true;
@@ -85,13 +140,19 @@ function frameShape(f) {
 
 // The whole of a record as src/driver/hangrec.c writes it, every field's type and range checked
 // before anything reads it: anything else is malformed, removed and counted, never reported
-// (another lagwatch's format, a hand edit, a disk error). Its process may carry more than its pid
-// and start time.
+// (another lagwatch's format, a hand edit, a disk error). Its process's boot, namespace and host,
+// its thread and `ended` are absent from earlier versions' records.
 function recordShape(r) {
   if (!isObject(r) || r.lagwatchHang !== 1) return false;
   const p = r.process;
+  const optional = (v, ok) => v === undefined || v === null || ok(v);
   if (!isObject(p) || !Number.isInteger(p.pid) || p.pid <= 0 || p.pid > 2 ** 31 ||
-      !(p.startTicks === null || (typeof p.startTicks === 'string' && /^\d{1,20}$/.test(p.startTicks)))) return false;
+      !(p.startTicks === null || (typeof p.startTicks === 'string' && /^\d{1,20}$/.test(p.startTicks))) ||
+      !optional(p.bootId, (v) => typeof v === 'string' && /^[0-9a-f-]{1,64}$/.test(v)) ||
+      !optional(p.pidNs, (v) => typeof v === 'string' && /^\d{1,20}$/.test(v)) ||
+      !optional(p.host, (v) => typeof v === 'string' && v.length <= 255)) return false;
+  if (!optional(r.thread, (t) => isObject(t) && count(t.id) && (t.name === null || text(t.name)))) return false;
+  if (!(r.ended === undefined || r.ended === null || r.ended === 'terminated')) return false;
   if (!(finite(r.wallOrigin) && r.wallOrigin > 0 && r.wallOrigin <= MAX_WALL_MS)) return false;
   if (!(ms(r.start) && ms(r.detectedAt) && ms(r.lastSeen) && r.start <= r.detectedAt && r.detectedAt <= r.lastSeen)) return false;
   const c = r.cause;
@@ -106,6 +167,16 @@ function recordShape(r) {
         (t.name === undefined || text(t.name))))) return false;
   }
   return true;
+}
+
+// A temporary file lives from its creation to its rename, microseconds: one a minute old was left
+// by a writer that died between the two.
+function young(file) {
+  try {
+    return Date.now() - fs.lstatSync(file).mtimeMs < 60000;
+  } catch {
+    return true;
+  }
 }
 
 // The uid files must be owned by (the process's effective one); null where the platform has none.
@@ -135,19 +206,21 @@ function readOwn(file) {
     let k;
     while (n < buf.length && (k = fs.readSync(fd, buf, n, buf.length - n, null)) > 0) n += k;
     if (n > st.size) return { skip: 'grew while read' };
-    return { text: buf.toString('utf8', 0, n) };
+    return { text: buf.toString('utf8', 0, n), mtimeMs: st.mtimeMs };
   } finally {
     fs.closeSync(fd);
   }
 }
 
-// The records in `dir` of processes that are gone, each read and then removed:
-// { records, bad, skipped, errors }. Malformed records (the user's own files) are removed too,
-// counted in `bad`; entries that are not the user's own regular files are left alone, counted in
-// `skipped` with why (`skips`); a directory that cannot be read gives none (its error in
-// `errors`, as for a record that cannot be removed).
+// The records in `dir` of processes that are gone (and of this process's terminated threads), each
+// read and then removed: { records, bad, skipped, skips, errors, elsewhere }. Malformed records
+// (the user's own files) are removed too, counted in `bad`; entries that are not the user's own
+// regular files are left alone, counted in `skipped` with why (`skips`); records of processes
+// this one cannot see (another host or PID namespace) are left alone, counted in `elsewhere`; a
+// directory that cannot be read gives none (its error in `errors`, as for a record that cannot
+// be removed).
 function takeRecords(dir) {
-  const out = { records: [], bad: 0, skipped: 0, skips: [], errors: [] };
+  const out = { records: [], bad: 0, skipped: 0, skips: [], errors: [], elsewhere: 0 };
   let names;
   try {
     names = fs.readdirSync(dir);
@@ -159,7 +232,9 @@ function takeRecords(dir) {
     const m = RECORD.exec(name);
     if (m === null) continue;
     const file = path.join(dir, name);
+    if (m[3] !== undefined && young(file)) continue; // a temporary file being written: its writer's
     let record = null;
+    let mtimeMs = Date.now();
     try {
       const r = readOwn(file);
       if (r.skip !== undefined) {
@@ -167,6 +242,7 @@ function takeRecords(dir) {
         out.skips.push(`${name}: ${r.skip}`);
         continue;
       }
+      mtimeMs = r.mtimeMs;
       record = JSON.parse(r.text);
     } catch (err) {
       if (err.code === 'ENOENT') continue; // its writer removed it meanwhile
@@ -179,9 +255,17 @@ function takeRecords(dir) {
       record = null;
     }
     const valid = m[3] === undefined && recordShape(record);
-    // A temporary file, or a record, of a live process: its own. (A malformed one is judged by
-    // its name's pid.)
-    if (!gone(valid ? record.process : { pid: Number(m[1]) })) continue;
+    // A record of a live process (another process sharing the directory, a hang in progress) is
+    // its own; so is one of a process this one cannot see (another host or container), counted.
+    // A thread's record that says it was terminated (a worker ended while hung) is this process's
+    // to take once its writer is this process. (A malformed record or a temporary file is judged
+    // by its name's pid.)
+    const where = whereIs(valid ? record.process : { pid: Number(m[1]) }, mtimeMs);
+    if (where === 'elsewhere') {
+      out.elsewhere++;
+      continue;
+    }
+    if (where === 'live' && !(valid && record.ended === 'terminated' && record.process.pid === process.pid)) continue;
     // Removed once taken (read whole above), and reported only by the process whose removal
     // took it: another that started beside this one (a cluster's workers) and removed it first
     // reports it, once.
@@ -256,4 +340,4 @@ function defaultStateDir() {
   return path.join(os.tmpdir(), `lagwatch-${user.replace(/[^\w.-]/g, '_')}`, app);
 }
 
-module.exports = { identity, takeRecords, defaultStateDir, stateBase, startTicks };
+module.exports = { writer, takeRecords, defaultStateDir, stateBase, startTicks };

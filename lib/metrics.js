@@ -186,6 +186,7 @@ class Metrics {
       if (stall.fatal === true) {
         attributes.fatal = true;
         attributes['process.pid'] = stall.pid;
+        if (stall.terminated === true) attributes.terminated = true; // a worker thread ended hung by its owner
       }
       if (cause !== null) {
         attributes.cause = cause.dominant;

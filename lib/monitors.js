@@ -370,6 +370,7 @@ class MonitorSet {
     }
     if (this._onExit !== null) process.removeListener('exit', this._onExit);
     this._removeSignals();
+    this._state.unbind();
     native.monFinish(this._h);
     // Producers keep the final values; the core's copy goes.
     if (this._producers.length > 0) {

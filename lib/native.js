@@ -101,6 +101,8 @@ function dispatch(conditions, events) {
   conditions._onEvents(events);
 }
 
-native.init(dispatch, timeOriginNs(), threadOf());
+// This JS thread, as events and records name it.
+native.thread = threadOf();
+native.init(dispatch, timeOriginNs(), native.thread);
 
 module.exports = native;

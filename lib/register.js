@@ -258,16 +258,21 @@ function describeBlock(b) {
     `${b.unreported > 0 ? ` (${b.unreported} more since the last report, over the budget)` : ''}`;
 }
 
-// One stall's line. A fatal hang (a process that died hung, reported by this one from its record)
-// says when it began on the wall clock, which process, and who saw it: the worker thread that
-// wrote its record (no JS monitor of the dead process lived to judge it).
+// One stall's line. A fatal hang (a process that died hung, or a worker thread terminated hung,
+// reported by this one from its record) says when it began on the wall clock, which process and
+// thread, and who saw it: the worker thread that wrote its record (no JS monitor of the hung
+// thread lived to judge it).
 function describeStall(s, conditions) {
   const ms = Math.round(s.durationMs);
   const tail = describeCause(s.cause);
   if (!s.fatal) return `${s.kind} stall of ${ms} ms (${s.monitors.join(', ')})${tail}`;
   const began = new Date(Date.now() - conditions.now() + s.start).toISOString();
   const seen = s.monitors.length > 0 ? s.monitors.join(', ') : 'the worker thread';
-  return `fatal ${s.kind} stall of ${ms} ms at ${began} (the process died hung, pid ${s.pid}; seen by ${seen})${tail}`;
+  const t = s.thread;
+  const worker = t !== null && t.id !== 0 ? `worker ${t.id}${typeof t.name === 'string' && t.name !== '' ? ` (${t.name})` : ''}` : null;
+  const what = s.terminated ? `${worker || 'a thread'} of pid ${s.pid} was terminated hung` :
+    `the process died hung${worker === null ? '' : ` in ${worker}`}, pid ${s.pid}`;
+  return `fatal ${s.kind} stall of ${ms} ms at ${began} (${what}; seen by ${seen})${tail}`;
 }
 
 // Where LAGWATCH_PROFILE_FILE is written: its directory opened and judged at setup, as the state

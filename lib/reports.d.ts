@@ -29,8 +29,9 @@ export interface ThreadInfo {
 
 export interface Stall {
   kind: StallKind;
-  /** The thread it is about. */
-  thread: ThreadInfo;
+  /** The thread it is about (fatal hangs: the hung thread, null when its record, written by an
+   * earlier version, did not say). */
+  thread: ThreadInfo | null;
   /** The longest sample of the episode. */
   durationMs: number;
   start: number;
@@ -56,6 +57,10 @@ export interface Stall {
    * directory: true; absent otherwise. `start`/`end` are then on this process's clock (negative),
    * `durationMs` as long as the hang was last seen, `samples` 0. */
   fatal?: true;
+  /** Fatal hangs of a worker thread that its owner terminated while it hung (`worker.terminate()`,
+   * a pool's task timeout), reported by the main thread's set at the worker's exit: true; its
+   * `durationMs` runs to the termination. */
+  terminated?: true;
   /** With `stacks: true`: the OpenTelemetry span that was active on the main thread when the
    * hang was flagged (the request it blocked), if the app registered a context manager. */
   traceId?: string;

@@ -7,6 +7,10 @@ const path = require('path');
 const native = require('./native');
 const fatal = require('./fatal');
 
+// Directories whose records written elsewhere (another host or PID namespace) were said: once each
+// per process.
+const saidElsewhere = new Set();
+
 class StateDir {
   // `option`: setupAllMonitors' stateDir (undefined: the default; false: none); `real`: on the
   // real clock. The directory is judged here, before the set starts anything: a path the binding
@@ -23,6 +27,7 @@ class StateDir {
     this._refusedLogged = 0; // the worker's refusals (a directory swapped after setup) logged
     this.skipped = 0; // entries of the directory that were not the user's own records
     this._planned = null;
+    this._onWorker = null;
     if (!this.on) return;
     if (this.isDefault) {
       // The default's parent (`<base>/lagwatch`, or `<tmp>/lagwatch-<uid>`) is lagwatch's own
@@ -46,13 +51,27 @@ class StateDir {
     return { dir, why: null };
   }
 
-  // The set has started: the directory judged at setup is used (or refused) from now on.
+  // The set has started: the directory judged at setup is used (or refused) from now on. On the
+  // main thread, each worker thread that ends is followed by a look at the directory: a worker
+  // terminated while hung (a pool's task timeout) left its record as terminated, reported here.
   bind(set) {
     this._set = set;
     this._h = set._h;
     this._conditions = set.conditions;
     if (this._planned !== null) this.use(this._planned);
     this._planned = null;
+    if (this.on && native.isMainThread()) {
+      this._onWorker = (worker) => worker.once('exit', () => {
+        if (this.dir !== null && !this._set._stopped) this._reportFatal(this.dir);
+      });
+      process.on('worker', this._onWorker);
+    }
+  }
+
+  // The set has stopped.
+  unbind() {
+    if (this._onWorker !== null) process.removeListener('worker', this._onWorker);
+    this._onWorker = null;
   }
 
   // A judged directory: refused (logged, counted, neither written nor read, the directory used
@@ -69,7 +88,7 @@ class StateDir {
         '(stats().stateRefused); use a directory of your own, not writable by group or others');
       return;
     }
-    native.monStateDir(this._h, dir, fatal.identity());
+    native.monStateDir(this._h, dir, fatal.writer(native.thread));
     this.dir = dir;
     setImmediate(() => {
       if (!this._set._stopped) this._reportFatal(dir);
@@ -83,7 +102,7 @@ class StateDir {
 
   _reportFatal(dir) {
     const c = this._conditions;
-    const { records, bad, skipped, skips, errors } = fatal.takeRecords(dir);
+    const { records, bad, skipped, skips, errors, elsewhere } = fatal.takeRecords(dir);
     for (const e of errors) c._log('warn', `lagwatch: a hang record cannot be read or removed: ${e}`);
     if (bad > 0) c._log('warn', `lagwatch: ${bad} malformed hang record(s) removed from ${dir}`);
     if (skipped > 0) {
@@ -91,12 +110,24 @@ class StateDir {
       c._log('warn', `lagwatch: ${skipped} entr${skipped === 1 ? 'y' : 'ies'} of ${dir} skipped, not your own ` +
         `regular files (${skips.join('; ')}): neither reported nor removed (stats().stateSkipped)`);
     }
+    if (elsewhere > 0 && !saidElsewhere.has(dir)) {
+      saidElsewhere.add(dir);
+      c._log('warn', `lagwatch: ${elsewhere} hang record(s) in ${dir} left alone: written on another host or in another ` +
+        'PID namespace (a container sharing the directory), where this process cannot tell whether their writer still ' +
+        'runs; a process started where one was written reports it once its writer is gone');
+    }
     for (const r of records) {
       // On this process's clock: the record's times are on its writer's, whose 0 was wallOrigin.
       const shift = r.wallOrigin - (Date.now() - c.now());
       const detectedAt = r.detectedAt + shift;
       const taken = r.stack !== null && typeof r.stack === 'object' && Array.isArray(r.stack.frames) ? r.stack : null;
-      c._fatal.set(detectedAt, { pid: r.process.pid, stack: taken && taken.frames, trace: taken && taken.trace });
+      c._fatal.set(detectedAt, {
+        pid: r.process.pid,
+        thread: r.thread === undefined || r.thread === null ? null : { id: r.thread.id, name: r.thread.name },
+        terminated: r.ended === 'terminated',
+        stack: taken && taken.frames,
+        trace: taken && taken.trace,
+      });
       native.condReportFatal(c._h, r.start + shift, r.lastSeen + shift, detectedAt, r.cause === undefined ? null : r.cause);
     }
   }

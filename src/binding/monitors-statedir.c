@@ -7,30 +7,30 @@
 #include "../driver/ownfiles.h"
 #include "monitors.h"
 
-/* monStateDir(m, dir, process): the records of running hangs go to `dir` from now on (null:
- * nowhere), `process` being the JSON of this process's identity (lib/fatal.js). */
+/* monStateDir(m, dir, writer): the records of running hangs go to `dir` from now on (null:
+ * nowhere), `writer` being the JSON members that name this process and thread (lib/fatal.js). */
 static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   napi_valuetype t;
   lwb_monset_t *m;
-  char dir[4096], process[1024];
+  char dir[4096], writer[4096];
   size_t dlen, plen;
   int rc;
   if ((m = lwb_mon_args(env, info, 3, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_typeof(env, argv[1], &t));
   if (t == napi_null) return lwb_make_number(env, lw_monset_state_dir(&m->set, NULL, "", 0));
   if (lwb_arg_string(env, argv[1], "stateDir", dir, sizeof(dir), &dlen) ||
-      lwb_arg_string(env, argv[2], "process", process, sizeof(process), &plen))
+      lwb_arg_string(env, argv[2], "writer", writer, sizeof(writer), &plen))
     return NULL;
   if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
     lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
     return NULL;
   }
-  if (plen >= sizeof(process) - 1) {
-    lwb_throw_range(env, "process", "at most 1000 bytes");
+  if (plen >= sizeof(writer) - 1) {
+    lwb_throw_range(env, "writer", "at most 4000 bytes");
     return NULL;
   }
-  rc = lw_monset_state_dir(&m->set, dir, process, (int)uv_os_getpid());
+  rc = lw_monset_state_dir(&m->set, dir, writer, (int)uv_os_getpid());
   if (rc == LW_ENOMEM) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");
     return NULL;

@@ -100,8 +100,10 @@ static void owner_closed(void *data) {
 /* Environment teardown: every set stops its thread and closes its handles. */
 void lwb_monitors_cleanup(lwb_env_t *e) {
   lwb_monset_t *m;
-  for (m = e->mons; m != NULL; m = m->env_next)
+  for (m = e->mons; m != NULL; m = m->env_next) {
+    lw_monset_thread_ending(&m->set); /* a hang in progress is kept: the thread was terminated */
     if (lw_monset_close(&m->set)) e->pending_closes++; /* its `closed` comes from the loop */
+  }
 }
 
 static void env_list_remove(lwb_monset_t *m) {

@@ -28,10 +28,10 @@ int lw_hangrec_init(lw_hangrec_t *r) {
 static void release(lw_hangrec_t *r) {
   lw_owndir_close(&r->d);
   lw__free(r->dir);
-  lw__free(r->process);
+  lw__free(r->writer);
   lw__free(r->buf);
   lw__free(r->stack);
-  r->dir = r->process = r->buf = r->stack = NULL;
+  r->dir = r->writer = r->buf = r->stack = NULL;
   r->open_rc = 0;
 }
 
@@ -52,7 +52,7 @@ static char *dup_text(const char *s) {
   return d;
 }
 
-int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, double wall_origin,
+int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *writer, double wall_origin,
                          uint64_t set_id, int pid) {
   unsigned char tag[4];
   char why[sizeof(r->refused_why)];
@@ -66,8 +66,8 @@ int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, 
     return LW_OK;
   }
   r->dir = dup_text(dir);
-  r->process = dup_text(process);
-  if (r->dir == NULL || r->process == NULL) {
+  r->writer = dup_text(writer);
+  if (r->dir == NULL || r->writer == NULL) {
     release(r);
     uv_mutex_unlock(&r->mu);
     return LW_ENOMEM;
@@ -112,11 +112,12 @@ static void put_num(char *buf, size_t cap, long *len, const char *key, double v)
     put(buf, cap, len, ",\"%s\":null", key);
 }
 
-int lw_hangrec_format(char *buf, size_t cap, const char *process, double wall_origin,
+int lw_hangrec_format(char *buf, size_t cap, const char *writer, double wall_origin,
                       const lw_msg_t *peek, const lw_cause_t *cause, const char *stack,
-                      int stack_left_out, double now) {
+                      int stack_left_out, double now, int terminated) {
   long len = 0;
-  put(buf, cap, &len, "{\"lagwatchHang\":1,\"process\":%s", process);
+  put(buf, cap, &len, "{\"lagwatchHang\":1,%s", writer);
+  if (terminated) put(buf, cap, &len, ",\"ended\":\"terminated\"");
   put_num(buf, cap, &len, "wallOrigin", wall_origin);
   /* The record's span is the hang's own time (its reader takes lastSeen less start): a stop
    * inside it moves its start. */
@@ -172,7 +173,7 @@ static int ready_dir(lw_hangrec_t *r) {
   return 1;
 }
 
-static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
+static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now, int terminated) {
   lw_msg_t peek;
   lw_hang_cause_t h;
   lw_causes_t none;
@@ -182,7 +183,7 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
   if (!lw_worker_hang_peek(w, now, &peek)) return;
   /* The buffers, at the first hang (most sets never see one); kept until the set goes. */
   if (r->buf == NULL) {
-    r->cap = FIXED_MAX + strlen(r->process) + LW_HANGREC_STACK_MAX;
+    r->cap = FIXED_MAX + strlen(r->writer) + LW_HANGREC_STACK_MAX;
     r->buf = lw__malloc(r->cap);
     r->stack = lw__malloc(LW_HANGREC_STACK_MAX);
     if (r->buf == NULL || r->stack == NULL) {
@@ -199,8 +200,8 @@ static void write_record(lw_hangrec_t *r, const lw_worker_t *w, double now) {
   lw_hang_cause_from_msg(&h, &peek, now);
   lw_cause_compute(&none, &h, &cause);
   stack_len = lw_stacks_copy(r->set_id, peek.detected_at, r->stack, LW_HANGREC_STACK_MAX);
-  len = lw_hangrec_format(r->buf, r->cap, r->process, r->wall_origin, &peek, &cause,
-                          stack_len >= 0 ? r->stack : NULL, stack_len == -2, now);
+  len = lw_hangrec_format(r->buf, r->cap, r->writer, r->wall_origin, &peek, &cause,
+                          stack_len >= 0 ? r->stack : NULL, stack_len == -2, now, terminated);
   if (len < 0) {
     failed(r, UV_ENOBUFS);
     return;
@@ -245,10 +246,21 @@ void lw_hangrec_update(lw_hangrec_t *r, const lw_msg_t *msgs, size_t n, const lw
   /* Written when the hang is flagged, then at most once a second while it lasts (its length, the
    * cause so far, the stack once taken). */
   if (r->dir != NULL && (started || now >= r->due)) {
-    write_record(r, w, now);
+    write_record(r, w, now, 0);
     /* On a fixed cadence from the detection: a late worker run delays one refresh, not all. */
     r->due = started ? now + LW_HANGREC_REFRESH_MS / 2 : r->due + LW_HANGREC_REFRESH_MS;
     if (r->due <= now) r->due = now + LW_HANGREC_REFRESH_MS / 2;
+  }
+  uv_mutex_unlock(&r->mu);
+}
+
+void lw_hangrec_terminated(lw_hangrec_t *r, const lw_worker_t *w, double now) {
+  if (!r->mu_ok) return;
+  uv_mutex_lock(&r->mu);
+  if (r->dir != NULL && lw_worker_hang_active(w)) {
+    write_record(r, w, now, 1);
+    /* Left for the process's other sets (or the next start) to report: never removed here. */
+    r->exists = 0;
   }
   uv_mutex_unlock(&r->mu);
 }

@@ -49,7 +49,7 @@ typedef struct lw_hangrec_s {
   lw_owndir_t d;    /* the directory, opened at setup (ownfiles.h) */
   int open_rc;      /* its opening: 0, 1 refused, or a libuv error (each write fails with it) */
   int refused_now;  /* the directory was refused for this hang: counted once until it ends */
-  char *process;    /* the JSON of the process's identity, given by the owner */
+  char *writer;     /* JSON members naming the writer ("process":{...},"thread":{...}), given by the owner */
   char *buf;        /* the record being written */
   size_t cap;
   char *stack;      /* the stack copied from the registry of sets */
@@ -67,10 +67,10 @@ typedef struct lw_hangrec_s {
 /* Returns LW_OK, or LW_ENOMEM when its mutex cannot be made (then records are never written). */
 int lw_hangrec_init(lw_hangrec_t *r);
 /* Main thread, at any time: records go to `dir` from now on (made and opened now; NULL:
- * nowhere), `process` the identity object's JSON text; a record in the old
- * directory is removed.
+ * nowhere), `writer` the JSON members that name the process and thread writing them (without
+ * braces: `"process":{...},"thread":{...}`); a record in the old directory is removed.
  * Returns LW_OK, or LW_ENOMEM (then no records). */
-int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *process, double wall_origin,
+int lw_hangrec_configure(lw_hangrec_t *r, const char *dir, const char *writer, double wall_origin,
                          uint64_t set_id, int pid);
 /* Once the worker thread is joined: frees all (the record removed first). */
 void lw_hangrec_free(lw_hangrec_t *r);
@@ -81,15 +81,19 @@ void lw_hangrec_update(lw_hangrec_t *r, const lw_msg_t *msgs, size_t n, const lw
                        double now);
 /* The hang is over (the worker has stopped): removes the record if one exists. */
 void lw_hangrec_clear(lw_hangrec_t *r);
+/* The thread is going away while the worker (stopped) sees a hang in progress (a worker thread
+ * terminated by its owner): the record written once more, as of `now`, with "ended":"terminated",
+ * and left in the directory for a set of the process, or the next process, to report. */
+void lw_hangrec_terminated(lw_hangrec_t *r, const lw_worker_t *w, double now);
 
 /* Any thread: whether `dir` may keep records: lw_owndir_check (ownfiles.h). */
 int lw_hangrec_check_dir(const char *dir, char *why, size_t cap);
 
 /* The record's JSON text for the hang `peek` (a HANG_END as if it ended at `now`), with `stack`
- * (JSON, or NULL): written to `buf` (at most `cap` bytes, NUL included). Returns its length, or
+ * (JSON, or NULL), "ended":"terminated" when `terminated`: written to `buf` (at most `cap` bytes, NUL included). Returns its length, or
  * -1 if it does not fit. Pure: tested by itself. */
-int lw_hangrec_format(char *buf, size_t cap, const char *process, double wall_origin,
+int lw_hangrec_format(char *buf, size_t cap, const char *writer, double wall_origin,
                       const lw_msg_t *peek, const lw_cause_t *cause, const char *stack,
-                      int stack_left_out, double now);
+                      int stack_left_out, double now, int terminated);
 
 #endif /* LW_DRIVER_HANGREC_H_ */

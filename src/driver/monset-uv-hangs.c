@@ -108,10 +108,16 @@ void lw_monset_end_signals(lw_monset_t *s, int on) {
   lw_atomic_store(&s->uw->ends_signals, on ? 1 : 0);
 }
 
-int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid) {
+int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *writer, int pid) {
   if (s->uw == NULL) return LW_ENOENT;
-  return lw_hangrec_configure(&s->rec, dir, process, lw_clock_wall_ms() - lw_monset_now(s),
+  return lw_hangrec_configure(&s->rec, dir, writer, lw_clock_wall_ms() - lw_monset_now(s),
                               s->set_id, pid);
+}
+
+void lw_monset_thread_ending(lw_monset_t *s) {
+  if (s->uw == NULL || s->finished) return;
+  lw_uvworker_stop(s->uw); /* joined: its view of the hang is final */
+  lw_hangrec_terminated(&s->rec, lw_monset_core_worker(&s->core), lw_monset_now(s));
 }
 
 double lw_monset_progress_at(const lw_monset_t *s) {

@@ -152,7 +152,11 @@ void lw_monset_end_signals(lw_monset_t *s, int on);
 uint64_t lw_monset_set_id(const lw_monset_t *s);
 /* Real time: the records of running hangs go to `dir` from now on (hangrec.h; NULL: nowhere),
  * `process` being the JSON of this process's identity. LW_OK, LW_ENOMEM, or LW_ENOENT on a simulation. */
-int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *process, int pid);
+int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *writer, int pid);
+/* Real time: the set's thread is going away without the set being finished (a worker thread
+ * terminated while its JavaScript was held): a hang in progress keeps its record, as terminated
+ * (lw_hangrec_terminated). Call before lw_monset_close. */
+void lw_monset_thread_ending(lw_monset_t *s);
 /* Real time: whether the worker says on stderr, once per hang, that a hang is running (SPEC §14).
  * No-op on a simulation. */
 void lw_monset_hang_line(lw_monset_t *s, int on);

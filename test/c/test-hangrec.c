@@ -65,7 +65,7 @@ TEST_IMPL(hangrec_format_bounded) {
   cause.gc_ms = NAN;
   cause.span_ms = 4500;
   cause.dominant = LW_CAUSE_BUSY;
-  n = lw_hangrec_format(buf, sizeof(buf), "{\"pid\":7}", 1.5e12, &peek, &cause, "[{\"f\":1}]", 0, 6500);
+  n = lw_hangrec_format(buf, sizeof(buf), "\"process\":{\"pid\":7}", 1.5e12, &peek, &cause, "[{\"f\":1}]", 0, 6500, 0);
   ASSERT(n > 0 && (size_t)n == strlen(buf));
   ASSERT(strstr(buf, "\"process\":{\"pid\":7}") != NULL);
   ASSERT(strstr(buf, "\"start\":1000,") != NULL);
@@ -73,14 +73,16 @@ TEST_IMPL(hangrec_format_bounded) {
   ASSERT(strstr(buf, "\"dominant\":\"busy\"") != NULL);
   ASSERT(strstr(buf, "\"throttledMs\":null") != NULL);
   ASSERT(strstr(buf, "\"stack\":[{\"f\":1}]}") != NULL);
-  /* Unknown cause, no stack. */
+  ASSERT(strstr(buf, "\"ended\"") == NULL);
+  /* Unknown cause, no stack, the thread terminated. */
   cause.known = 0;
-  n = lw_hangrec_format(buf, sizeof(buf), "{}", 0, &peek, &cause, NULL, 1, 6500);
+  n = lw_hangrec_format(buf, sizeof(buf), "\"process\":{}", 0, &peek, &cause, NULL, 1, 6500, 1);
   ASSERT(n > 0);
   ASSERT(strstr(buf, "\"cause\":null") != NULL);
   ASSERT(strstr(buf, "\"stackLeftOut\":true,\"stack\":null}") != NULL);
+  ASSERT(strstr(buf, "{\"lagwatchHang\":1,\"process\":{},\"ended\":\"terminated\",") == buf);
   /* Too small: -1, never a part. */
-  ASSERT_EQ(lw_hangrec_format(small, sizeof(small), "{}", 0, &peek, &cause, NULL, 0, 6500), -1);
+  ASSERT_EQ(lw_hangrec_format(small, sizeof(small), "\"process\":{}", 0, &peek, &cause, NULL, 0, 6500, 0), -1);
   return 0;
 }
 
@@ -95,7 +97,7 @@ TEST_IMPL(hangrec_written_refreshed_removed) {
   snprintf(dir, sizeof(dir), "%s/a/b", base); /* made at setup, mode 0700 */
   cfx_init(&x);
   ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
-  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "\"process\":{\"pid\":42}", 1e12, 7, 42), LW_OK);
   ASSERT(dir_mode(dir) == 0700);
   ASSERT_EQ(strncmp(r.name, "hang-42-7-", 10), 0);
   ASSERT_EQ(strlen(r.name), strlen("hang-42-7-01234567.json"));
@@ -155,7 +157,7 @@ TEST_IMPL(hangrec_written_refreshed_removed) {
   n = 0;
   cfx_init(&x);
   ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
-  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{}", 0, 1, 1), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "\"process\":{}", 0, 1, 1), LW_OK);
   for (t = 100; t <= 6000; t += 100) {
     at = n;
     run(&x, t, 50, log, &n);
@@ -191,6 +193,48 @@ static void hang_until_6000(lw_hangrec_t *r) {
   cfx_free(&x);
 }
 
+/* The thread terminated while the worker sees its hang: the record written as of the termination,
+ * "ended":"terminated", and left when the set goes; without a hang, nothing. */
+TEST_IMPL(hangrec_terminated_kept) {
+  cfx_t x;
+  lw_hangrec_t r;
+  lw_msg_t log[256];
+  size_t n = 0, at;
+  double t;
+  char base[] = "/tmp/lagwatch-hangrec-XXXXXX", dir[256], path[400], text[4096];
+  ASSERT_NOT_NULL(mkdtemp(base));
+  snprintf(dir, sizeof(dir), "%s/state", base);
+  cfx_init(&x);
+  ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "\"process\":{\"pid\":42},\"thread\":{\"id\":3,\"name\":\"pool\"}", 1e12, 7, 42), LW_OK);
+  snprintf(path, sizeof(path), "%s/%s", dir, r.name);
+  /* Healthy: terminated without a hang, nothing written. */
+  for (t = 100; t <= 1000; t += 100) {
+    at = n;
+    run(&x, t, t, log, &n);
+    lw_hangrec_update(&r, log + at, n - at, &x.m.worker, t);
+  }
+  lw_hangrec_terminated(&r, &x.m.worker, 1000);
+  ASSERT(dir_empty(dir));
+  /* A hang from 1000, flagged at 6000, terminated at 7200. */
+  for (t = 1100; t <= 7000; t += 100) {
+    at = n;
+    run(&x, t, 1000, log, &n);
+    lw_hangrec_update(&r, log + at, n - at, &x.m.worker, t);
+  }
+  lw_hangrec_terminated(&r, &x.m.worker, 7200);
+  lw_hangrec_free(&r);
+  ASSERT(file_exists(path));
+  slurp(path, text, sizeof(text));
+  ASSERT(strstr(text, "\"thread\":{\"id\":3,\"name\":\"pool\"},\"ended\":\"terminated\",") != NULL);
+  ASSERT(strstr(text, "\"start\":1000,\"detectedAt\":6000,\"lastSeen\":7200,") != NULL);
+  cfx_free(&x);
+  ASSERT_EQ(unlink(path), 0);
+  ASSERT_EQ(rmdir(dir), 0);
+  ASSERT_EQ(rmdir(base), 0);
+  return 0;
+}
+
 /* Links planted at the record's name and at the temporary names a writer could guess, each to a
  * file of the user's: written through none of them, the record still written (over the link at
  * its own name, which a rename replaces). */
@@ -211,7 +255,7 @@ TEST_IMPL(hangrec_never_through_link) {
     fclose(f);
   }
   ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
-  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "\"process\":{\"pid\":42}", 1e12, 7, 42), LW_OK);
   snprintf(names[0], sizeof(names[0]), "%s", r.name);
   snprintf(names[1], sizeof(names[1]), "%s.tmp", r.name);
   snprintf(names[2], sizeof(names[2]), "hang-42-7.json");
@@ -255,7 +299,7 @@ TEST_IMPL(hangrec_dir_swapped_after_setup) {
   snprintf(other, sizeof(other), "%s/other", base);
   ASSERT_EQ(mkdir(other, 0700), 0);
   ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
-  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{\"pid\":42}", 1e12, 7, 42), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "\"process\":{\"pid\":42}", 1e12, 7, 42), LW_OK);
   ASSERT_EQ(rename(dir, moved), 0);
   ASSERT_EQ(symlink(other, dir), 0);
   hang_until_6000(&r);
@@ -285,7 +329,7 @@ TEST_IMPL(hangrec_refused_dir) {
   ASSERT_EQ(lw_hangrec_check_dir(dir, why, sizeof(why)), 1);
   ASSERT_EQ(strcmp(why, "mode 0777, writable by group or others"), 0);
   ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
-  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{}", 0, 1, 1), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "\"process\":{}", 0, 1, 1), LW_OK);
   hang_until_6000(&r);
   ASSERT_EQ(lw_atomic_load(&r.refused), 1);
   ASSERT_EQ(strcmp(r.refused_why, "mode 0777, writable by group or others"), 0);
@@ -294,7 +338,7 @@ TEST_IMPL(hangrec_refused_dir) {
   ASSERT_EQ(rmdir(dir), 0); /* empty: nothing was written */
   /* Made writable by others after setup: refused at the hang. */
   ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
-  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{}", 0, 1, 1), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "\"process\":{}", 0, 1, 1), LW_OK);
   ASSERT_EQ(chmod(dir, 0777), 0);
   hang_until_6000(&r);
   ASSERT_EQ(lw_atomic_load(&r.refused), 1);
@@ -310,7 +354,7 @@ TEST_IMPL(hangrec_refused_dir) {
   ASSERT_EQ(lw_hangrec_check_dir(dir, why, sizeof(why)), 1);
   ASSERT_EQ(strcmp(why, "a symbolic link"), 0);
   ASSERT_EQ(lw_hangrec_init(&r), LW_OK);
-  ASSERT_EQ(lw_hangrec_configure(&r, dir, "{}", 0, 1, 1), LW_OK);
+  ASSERT_EQ(lw_hangrec_configure(&r, dir, "\"process\":{}", 0, 1, 1), LW_OK);
   hang_until_6000(&r);
   ASSERT_EQ(lw_atomic_load(&r.refused), 1);
   ASSERT_EQ(strcmp(r.refused_why, "a symbolic link"), 0);

@@ -218,4 +218,99 @@ describe('e2e: fatal hangs (real processes)', function () {
       assert.deepStrictEqual(records(dir), [], 'every record taken');
     }
   });
+  // Containers and hosts sharing one directory (a volume, an NFS home): a record names its
+  // process by pid and start time, boot id, PID namespace and host name. A process this one cannot
+  // see (another host; this host's other PID namespace while its record is refreshed) is left
+  // alone; one provably gone (this host booted since; another namespace's record untouched 30 s)
+  // is reported.
+  it('a hang in another PID namespace (unshare --pid, as a container) on the shared directory: left alone while it runs, said once; it ends its own hang and removes its record', async () => {
+    const dir = path.join(tmpDir('fatal-ns'), 'state');
+    const a = spawnFixture('fatal.js', ['--pid', '--fork', '--mount-proc', process.execPath, path.join(__dirname, 'fixtures', 'fatal.js'),
+      dir, 'hang:6000', T], { command: 'unshare' });
+    await a.waitFor('busy', 20000);
+    await sleep(3000);
+    const seen = records(dir);
+    assert.strictEqual(seen.length, 1, `A's running hang is recorded\n${a.describe()}`);
+    assert.match(seen[0], /^hang-1-\d+-[0-9a-f]{8}\.json$/, 'pid 1 in its own namespace');
+    const b = spawnFixture('fatal.js', [dir, 'report']);
+    const rb = await b.result(30000);
+    assert.deepStrictEqual(rb.events.stall, [], `B reports nothing of A's: ${JSON.stringify(rb.events.stall)}\n${b.describe()}`);
+    assert.deepStrictEqual(records(dir), seen, 'B leaves A\'s record');
+    assert.ok(b.stderr.includes(`1 hang record(s) in ${dir} left alone: written on another host or in another PID namespace`), b.describe());
+    const ra = await a.result(40000);
+    assert.deepStrictEqual(ra.stats.stalls, { hang: 1, suspend: 0, pause: 0 }, a.describe());
+    assert.strictEqual(ra.events.stall[0].fatal, undefined, a.describe());
+    assert.deepStrictEqual(records(dir), [], 'A removed its record when its hang ended');
+  });
+
+  it('records of another host, another boot and another namespace: left alone but for this host\'s earlier boot and a namespace\'s record untouched 30 s', async () => {
+    const dir = path.join(tmpDir('fatal-hosts'), 'state');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const host = require('os').hostname();
+    const bootId = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim();
+    const pidNs = /\[(\d+)\]/.exec(fs.readlinkSync('/proc/self/ns/pid'))[1];
+    const otherNs = String(Number(pidNs) + 1);
+    const plant = (pid, proc, ageS = 0) => {
+      const file = path.join(dir, `hang-${pid}-1-0000000${pid % 10}.json`);
+      fs.writeFileSync(file, JSON.stringify({
+        lagwatchHang: 1, process: { pid, startTicks: '1', ...proc }, thread: { id: 0, name: 'main' }, wallOrigin: Date.now() - 60000,
+        start: 1000, detectedAt: 6000, lastSeen: 9000, cause: null, stackLeftOut: false, stack: null,
+      }), { mode: 0o600 });
+      const t = (Date.now() - ageS * 1000) / 1000;
+      fs.utimesSync(file, t, t);
+      return path.basename(file);
+    };
+    // pid 1 runs here (with another start time): judged by pid alone, each would be "gone".
+    const left = [
+      plant(1, { bootId, pidNs, host: 'another-host' }, 120), // another host: never judged from here
+      plant(2, { bootId, pidNs: otherNs, host }, 5), // a container of this boot, its record fresh
+    ];
+    plant(3, { bootId: '00000000-0000-4000-8000-000000000000', pidNs, host }); // this host, booted since
+    plant(4, { bootId, pidNs: otherNs, host }, 60); // a container of this boot, untouched 60 s
+    const f = spawnFixture('fatal.js', [dir, 'report']);
+    const r = await f.result(30000);
+    const why = `${JSON.stringify(r.events.stall)}\n${f.describe()}`;
+    assert.deepStrictEqual(r.events.stall.map((st) => st.pid).sort(), [3, 4], why);
+    assert.deepStrictEqual(records(dir).sort(), left.sort(), why);
+    assert.strictEqual(f.stderr.split('\n').filter((l) => l.includes('left alone')).length, 1, why);
+    assert.ok(f.stderr.includes(`2 hang record(s) in ${dir} left alone`), why);
+  });
+
+  // A worker thread's hang: records name the thread. A worker terminated while hung (a pool's
+  // task timeout) is reported by the main thread's set at its exit, as long as it ran; a process
+  // killed while a worker hangs gives that worker's fatal hang at the next start.
+  it('a worker hung 20 s and terminated 4 s in (threshold 2 s): the main thread reports its hang, fatal and terminated, named by its thread, 4 s long', async () => {
+    const dir = path.join(tmpDir('fatal-worker-terminated'), 'state');
+    const f = spawnFixture('fatal.js', [dir, 'worker-hang:20000:4000', T]);
+    const busy = await f.waitFor('busy', 20000);
+    const r = await f.result(40000);
+    const why = `${JSON.stringify(r.events.stall)}\n${f.describe()}`;
+    assert.strictEqual(r.events.stall.length, 1, why);
+    const s = r.events.stall[0];
+    assert.ok(s.fatal === true && s.terminated === true && s.kind === 'hang', why);
+    assert.deepStrictEqual(s.thread.id, busy.threadId, why);
+    assert.notStrictEqual(s.thread.id, 0, why);
+    assert.ok(s.durationMs >= 3900 && s.durationMs < 5000, why);
+    assert.strictEqual(s.cause.dominant, 'busy', why);
+    assert.strictEqual(r.stats.fatalHangs, 1, why);
+    assert.deepStrictEqual(records(dir), [], 'its record taken');
+  });
+
+  it('a process SIGKILLed while a worker (not the main thread) hangs: the next start reports that worker\'s fatal hang, naming its thread', async () => {
+    const dir = path.join(tmpDir('fatal-worker-killed'), 'state');
+    const f = spawnFixture('fatal.js', [dir, 'worker-hang:20000', T]);
+    const busy = await f.waitFor('busy', 20000);
+    await sleep(4000);
+    f.signal('SIGKILL');
+    await f.exited;
+    const next = spawnFixture('fatal.js', [dir, 'report']);
+    const r = await next.result(30000);
+    const why = `${JSON.stringify(r.events.stall)}\n${f.describe()}\n${next.describe()}`;
+    assert.strictEqual(r.events.stall.length, 1, why);
+    const s = r.events.stall[0];
+    assert.ok(s.fatal === true && s.terminated === undefined && s.pid === f.child.pid, why);
+    assert.strictEqual(s.thread.id, busy.threadId, why);
+    assert.notStrictEqual(s.thread.id, 0, why);
+    assert.ok(s.durationMs >= 3000, why);
+  });
 });

@@ -54,11 +54,15 @@ let own = null;
 // directory, whether the writer could be alive and seen from here.
 function ownIdentity() {
   if (own === null) {
-    let host = null;
-    try {
-      host = require('os').hostname();
-    } catch {
-      // no host name: the record says null
+    // Linux: the host name of this process's UTS namespace, read without loading `os` (a set
+    // with the defaults loads nothing it does not need).
+    let host = linuxText(() => fs.readFileSync('/proc/sys/kernel/hostname', 'latin1').trim());
+    if (process.platform !== 'linux') {
+      try {
+        host = require('os').hostname();
+      } catch {
+        // no host name: the record says null
+      }
     }
     own = {
       pid: process.pid,

@@ -1,5 +1,5 @@
 'use strict';
-// Blocks (issue 27) on the simulation, exact to the millisecond, through the public API: every
+// Blocks on the simulation, exact to the millisecond, through the public API: every
 // loop iteration of the block threshold or more that no evidence explains is a block ('block'
 // within the budget, stats().blocks and the metrics for all); a stop, a sleep or a debugger inside
 // it explain it (discarded with the reason, never reported); a block as long as the stall
@@ -37,7 +37,7 @@ function setup(blocks, extra) {
   return { sim, m, got };
 }
 
-describe('blocks (issue 27, simulation)', () => {
+describe('blocks (simulation)', () => {
   it('an iteration at the threshold is a block, one just under is not; exact start and duration', () => {
     const { sim, m, got } = setup({ thresholdMs: 100 });
     sim.advance(1000);

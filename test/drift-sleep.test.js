@@ -1,5 +1,5 @@
 'use strict';
-// driftLag and macrotaskLag sleep while Node's loop waits (issue 14): their timers are not armed
+// driftLag and macrotaskLag sleep while Node's loop waits: their timers are not armed
 // while the loop waits in its poll, and when the loop runs again what the timers would have done
 // meanwhile is done (src/core/monitors.h, lw_monset_core_awake). On the simulation, exact to the
 // millisecond: the samples are those of monitors kept awake (a lifecycle reader keeps them
@@ -73,7 +73,7 @@ const CASES = {
   },
 };
 
-describe('driftLag and macrotaskLag sleep while the loop waits (issue 14)', () => {
+describe('driftLag and macrotaskLag sleep while the loop waits', () => {
   for (const [name, script] of Object.entries(CASES)) {
     it(`simulation, ${name}: the driftLag and macrotaskLag samples, verdicts and episodes of timers kept awake`, () => {
       const asleep = run(false, script);

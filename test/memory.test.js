@@ -41,10 +41,10 @@ describe('native memory (reported to V8, freed by its GC)', function () {
   });
 });
 
-// Issue 26, the cost of a process with lagwatch: what Node loads for it. crypto and inspector
+// The cost of a process with lagwatch: what Node loads for it. crypto and inspector
 // (which brings worker_threads and every stream module) each add megabytes of RSS; the RSS itself
 // is measured by `node bench/stacks.js` (bench/RESULTS.md §9), not in a timed test.
-describe('what a set makes Node load (issue 26)', function () {
+describe('what a set makes Node load', function () {
   this.timeout(60000);
   const ROOT = path.join(__dirname, '..');
   // A script file, not -e: `node -e` loads crypto itself.

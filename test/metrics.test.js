@@ -55,7 +55,7 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     }
   });
 
-  it('the rates of a run (issue 26): stats() hangsPerHour, hangSecondsPerHour, hadHang; lag_run_hang 0 until a hang, then 1', async () => {
+  it('the rates of a run: stats() hangsPerHour, hangSecondsPerHour, hadHang; lag_run_hang 0 until a hang, then 1', async () => {
     const { reader, sim, m } = setup();
     const c = m.conditions;
     let s = c.stats();

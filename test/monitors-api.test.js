@@ -667,7 +667,7 @@ describe('setupAllMonitors with a bad option changes nothing (SPEC §11)', () =>
   });
 });
 
-describe("the recorded values reach JS only when something reads them (issue 14)", () => {
+describe("the recorded values reach JS only when something reads them", () => {
   it("without a meter that records nor a 'samples' listener, nothing is copied; a listener added later gets exactly what is recorded from then on", () => {
     const sim = lagwatch.createSimulation();
     const m = lagwatch.setupAllMonitors({ clock: sim }); // the global API's meter: a no-op here

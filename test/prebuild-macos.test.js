@@ -1,5 +1,5 @@
 'use strict';
-// The macOS prebuilds (issue 28), made on this Linux machine by `npm run prebuild` (Zig's clang,
+// The macOS prebuilds, made on this Linux machine by `npm run prebuild` (Zig's clang,
 // LLVM's Mach-O linker) and never run here: their checks (scripts/macho.js) are what stands
 // between a Mac user and an addon that would not load. Each check is proven able to fail: a
 // one-file addon built right passes them all, and each deliberately wrong build of it fails the
@@ -14,7 +14,7 @@ const { prebuildPath, darwinBuild } = require('../scripts/prebuild');
 const FIX = path.join(__dirname, 'fixtures', 'macho');
 const ADDON = [path.join(FIX, 'addon.c')];
 
-describe('macOS prebuilds, checked without a Mac (issue 28)', function () {
+describe('macOS prebuilds, checked without a Mac', function () {
   this.timeout(120000);
   let dir;
   before(() => {

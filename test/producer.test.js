@@ -1,5 +1,5 @@
 'use strict';
-// lagwatch.createMetricProducer() (issue 14): the histograms of recorded samples exported whole
+// lagwatch.createMetricProducer(): the histograms of recorded samples exported whole
 // from the core's aggregates, with no JS per sample. Checked against the OpenTelemetry SDK's own
 // aggregators fed the very same recorded values (the 'samples' event), explicit and exponential,
 // on simulated runs.
@@ -71,7 +71,7 @@ function scenario(sim) {
   sim.advance(4000);
 }
 
-describe('metric producer (issue 14: no JS per sample on the way to OpenTelemetry)', () => {
+describe('metric producer (no JS per sample on the way to OpenTelemetry)', () => {
   for (const aggregation of ['explicit', 'exponential']) {
     it(`${aggregation}: every histogram equals the SDK's own ${aggregation} aggregation of the same recorded values`, async () => {
       const producer = lagwatch.createMetricProducer({ aggregation });

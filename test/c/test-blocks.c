@@ -1,4 +1,4 @@
-/* Blocks (src/core/blocks.c, issue 27), on loopBlock's iterations driven by hand: the threshold
+/* Blocks (src/core/blocks.c), on loopBlock's iterations driven by hand: the threshold
  * to the millisecond, each block held by its validator until late evidence could have come and
  * then judged (a discarded block is counted by reason, never reported; SPEC §5's own part of one
  * with a stop inside), the budget of reports per minute and the count carried by the next

@@ -55,7 +55,7 @@ TEST_IMPL(monitors_drift_lateness_and_window) {
   return 0;
 }
 
-/* driftLag asleep while the loop waits (issue 14): when it may sleep, and what a wake-up fires.
+/* driftLag asleep while the loop waits: when it may sleep, and what a wake-up fires.
  * driftLag, loopBlock and the worker's liveness half (no timer of the main thread), so the armed
  * timer's due is the flush's (set here). */
 TEST_IMPL(monitors_drift_sleep_rules) {

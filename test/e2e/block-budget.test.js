@@ -1,5 +1,5 @@
 'use strict';
-// Blocks (issue 27) in a real process, the budget of reports: 1000 blocks of 70 ms (busy loops),
+// Blocks in a real process, the budget of reports: 1000 blocks of 70 ms (busy loops),
 // one per loop turn, threshold 50 ms, at most 10 reports a minute. The burst lasts more than a
 // minute (70 s of blocks), so it spans two budget minutes at least: every block is counted
 // (stats().blocks), each minute reports its first 10 blocks and no more, and the first report of
@@ -16,7 +16,7 @@ const N = underAsan() ? 300 : 1000;
 const OVER_A_MINUTE = N * 70 > 60000;
 const PER_MINUTE = 10;
 
-describe('e2e: the budget of block reports (issue 27, real process)', function () {
+describe('e2e: the budget of block reports (real process)', function () {
   this.timeout(300000);
   afterEach(killAll);
 

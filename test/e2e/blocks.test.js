@@ -1,5 +1,5 @@
 'use strict';
-// Blocks (issue 27) in real processes: every block of the app's own is reported with its real
+// Blocks in real processes: every block of the app's own is reported with its real
 // duration, and a stop or a debugger's pause is none.
 //   mix: 20 blocks each of 200, 600 and 1200 ms in three named functions, shuffled, threshold
 //        100 ms, the inspector open; a 1 s SIGSTOP in an idle window after a third of them and a
@@ -23,14 +23,14 @@ const assert = require('assert');
 const { spawnFixture, killAll, sleep, underAsan, watchMachine } = require('./helpers');
 const { LATE_MS } = require('../../lib/profile');
 
-// Issue 27's run: 20 calls of each function; 8 under npm test's sanitizer suite, which checks the
-// same code paths and is its slowest (the issue's size runs in the real-process suite). Under load
+// The full run: 20 calls of each function; 8 under npm test's sanitizer suite, which checks the
+// same code paths and is its slowest (the full size runs in the real-process suite). Under load
 // a block's stack may come too late (see below): allowed for one block in twelve, no more.
 const N = underAsan() ? 8 : 20;
 const WITHHELD = Math.ceil((3 * N) / 12);
 const SIZES = [200, 600, 1200]; // parseBody, renderReport, compressLog
 
-describe('e2e: blocks (issue 27, real processes)', function () {
+describe('e2e: blocks (real processes)', function () {
   this.timeout(300000);
   afterEach(killAll);
 

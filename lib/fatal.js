@@ -129,8 +129,6 @@ function finite(v) {
 const MAX_MS = 1e12; // 31 years of a process's life
 const MAX_WALL_MS = 1e14; // the year 5138
 const MAX_TEXT = 4096; // a frame's name or URL, a span's ids and name
-const CAUSES = native.causeNames();
-const CAUSE_PARTS = ['cpuMs', 'runQueueMs', 'throttledMs', 'blockedMs', 'gcMs', 'spanMs'];
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const text = (v) => typeof v === 'string' && v.length <= MAX_TEXT;
@@ -159,9 +157,8 @@ function recordShape(r) {
   if (!(r.ended === undefined || r.ended === null || r.ended === 'terminated')) return false;
   if (!(finite(r.wallOrigin) && r.wallOrigin > 0 && r.wallOrigin <= MAX_WALL_MS)) return false;
   if (!(ms(r.start) && ms(r.detectedAt) && ms(r.lastSeen) && r.start <= r.detectedAt && r.detectedAt <= r.lastSeen)) return false;
-  const c = r.cause;
-  if (c !== null && !(isObject(c) && CAUSES.includes(c.dominant) &&
-      CAUSE_PARTS.every((k) => c[k] === null || ms(c[k])) && ms(c.spanMs) && ms(c.cpuMs))) return false;
+  // The cause: the core's rule (lw_cause_valid), the one condReportFatal applies.
+  if (r.cause !== null && !(isObject(r.cause) && native.causeValid(r.cause))) return false;
   if (typeof r.stackLeftOut !== 'boolean') return false;
   const st = r.stack;
   if (st !== null) {

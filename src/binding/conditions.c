@@ -166,40 +166,60 @@ static int get_num(napi_env env, napi_value o, const char *key, double *out) {
   return lwb_arg_number(env, v, key, out);
 }
 
+/* A cause object as lagwatch reports it ({ cpuMs, ..., dominant }), or null, converted; the
+ * core judges it (lw_cause_valid): an unknown `dominant` converts to LW_CAUSE_COUNT. Returns 0,
+ * or -1 with a TypeError pending for a part that is not a number. */
+static int cause_from_js(napi_env env, napi_value o, lw_cause_t *cause) {
+  napi_value v;
+  napi_valuetype t;
+  char name[32];
+  size_t len;
+  unsigned k;
+  memset(cause, 0, sizeof(*cause));
+  if (napi_typeof(env, o, &t) != napi_ok) return -1;
+  if (t != napi_object) return 0;
+  if (get_num(env, o, "cpuMs", &cause->cpu_ms) || get_num(env, o, "runQueueMs", &cause->runq_ms) ||
+      get_num(env, o, "throttledMs", &cause->throttled_ms) || get_num(env, o, "blockedMs", &cause->blocked_ms) ||
+      get_num(env, o, "gcMs", &cause->gc_ms) || get_num(env, o, "spanMs", &cause->span_ms))
+    return -1;
+  if (napi_get_named_property(env, o, "dominant", &v) != napi_ok) return -1;
+  if (lwb_arg_string(env, v, "cause.dominant", name, sizeof(name), &len)) return -1;
+  for (k = 0; k < LW_CAUSE_COUNT; k++)
+    if (len < sizeof(name) && strcmp(name, lw_cause_name((lw_cause_kind_t)k)) == 0) break;
+  cause->dominant = (lw_cause_kind_t)k;
+  cause->known = 1;
+  return 0;
+}
+
+/* causeValid(cause) -> whether a cause read from a hang record is one lagwatch reports (the
+ * core's rule, lw_cause_valid): never throws. */
+static napi_value b_cause_valid(napi_env env, napi_callback_info info) {
+  napi_value argv[1], out, pending;
+  lw_cause_t cause;
+  bool ok;
+  if (lwb_get_args(env, info, 1, argv)) return NULL;
+  ok = cause_from_js(env, argv[0], &cause) == 0 && lw_cause_valid(&cause);
+  napi_get_and_clear_last_exception(env, &pending);
+  LW_NAPI_CALL(env, napi_get_boolean(env, ok, &out));
+  return out;
+}
+
 /* condReportFatal(c, start, end, detectedAt, cause|null): a hang that ended in its process's
  * death (a record lib/fatal.js found), reported now as a fatal hang episode. */
 static napi_value b_cond_report_fatal(napi_env env, napi_callback_info info) {
-  napi_value argv[5], v;
-  napi_valuetype t;
+  napi_value argv[5];
   lwb_cond_t *c;
   lw_cause_t cause;
   double start, end, detected;
-  char name[16];
-  size_t len;
-  int rc, k;
+  int rc;
   if (lwb_get_args(env, info, 5, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   if (lwb_arg_number(env, argv[1], "start", &start) || lwb_arg_number(env, argv[2], "end", &end) ||
-      lwb_arg_number(env, argv[3], "detectedAt", &detected))
+      lwb_arg_number(env, argv[3], "detectedAt", &detected) || cause_from_js(env, argv[4], &cause))
     return NULL;
-  memset(&cause, 0, sizeof(cause));
-  LW_NAPI_CALL(env, napi_typeof(env, argv[4], &t));
-  if (t == napi_object) {
-    if (get_num(env, argv[4], "cpuMs", &cause.cpu_ms) || get_num(env, argv[4], "runQueueMs", &cause.runq_ms) ||
-        get_num(env, argv[4], "throttledMs", &cause.throttled_ms) ||
-        get_num(env, argv[4], "blockedMs", &cause.blocked_ms) || get_num(env, argv[4], "gcMs", &cause.gc_ms) ||
-        get_num(env, argv[4], "spanMs", &cause.span_ms))
-      return NULL;
-    LW_NAPI_CALL(env, napi_get_named_property(env, argv[4], "dominant", &v));
-    if (lwb_arg_string(env, v, "cause.dominant", name, sizeof(name), &len)) return NULL;
-    for (k = 0; k < LW_CAUSE_COUNT; k++)
-      if (len < sizeof(name) && strcmp(name, lw_cause_name((lw_cause_kind_t)k)) == 0) break;
-    if (k == LW_CAUSE_COUNT || !isfinite(cause.cpu_ms) || !isfinite(cause.span_ms)) {
-      lwb_throw_range(env, "cause", "a cause as lagwatch reports it");
-      return NULL;
-    }
-    cause.dominant = (lw_cause_kind_t)k;
-    cause.known = 1;
+  if (!lw_cause_valid(&cause)) {
+    lwb_throw_range(env, "cause", "a cause as lagwatch reports it");
+    return NULL;
   }
   rc = lw_conditions_report_fatal(&c->core, start, end, detected, &cause, lwb_cond_now(c));
   if (rc == LW_EINVAL) {
@@ -304,7 +324,7 @@ int lwb_conditions_init(napi_env env, napi_value exports) {
       {"condCreate", b_cond_create},
       {"condDispose", b_cond_dispose},
       {"condFlush", b_cond_flush},
-      {"condReportFatal", b_cond_report_fatal},
+      {"condReportFatal", b_cond_report_fatal}, {"causeValid", b_cause_valid},
       {"condHasReader", b_cond_has_reader},
       {"condNow", b_cond_now},
       {"setState", b_set_state},

@@ -1,6 +1,8 @@
 #include "conditions.h"
+
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,18 @@ const char *lw_cause_name(lw_cause_kind_t k) {
   static const char *const names[LW_CAUSE_COUNT] = {"busy", "gc", "blocked", "starved",
                                                      "throttled"};
   return (unsigned)k < LW_CAUSE_COUNT ? names[k] : NULL;
+}
+
+static int part_valid(double ms, int may_be_unknown) {
+  if (isnan(ms)) return may_be_unknown;
+  return ms >= 0 && ms <= LW_CAUSE_MAX_MS;
+}
+
+int lw_cause_valid(const lw_cause_t *c) {
+  if (!c->known) return 1;
+  return (unsigned)c->dominant < LW_CAUSE_COUNT && part_valid(c->cpu_ms, 0) && part_valid(c->span_ms, 0) &&
+         part_valid(c->runq_ms, 1) && part_valid(c->throttled_ms, 1) && part_valid(c->blocked_ms, 1) &&
+         part_valid(c->gc_ms, 1);
 }
 
 lw_event_t *lw__event_push(lw_conditions_t *c, lw_event_type_t type, double at) {

@@ -78,6 +78,13 @@ typedef struct lw_cause_s {
 
 const char *lw_cause_name(lw_cause_kind_t k);
 
+/* The reach of a cause's parts: 31 years, a hang record's whole range. */
+#define LW_CAUSE_MAX_MS 1e12
+/* Whether a cause that comes from outside (a dead process's hang record) is one lagwatch reports:
+ * unknown (known 0), or a known dominant kind with cpu_ms and span_ms in [0, LW_CAUSE_MAX_MS] and
+ * every other part NAN (unknown) or in that range. */
+int lw_cause_valid(const lw_cause_t *c);
+
 typedef struct lw_event_s {
   lw_event_type_t type;
   double at; /* the due time the event belongs to */
@@ -334,7 +341,8 @@ void lw_conditions_hang_rates(const lw_conditions_t *c, double now, lw_hang_rate
  * `end` (its record found by a later process). Reported now as one hang episode with `fatal`
  * (a STALL event, at `now`), counted in stalls, fatal_hangs and, if known, by its cause. The
  * times are on this conditions' clock (before its origin: negative). `end` >= `start`, both
- * finite, else LW_EINVAL; LW_EDISPOSED after dispose; LW_ENOMEM counted as lost. */
+ * finite, and `cause` NULL or lw_cause_valid, else LW_EINVAL; LW_EDISPOSED after dispose;
+ * LW_ENOMEM counted as lost. */
 int lw_conditions_report_fatal(lw_conditions_t *c, double start, double end, double detected_at,
                                const lw_cause_t *cause, double now);
 

@@ -113,6 +113,7 @@ int lw_conditions_report_fatal(lw_conditions_t *c, double start, double end, dou
   lw_event_t *ev;
   if (c->disposed) return LW_EDISPOSED;
   if (!isfinite(start) || !isfinite(end) || !(end >= start) || isnan(detected_at)) return LW_EINVAL;
+  if (cause != NULL && !lw_cause_valid(cause)) return LW_EINVAL;
   c->stalls[LW_KIND_HANG]++;
   c->fatal_hangs++;
   if (cause != NULL && cause->known) c->hang_causes[cause->dominant]++;

@@ -336,3 +336,52 @@ TEST_IMPL(episode_expires_after_retention) {
   lw_conditions_free(&c);
   return 0;
 }
+
+/* A fatal hang from a dead process's record: reported once, counted with its cause; a cause of
+ * any other shape than lagwatch reports (an unknown kind, a part out of reach, a missing cpu or
+ * span) is refused whole, nothing counted (lw_cause_valid: the one rule lib/fatal.js asks too). */
+TEST_IMPL(episode_fatal_cause_valid) {
+  lw_conditions_t c;
+  lw_cause_t cause, bad;
+  const lw_event_t *evs;
+  size_t n;
+  init_cfg(&c, 60000);
+  memset(&cause, 0, sizeof(cause));
+  cause.known = 1;
+  cause.cpu_ms = 7000;
+  cause.span_ms = 8000;
+  cause.runq_ms = cause.throttled_ms = cause.blocked_ms = cause.gc_ms = NAN;
+  cause.dominant = LW_CAUSE_BUSY;
+  ASSERT(lw_cause_valid(&cause));
+  bad = cause;
+  bad.known = 0;
+  bad.cpu_ms = NAN;
+  ASSERT(lw_cause_valid(&bad)); /* unknown: nothing to judge */
+  bad = cause;
+  bad.dominant = LW_CAUSE_COUNT;
+  ASSERT(!lw_cause_valid(&bad));
+  bad = cause;
+  bad.cpu_ms = NAN;
+  ASSERT(!lw_cause_valid(&bad));
+  bad = cause;
+  bad.span_ms = 1e308;
+  ASSERT(!lw_cause_valid(&bad));
+  bad = cause;
+  bad.gc_ms = -1;
+  ASSERT(!lw_cause_valid(&bad));
+  bad = cause;
+  bad.runq_ms = INFINITY;
+  ASSERT(!lw_cause_valid(&bad));
+  ASSERT_EQ(lw_conditions_report_fatal(&c, -9000, -1000, -4000, &bad, 10), LW_EINVAL);
+  ASSERT_EQ(c.fatal_hangs, 0);
+  ASSERT_EQ(c.stalls[LW_KIND_HANG], 0);
+  ASSERT_EQ(lw_conditions_report_fatal(&c, -9000, -1000, -4000, &cause, 10), LW_OK);
+  ASSERT_EQ(c.fatal_hangs, 1);
+  ASSERT_EQ(c.hang_causes[LW_CAUSE_BUSY], 1);
+  evs = lw_conditions_events(&c, &n);
+  ASSERT_EQ(n, 1);
+  ASSERT(evs[0].fatal && evs[0].duration_ms == 8000 && evs[0].cause.dominant == LW_CAUSE_BUSY);
+  lw_conditions_dispose(&c, 20);
+  lw_conditions_free(&c);
+  return 0;
+}

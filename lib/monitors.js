@@ -10,7 +10,7 @@ const { SignalWatch } = require('./signals');
 const native = require('./native');
 const { StateDir } = require('./statedir');
 const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
-const { typeError, checkOptions, checkKeys, checkFunction } = require('./util');
+const { typeError, checkOptions, checkKeys, checkFunction, processTag } = require('./util');
 
 // The monitors' options of the core's table, with their defaults ('driftLag.intervalMs', ...,
 // 'clockDrift.sleepClock', 'flushIntervalMs', 'blocks.thresholdMs'): this file only shapes the
@@ -260,7 +260,7 @@ class MonitorSet {
       // The line said while a hang runs (SPEC §14): the C worker writes it, the main thread being
       // held. Off by default: a library's host decides what goes on its stderr; `register` turns it on.
       // The main thread's only: a worker's line would need its name (it says "the main thread").
-      if (o.clock === undefined && o.hangLine === true && native.isMainThread()) native.monHangLine(this._h, true);
+      if (o.clock === undefined && o.hangLine === true && native.isMainThread()) native.monHangLine(this._h, true, processTag());
       // Fatal hangs (real clock): this process's running hangs are recorded in the state directory
       // judged at setup from now on, and those of earlier processes that died hung are reported at
       // the next turn of the loop (lib/statedir.js).

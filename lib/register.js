@@ -21,7 +21,7 @@
 const http = require('http');
 const lagwatch = require('./index');
 const native = require('./native');
-const { printable } = require('./util');
+const { printable, processTag } = require('./util');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
 const { stacksFrom, hangLineFrom, workersFrom, unknownFrom } = require('./env');
@@ -36,8 +36,10 @@ const THREAD = (() => {
 })();
 // One line of lagwatch's: whatever it carries from the world (a path, an error's text, a name) is
 // printed escaped, newlines included, so that nothing starts a line of its own. `frames`: a
-// stall's stack, on the lines after it (lib/metrics.js formatStack escapes its names).
-const say = (message, frames = '') => process.stderr.write(`lagwatch: ${THREAD}${printable(message)}${frames}\n`);
+// stall's stack, on the lines after it (lib/metrics.js formatStack escapes its names). A process
+// that is not alone (a cluster's, PM2's) is named first (lib/util.js processTag).
+const say = (message, frames = '') =>
+  process.stderr.write(`lagwatch: ${processTag()}${THREAD}${printable(message)}${frames}\n`);
 
 const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
 // What every exporter needs: the SDK's MeterProvider and the resource of OTEL_SERVICE_NAME.
@@ -310,7 +312,9 @@ function writeProfile(m, target, written) {
     if (failed === null) return;
     say(`cannot write LAGWATCH_PROFILE_FILE=${target.file}: ${failed} (the blocking profile goes to stderr)`);
   }
-  if (profile.blocks > 0) process.stderr.write(`${require('./blocking').format(profile)}\n`);
+  // Its lines named as say() names them.
+  const text = require('./blocking').format(profile).replace(/^lagwatch: /gm, `lagwatch: ${processTag()}${THREAD}`);
+  if (profile.blocks > 0) process.stderr.write(`${text}\n`);
 }
 
 function setup(exported, env, blocks) {

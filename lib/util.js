@@ -125,4 +125,24 @@ function printable(s) {
   return String(s).replace(UNPRINTABLE, (c) => ESCAPES[c] || `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-module.exports = { typeError, checkOptions, checkKeys, nearest, checkFunction, makeLog, otelLogger, describe, hash64, printable };
+// What names this process on lagwatch's stderr lines when it is not alone (SPEC §14), after
+// "lagwatch: ": a PM2 instance ("pid 4242, instance 1: ", PM2's NODE_APP_INSTANCE), a cluster's
+// worker ("pid 4242, cluster worker 2: ", its cluster.worker.id), a cluster's primary once it has
+// forked ("pid 4242, cluster primary: "); "" for a process alone. The cluster module is asked
+// only when it is loaded already (a cluster's worker loads it at start, a primary's app did).
+function processTag(env = process.env) {
+  if (typeof env.NODE_APP_INSTANCE === 'string' && /^\d{1,9}$/.test(env.NODE_APP_INSTANCE)) {
+    return `pid ${process.pid}, instance ${env.NODE_APP_INSTANCE}: `;
+  }
+  if (Array.isArray(process.moduleLoadList) && process.moduleLoadList.includes('NativeModule cluster')) {
+    const cluster = require('cluster');
+    if (cluster.isWorker) return `pid ${process.pid}, cluster worker ${cluster.worker.id}: `;
+    // A primary that has forked (fork() fills cluster.settings), its workers alive or gone.
+    if (cluster.settings && cluster.settings.exec !== undefined) return `pid ${process.pid}, cluster primary: `;
+  }
+  return '';
+}
+
+module.exports = {
+  typeError, checkOptions, checkKeys, nearest, checkFunction, makeLog, otelLogger, describe, hash64, printable, processTag,
+};

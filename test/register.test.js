@@ -724,6 +724,40 @@ describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports w
   });
 });
 
+describe('lagwatch/register in a cluster: every line names its process (SPEC §14)', function () {
+  this.timeout(60000);
+
+  afterEach(async function () {
+    const left = [...live];
+    for (const p of left) p.child.kill('SIGKILL');
+    await Promise.all(left.map((p) => p.exited));
+  });
+
+  // Three processes write one stderr: a line that does not say whose it is cannot be acted on.
+  it('a primary and 2 workers, a 6 s hang in worker 2: its hang line (said from C) and its stall line name its pid and cluster worker id; the primary\'s lines name it once it has forked', async function () {
+    const p = run(path.join(FIXTURES, 'register-cluster.js'), { env: { LAGWATCH_BLOCK_MS: '200' } });
+    const exit = await p.waitExit(40000);
+    assert.strictEqual(exit.code, 0, p.describe());
+    const pids = Object.fromEntries([...p.stdout.matchAll(/^register-cluster: worker (\d+) (\d+)$/gm)].map((m) => [m[1], m[2]]));
+    assert.deepStrictEqual(Object.keys(pids).sort(), ['1', '2'], p.describe());
+    const lines = p.stderrLines().filter((l) => l.startsWith('lagwatch: '));
+    const w2 = `lagwatch: pid ${pids[2]}, cluster worker 2: `;
+    assert.ok(lines.some((l) => l.startsWith(`${w2}hang in progress on the main thread: held `)), p.describe());
+    assert.ok(lines.some((l) => new RegExp(`^${w2}hang stall of \\d+ ms \\(`).test(l)), p.describe());
+    assert.ok(lines.some((l) => l.startsWith(`${w2}block of `)), p.describe());
+    assert.deepStrictEqual(lines.filter((l) => /stall of/.test(l) && !l.startsWith(w2)), [], `only worker 2 hung\n${p.describe()}`);
+    // Every line of a worker names it, with its own pid; the primary's, once it has forked (its
+    // blocking profile at exit too, its workers gone), name it as the primary.
+    for (const l of lines.filter((x) => / cluster worker \d+: /.test(x))) {
+      const m = /^lagwatch: pid (\d+), cluster worker (\d+): /.exec(l);
+      assert.ok(m !== null && pids[m[2]] === m[1], `${l}\n${p.describe()}`);
+    }
+    const primary = /^register-cluster: primary (\d+)$/m.exec(p.stdout)[1];
+    assert.ok(lines.some((l) => l.startsWith(`lagwatch: pid ${primary}, cluster primary: block of `) && /blockInPrimary/.test(l)), p.describe());
+    assert.deepStrictEqual(lines.filter((l) => !/^lagwatch: pid \d+, cluster (worker \d+|primary): /.test(l)), [], p.describe());
+  });
+});
+
 describe('lagwatch/register loses no setting in silence (SPEC §14)', function () {
   this.timeout(60000);
 

@@ -7,6 +7,10 @@
 
 void lw_hangline_init(lw_hangline_t *l) { l->said_for = NAN; }
 
+void lw_hangline_set_who(lw_hangline_t *l, const char *who) {
+  snprintf(l->who, sizeof(l->who), "%s", who == NULL ? "" : who);
+}
+
 int lw_hangline_said(const lw_hangline_t *l, double detected_at) { return l->said_for == detected_at; }
 
 int lw_hangline_due(lw_hangline_t *l, double detected_at, double now, int frames) {
@@ -82,14 +86,14 @@ static void put_frames(char *buf, size_t cap, size_t *len, const char *stack) {
   }
 }
 
-size_t lw_hangline_format(char *buf, size_t cap, double held_ms, const lw_cause_t *cause,
+size_t lw_hangline_format(char *buf, size_t cap, const char *who, double held_ms, const lw_cause_t *cause,
                           const char *stack) {
-  char head[256];
+  char head[256 + LW_HANGLINE_WHO_MAX];
   size_t len = 0;
   int n;
   buf[0] = '\0';
-  n = snprintf(head, sizeof(head), "lagwatch: hang in progress on the main thread: held %.1f s so far",
-               held_ms / 1000.0);
+  n = snprintf(head, sizeof(head), "lagwatch: %shang in progress on the main thread: held %.1f s so far",
+               who, held_ms / 1000.0);
   put(buf, cap, &len, head, (size_t)n);
   if (cause != NULL && cause->known && cause->span_ms > 0) {
     double ms = cause->dominant == LW_CAUSE_BLOCKED   ? cause->blocked_ms
@@ -110,12 +114,12 @@ size_t lw_hangline_format(char *buf, size_t cap, double held_ms, const lw_cause_
   return len;
 }
 
-size_t lw_hangline_signal_format(char *buf, size_t cap, const char *name, double held_ms, int hang,
-                                 int recorded) {
+size_t lw_hangline_signal_format(char *buf, size_t cap, const char *who, const char *name, double held_ms,
+                                 int hang, int recorded) {
   int n = snprintf(buf, cap,
-                   "lagwatch: SIG%s while the main thread is held (%.1f s so far%s): the signal ends the "
+                   "lagwatch: %sSIG%s while the main thread is held (%.1f s so far%s): the signal ends the "
                    "process, as it would without lagwatch%s\n",
-                   name, held_ms / 1000.0, hang ? "" : ", under the hang threshold",
+                   who, name, held_ms / 1000.0, hang ? "" : ", under the hang threshold",
                    !hang ? "" : recorded ? "; the next start reports the hang from its record" : "");
   if (n < 0) n = 0;
   if ((size_t)n >= cap) n = cap > 0 ? (int)cap - 1 : 0;

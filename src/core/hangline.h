@@ -25,26 +25,35 @@
  * A loop that waits takes a signal at once; one that runs takes it at its next turn. */
 #define LW_HANGLINE_SIGNAL_MS 400.0
 
+/* Room for what names the process on its lines. */
+#define LW_HANGLINE_WHO_MAX 96
+
 typedef struct lw_hangline_s {
   double said_for; /* the detection time of the hang last said; NAN: none */
+  /* What names the process when it is not alone ("pid 4242, cluster worker 2: "; "" when it is
+   * alone), after "lagwatch: " on each of its lines. Set by the main thread before the line is on. */
+  char who[LW_HANGLINE_WHO_MAX];
 } lw_hangline_t;
 
+/* Nothing said yet; `who` is kept. */
 void lw_hangline_init(lw_hangline_t *l);
+/* `who` from now on (cut to fit; NULL: ""). */
+void lw_hangline_set_who(lw_hangline_t *l, const char *who);
 /* Whether the line of the hang flagged at `detected_at` is due at `now`, `frames` 1 when its
  * stack is known. Returns 1 once per hang, and records it as said. */
 int lw_hangline_due(lw_hangline_t *l, double detected_at, double now, int frames);
 /* Whether the line of the hang flagged at `detected_at` has been said (the driver then reads
  * nothing more for it). */
 int lw_hangline_said(const lw_hangline_t *l, double detected_at);
-/* The line (ending in '\n') for a hang held `held_ms` so far with `cause` so far (NULL or not
+/* The line (ending in '\n', `who` after its "lagwatch: ") for a hang held `held_ms` so far with `cause` so far (NULL or not
  * known: unknown) and `stack` (the stack thread's JSON, {"frames":[{functionName,url,lineNumber,
  * ...}],...}, or NULL) into `buf` (`cap` >= LW_HANGLINE_MAX). Returns its length. */
-size_t lw_hangline_format(char *buf, size_t cap, double held_ms, const lw_cause_t *cause,
+size_t lw_hangline_format(char *buf, size_t cap, const char *who, double held_ms, const lw_cause_t *cause,
                           const char *stack);
 /* The line said before such a signal ends the process (`name`: "TERM"): the main thread held
  * `held_ms` so far; `hang` 1 if that is a hang (its own line follows, and `recorded` 1 if its
  * record is in the state directory, for the next start to report). Returns its length. */
-size_t lw_hangline_signal_format(char *buf, size_t cap, const char *name, double held_ms, int hang,
-                                 int recorded);
+size_t lw_hangline_signal_format(char *buf, size_t cap, const char *who, const char *name, double held_ms,
+                                 int hang, int recorded);
 
 #endif /* LW_CORE_HANGLINE_H_ */

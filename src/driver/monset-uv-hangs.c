@@ -17,7 +17,10 @@ void lw__monset_uv_stacks_wake(void *data, double detected_at, int block) {
 
 uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
 
-void lw_monset_hang_line(lw_monset_t *s, int on) { lw_atomic_store(&s->hangline_on, on ? 1 : 0); }
+void lw_monset_hang_line(lw_monset_t *s, int on, const char *who) {
+  if (on) lw_hangline_set_who(&s->hangline, who);
+  lw_atomic_store(&s->hangline_on, on ? 1 : 0);
+}
 
 /* The whole line in one write(2) to stderr: lines this short are not interleaved with others. */
 static void write_stderr(const char *text, size_t len) {
@@ -39,7 +42,7 @@ static void write_hang_line(lw_monset_t *s, double now, const lw_msg_t *peek, lo
   memset(&none, 0, sizeof(none));
   lw_hang_cause_from_msg(&h, peek, now);
   lw_cause_compute(&none, &h, &cause);
-  len = lw_hangline_format(line, sizeof(line), now - peek->hang_start, &cause,
+  len = lw_hangline_format(line, sizeof(line), s->hangline.who, now - peek->hang_start, &cause,
                            stack_len >= 0 ? s->hangline_stack : NULL);
   write_stderr(line, len);
 }
@@ -84,7 +87,8 @@ static void end_if_held(lw_monset_t *s, double now) {
   hang = lw_worker_hang_peek(w, now, &peek);
   progress = lw_uvworker_progress_at(s->uw);
   held = hang ? now - peek.hang_start : progress > -INFINITY ? now - progress : 0;
-  len = lw_hangline_signal_format(line, sizeof(line), lw_sigend_name(sig), held, hang, s->rec.exists);
+  len = lw_hangline_signal_format(line, sizeof(line), s->hangline.who, lw_sigend_name(sig), held, hang,
+                                  s->rec.exists);
   write_stderr(line, len);
   if (hang) {
     lw_hangline_init(&s->hangline); /* said again, here, whatever was said before */

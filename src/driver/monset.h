@@ -159,7 +159,7 @@ int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *writer, int
 void lw_monset_thread_ending(lw_monset_t *s);
 /* Real time: whether the worker says on stderr, once per hang, that a hang is running (SPEC §14).
  * No-op on a simulation. */
-void lw_monset_hang_line(lw_monset_t *s, int on);
+void lw_monset_hang_line(lw_monset_t *s, int on, const char *who);
 /* Real time: when the main thread last made progress (the stamp its C worker reads), on the
  * set's clock; -INFINITY before any, and on a simulation. While it is older than a hang's
  * detection, that hang still holds the main thread. */

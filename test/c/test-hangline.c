@@ -43,16 +43,17 @@ TEST_IMPL(hangline_text) {
   c.blocked_ms = 30;
   c.runq_ms = c.throttled_ms = c.gc_ms = NAN;
   c.dominant = LW_CAUSE_BUSY;
-  n = lw_hangline_format(buf, sizeof(buf), 2049, &c, stack);
+  n = lw_hangline_format(buf, sizeof(buf), "", 2049, &c, stack);
   ASSERT_STR_EQ(buf, "lagwatch: hang in progress on the main thread: held 2.0 s so far, cause so far: busy "
                      "(98% of 1500 ms), at blockOnce (/srv/app.js:19) < (anonymous) (/srv/a\"b.js:40) < c (x.js:1)\n");
   ASSERT_EQ(n, strlen(buf));
-  /* No cause read, no stack. */
-  n = lw_hangline_format(buf, sizeof(buf), 500, NULL, NULL);
-  ASSERT_STR_EQ(buf, "lagwatch: hang in progress on the main thread: held 0.5 s so far, cause so far: unknown\n");
+  /* No cause read, no stack; a process that is not alone named. */
+  n = lw_hangline_format(buf, sizeof(buf), "pid 7, cluster worker 2: ", 500, NULL, NULL);
+  ASSERT_STR_EQ(buf, "lagwatch: pid 7, cluster worker 2: hang in progress on the main thread: held 0.5 s so far, "
+                     "cause so far: unknown\n");
   c.dominant = LW_CAUSE_BLOCKED;
   c.blocked_ms = 1200;
-  lw_hangline_format(buf, sizeof(buf), 3000, &c, "{\"frames\":[],\"trace\":null}");
+  lw_hangline_format(buf, sizeof(buf), "", 3000, &c, "{\"frames\":[],\"trace\":null}");
   ASSERT_STR_EQ(buf, "lagwatch: hang in progress on the main thread: held 3.0 s so far, cause so far: blocked "
                      "(80% of 1500 ms)\n");
   return 0;
@@ -69,7 +70,7 @@ TEST_IMPL(hangline_long_frames_cut) {
     strcpy(stack + at + 120, i < 2 ? "\",\"url\":\"u\",\"lineNumber\":1},{\"functionName\":\""
                                    : "\",\"url\":\"u\",\"lineNumber\":1}]}");
   }
-  n = lw_hangline_format(buf, 200, 1000, NULL, stack);
+  n = lw_hangline_format(buf, 200, "", 1000, NULL, stack);
   ASSERT_EQ(n, strlen(buf));
   ASSERT(n < 200);
   ASSERT_EQ(buf[n - 1], '\n');
@@ -79,18 +80,19 @@ TEST_IMPL(hangline_long_frames_cut) {
 /* The line said before a signal ends a held process: held so far, a hang's record named. */
 TEST_IMPL(hangline_signal_text) {
   char buf[LW_HANGLINE_MAX];
-  size_t n = lw_hangline_signal_format(buf, sizeof(buf), "TERM", 1534, 0, 0);
+  size_t n = lw_hangline_signal_format(buf, sizeof(buf), "", "TERM", 1534, 0, 0);
   ASSERT_STR_EQ(buf, "lagwatch: SIGTERM while the main thread is held (1.5 s so far, under the hang threshold): "
                      "the signal ends the process, as it would without lagwatch\n");
   ASSERT_EQ(n, strlen(buf));
-  lw_hangline_signal_format(buf, sizeof(buf), "INT", 6800, 1, 1);
+  lw_hangline_signal_format(buf, sizeof(buf), "", "INT", 6800, 1, 1);
   ASSERT_STR_EQ(buf, "lagwatch: SIGINT while the main thread is held (6.8 s so far): the signal ends the process, "
                      "as it would without lagwatch; the next start reports the hang from its record\n");
-  lw_hangline_signal_format(buf, sizeof(buf), "HUP", 6800, 1, 0);
-  ASSERT_STR_EQ(buf, "lagwatch: SIGHUP while the main thread is held (6.8 s so far): the signal ends the process, "
+  /* A process that is not alone (a cluster's worker) is named after "lagwatch: ". */
+  lw_hangline_signal_format(buf, sizeof(buf), "pid 7, cluster worker 2: ", "HUP", 6800, 1, 0);
+  ASSERT_STR_EQ(buf, "lagwatch: pid 7, cluster worker 2: SIGHUP while the main thread is held (6.8 s so far): the signal ends the process, "
                      "as it would without lagwatch\n");
   /* Cut to fit, never past the buffer. */
-  n = lw_hangline_signal_format(buf, 20, "TERM", 1534, 0, 0);
+  n = lw_hangline_signal_format(buf, 20, "", "TERM", 1534, 0, 0);
   ASSERT_EQ(n, 19);
   ASSERT_EQ(strlen(buf), 19);
   return 0;

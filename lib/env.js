@@ -27,6 +27,11 @@ const ENV = [
     doc: '`0` (default): the main thread only (a worker\'s busy loop is its work); `1`: every worker thread too, each line naming it (`lagwatch: worker 3 (resizer): …`)',
   },
   {
+    name: 'LAGWATCH_LOG_FORMAT',
+    option: null,
+    doc: '`text` (default): lagwatch\'s lines as text; `json`: each one a JSON object on a line, as pino writes them (`level`, `time`, `pid`, `hostname`, `msg`), with `name: "lagwatch"`, its `thread`, the process\'s `cluster` or `instance`, and the report\'s own fields (`stall`, `block`, `profile`)',
+  },
+  {
     name: 'LAGWATCH_STATE_DIR',
     option: 'stateDir',
     doc: 'where running hangs are recorded, for the fatal-hang report of the next run (default: one per user and app, docs/diagnosis.md; `0`: none)',
@@ -88,4 +93,14 @@ const hangLineFrom = (env, say) => switchFrom(env, 'LAGWATCH_HANG_LINE', true, s
 // LAGWATCH_WORKERS: off by default.
 const workersFrom = (env, say) => switchFrom(env, 'LAGWATCH_WORKERS', false, say, 'worker threads');
 
-module.exports = { ENV, stacksFrom, hangLineFrom, workersFrom, unknownFrom, variablesFor };
+// LAGWATCH_LOG_FORMAT: 'text' (default) or 'json'; another value is said and text kept.
+function logFormatFrom(env, say) {
+  const raw = env.LAGWATCH_LOG_FORMAT;
+  if (raw === undefined || raw.trim() === '') return 'text';
+  const v = raw.trim().toLowerCase();
+  if (v === 'text' || v === 'json') return v;
+  say(`LAGWATCH_LOG_FORMAT must be text or json, not ${JSON.stringify(raw)}: text is used`);
+  return 'text';
+}
+
+module.exports = { ENV, stacksFrom, hangLineFrom, workersFrom, logFormatFrom, unknownFrom, variablesFor };

@@ -260,7 +260,7 @@ class MonitorSet {
       // The line said while a hang runs (SPEC §14): the C worker writes it, the main thread being
       // held. Off by default: a library's host decides what goes on its stderr; `register` turns it on.
       // The main thread's only: a worker's line would need its name (it says "the main thread").
-      if (o.clock === undefined && o.hangLine === true && native.isMainThread()) native.monHangLine(this._h, true, processTag());
+      if (o.clock === undefined && o.hangLine === true && native.isMainThread()) native.monHangLine(this._h, true, processTag(), '');
       // Fatal hangs (real clock): this process's running hangs are recorded in the state directory
       // judged at setup from now on, and those of earlier processes that died hung are reported at
       // the next turn of the loop (lib/statedir.js).

@@ -21,10 +21,10 @@
 const http = require('http');
 const lagwatch = require('./index');
 const native = require('./native');
-const { printable, processTag } = require('./util');
+const { printable, processRole, processTag } = require('./util');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
-const { stacksFrom, hangLineFrom, workersFrom, unknownFrom } = require('./env');
+const { stacksFrom, hangLineFrom, workersFrom, logFormatFrom, unknownFrom } = require('./env');
 
 // A worker thread's lines name it ("lagwatch: worker 3 (resizer): …"); a line without a thread
 // is the main thread's, as most are.
@@ -34,12 +34,31 @@ const THREAD = (() => {
   const name = typeof wt.threadName === 'string' && wt.threadName !== '' ? ` (${printable(wt.threadName)})` : '';
   return `worker ${wt.threadId}${name}: `;
 })();
-// One line of lagwatch's: whatever it carries from the world (a path, an error's text, a name) is
-// printed escaped, newlines included, so that nothing starts a line of its own. `frames`: a
-// stall's stack, on the lines after it (lib/metrics.js formatStack escapes its names). A process
-// that is not alone (a cluster's, PM2's) is named first (lib/util.js processTag).
-const say = (message, frames = '') =>
+// LAGWATCH_LOG_FORMAT: 'text' until register has read it.
+let logFormat = 'text';
+// Pino's numbers for the levels of lagwatch's lines.
+const LEVEL = { info: 30, warn: 40, error: 50 };
+
+// The first members of a JSON line (pino's `level`, `pid`, `hostname`, then lagwatch's name, the
+// thread, the process among several), as an object.
+function jsonHead(level) {
+  return { level, pid: process.pid, hostname: require('os').hostname(), name: 'lagwatch', thread: native.thread, ...processRole() };
+}
+
+// One line of lagwatch's. As text: whatever it carries from the world (a path, an error's text, a
+// name) is printed escaped, newlines included, so that nothing starts a line of its own; `frames`,
+// a stall's stack, on the lines after it (lib/metrics.js formatStack escapes its names); a
+// process that is not alone (a cluster's, PM2's) named first (lib/util.js processTag). As JSON
+// (LAGWATCH_LOG_FORMAT=json): one object, the report itself in `fields` ({ stall }, { block },
+// { profile }).
+function say(message, frames = '', fields = null, level = LEVEL.warn) {
+  if (logFormat === 'json') {
+    const { level: l, pid, hostname, ...rest } = jsonHead(level);
+    process.stderr.write(`${JSON.stringify({ level: l, time: Date.now(), pid, hostname, ...rest, msg: message, ...fields })}\n`);
+    return;
+  }
   process.stderr.write(`lagwatch: ${processTag()}${THREAD}${printable(message)}${frames}\n`);
+}
 
 const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
 // What every exporter needs: the SDK's MeterProvider and the resource of OTEL_SERVICE_NAME.
@@ -139,7 +158,7 @@ function serve(endpoint, port, host) {
     '(monitoring goes on)'));
   server.listen(port, host, () => {
     const a = server.address();
-    say(`metrics at http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics`);
+    say(`metrics at http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics`, '', null, LEVEL.info);
   });
   server.unref();
 }
@@ -312,9 +331,14 @@ function writeProfile(m, target, written) {
     if (failed === null) return;
     say(`cannot write LAGWATCH_PROFILE_FILE=${target.file}: ${failed} (the blocking profile goes to stderr)`);
   }
+  if (profile.blocks === 0) return;
+  if (logFormat === 'json') {
+    say(`blocking profile: ${profile.blocks} block(s), ${Math.round(profile.totalMs)} ms blocked in all`, '', { profile }, LEVEL.info);
+    return;
+  }
   // Its lines named as say() names them.
   const text = require('./blocking').format(profile).replace(/^lagwatch: /gm, `lagwatch: ${processTag()}${THREAD}`);
-  if (profile.blocks > 0) process.stderr.write(`${text}\n`);
+  process.stderr.write(`${text}\n`);
 }
 
 function setup(exported, env, blocks) {
@@ -330,12 +354,16 @@ function setup(exported, env, blocks) {
     blocks,
   };
   try {
-    return lagwatch.setupAllMonitors(options);
+    const m = lagwatch.setupAllMonitors(options);
+    m._hangLineAsked = options.hangLine;
+    return m;
   } catch (err) {
     // The core checks the threshold's range; a bad LAGWATCH_BLOCK_MS leaves the rest running.
     if (blocks === undefined || !(err instanceof RangeError) || !/blocks/.test(err.message)) throw err;
     say(`LAGWATCH_BLOCK_MS=${env.LAGWATCH_BLOCK_MS}: ${err.message} (blocks are not reported)`);
-    return lagwatch.setupAllMonitors({ ...options, blocks: undefined });
+    const m = lagwatch.setupAllMonitors({ ...options, blocks: undefined });
+    m._hangLineAsked = options.hangLine;
+    return m;
   }
 }
 
@@ -345,6 +373,7 @@ function register(env = process.env) {
   if (workerData && workerData.lagwatchStackThread === true) return null;
   // The app's worker threads inherit `-r lagwatch/register`. A worker's busy loop is its work, not
   // the app's hang: register monitors the main thread only, unless LAGWATCH_WORKERS=1.
+  logFormat = logFormatFrom(env, say);
   if (!isMainThread && !workersFrom(env, say)) return null;
   unknownFrom(env, say);
   let exported;
@@ -368,11 +397,16 @@ function register(env = process.env) {
       const target = profileTarget(env);
       m._atEnd.push(() => writeProfile(m, target, written));
     }
-    m.conditions.on('block', (b) => say(describeBlock(b)));
-    m.conditions.on('stall', (s) => say(describeStall(s, m.conditions), describeStack(s.stack)));
+    m.conditions.on('block', (b) => say(describeBlock(b), '', { block: b }));
+    m.conditions.on('stall', (s) => say(describeStall(s, m.conditions), describeStack(s.stack), { stall: s }));
+    // The line said from C while a hang runs, as JSON too (its head fixed now).
+    if (logFormat === 'json' && m._hangLineAsked && isMainThread) {
+      const head = JSON.stringify(jsonHead(LEVEL.warn));
+      native.monHangLine(m._h, true, '', head.slice(0, -1));
+    }
     return m;
   } catch (err) {
-    say(`cannot start the monitors: ${err.message} (the app runs without them)`);
+    say(`cannot start the monitors: ${err.message} (the app runs without them)`, '', null, LEVEL.error);
     return null;
   }
 }

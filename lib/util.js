@@ -125,24 +125,33 @@ function printable(s) {
   return String(s).replace(UNPRINTABLE, (c) => ESCAPES[c] || `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-// What names this process on lagwatch's stderr lines when it is not alone (SPEC §14), after
-// "lagwatch: ": a PM2 instance ("pid 4242, instance 1: ", PM2's NODE_APP_INSTANCE), a cluster's
-// worker ("pid 4242, cluster worker 2: ", its cluster.worker.id), a cluster's primary once it has
-// forked ("pid 4242, cluster primary: "); "" for a process alone. The cluster module is asked
-// only when it is loaded already (a cluster's worker loads it at start, a primary's app did).
-function processTag(env = process.env) {
+// What this process is among several (SPEC §14): a PM2 instance ({ instance: 1 }, PM2's
+// NODE_APP_INSTANCE), a cluster's worker ({ cluster: { worker: 2 } }, its cluster.worker.id), a
+// cluster's primary once it has forked ({ cluster: { primary: true } }: fork() fills
+// cluster.settings); {} for a process alone. The cluster module is asked only when it is loaded
+// already (a cluster's worker loads it at start, a primary's app did).
+function processRole(env = process.env) {
   if (typeof env.NODE_APP_INSTANCE === 'string' && /^\d{1,9}$/.test(env.NODE_APP_INSTANCE)) {
-    return `pid ${process.pid}, instance ${env.NODE_APP_INSTANCE}: `;
+    return { instance: Number(env.NODE_APP_INSTANCE) };
   }
   if (Array.isArray(process.moduleLoadList) && process.moduleLoadList.includes('NativeModule cluster')) {
     const cluster = require('cluster');
-    if (cluster.isWorker) return `pid ${process.pid}, cluster worker ${cluster.worker.id}: `;
-    // A primary that has forked (fork() fills cluster.settings), its workers alive or gone.
-    if (cluster.settings && cluster.settings.exec !== undefined) return `pid ${process.pid}, cluster primary: `;
+    if (cluster.isWorker) return { cluster: { worker: cluster.worker.id } };
+    if (cluster.settings && cluster.settings.exec !== undefined) return { cluster: { primary: true } };
   }
-  return '';
+  return {};
+}
+
+// The same in words, naming this process on lagwatch's stderr lines after "lagwatch: " when it
+// is not alone: "pid 4242, instance 1: ", "pid 4242, cluster worker 2: ", "pid 4242, cluster
+// primary: "; "" for a process alone.
+function processTag(env = process.env) {
+  const r = processRole(env);
+  if (r.instance !== undefined) return `pid ${process.pid}, instance ${r.instance}: `;
+  if (r.cluster === undefined) return '';
+  return r.cluster.primary ? `pid ${process.pid}, cluster primary: ` : `pid ${process.pid}, cluster worker ${r.cluster.worker}: `;
 }
 
 module.exports = {
-  typeError, checkOptions, checkKeys, nearest, checkFunction, makeLog, otelLogger, describe, hash64, printable, processTag,
+  typeError, checkOptions, checkKeys, nearest, checkFunction, makeLog, otelLogger, describe, hash64, printable, processRole, processTag,
 };

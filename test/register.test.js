@@ -756,6 +756,44 @@ describe('lagwatch/register in a cluster: every line names its process (SPEC §1
     assert.ok(lines.some((l) => l.startsWith(`lagwatch: pid ${primary}, cluster primary: block of `) && /blockInPrimary/.test(l)), p.describe());
     assert.deepStrictEqual(lines.filter((l) => !/^lagwatch: pid \d+, cluster (worker \d+|primary): /.test(l)), [], p.describe());
   });
+
+  // A log pipeline reads lines as objects: each of lagwatch's is one, pino's fields first, the
+  // report whole; the line said from C while a hang runs too.
+  it('LAGWATCH_LOG_FORMAT=json, the same cluster: every line one JSON object (pino\'s level, time, pid, hostname, msg), named by thread and cluster role, with the report whole', async function () {
+    const t0 = Date.now();
+    const p = run(path.join(FIXTURES, 'register-cluster.js'), { env: { LAGWATCH_BLOCK_MS: '200', LAGWATCH_LOG_FORMAT: 'json' } });
+    const exit = await p.waitExit(40000);
+    assert.strictEqual(exit.code, 0, p.describe());
+    const pids = Object.fromEntries([...p.stdout.matchAll(/^register-cluster: (?:worker (\d+)|(primary)) (\d+)$/gm)].map((m) => [m[1] || m[2], Number(m[3])]));
+    const objects = p.stderrLines().map((l) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        assert.fail(`not one JSON object: ${l}\n${p.describe()}`);
+        return null;
+      }
+    });
+    for (const o of objects) {
+      assert.ok([30, 40, 50].includes(o.level) && o.time >= t0 && o.time <= Date.now() && typeof o.hostname === 'string' &&
+        o.name === 'lagwatch' && typeof o.msg === 'string' && o.thread.id === 0 && o.thread.name === 'main', JSON.stringify(o));
+      assert.ok(o.pid === pids.primary ? o.cluster.primary === true : pids[o.cluster.worker] === o.pid, JSON.stringify(o));
+    }
+    const w2 = objects.filter((o) => o.pid === pids[2]);
+    const line = w2.find((o) => o.msg.startsWith('hang in progress on the main thread: held '));
+    assert.ok(line !== undefined && line.level === 40, `the line said from C, as JSON\n${p.describe()}`);
+    const stall = w2.find((o) => o.stall !== undefined);
+    assert.ok(stall && stall.stall.kind === 'hang' && stall.stall.durationMs >= 6000 && stall.msg.startsWith('hang stall of '), JSON.stringify(stall));
+    assert.ok(w2.some((o) => o.block !== undefined && o.block.durationMs >= 6000 && o.block.hang === true), p.describe());
+    const profiles = objects.filter((o) => o.profile !== undefined);
+    assert.deepStrictEqual(profiles.map((o) => [o.level, o.pid]).sort(), [[30, pids[2]], [30, pids.primary]].sort(), p.describe());
+    assert.ok(objects.some((o) => o.pid === pids.primary && o.block !== undefined && o.block.durationMs >= 300), p.describe());
+  });
+
+  it('LAGWATCH_LOG_FORMAT of another value: said, text kept', async function () {
+    const p = run(APP, { env: { LAGWATCH_LOG_FORMAT: 'xml', REGISTER_APP_BLOCK_MS: '0', REGISTER_APP_STAY_MS: '100' } });
+    assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
+    assert.deepStrictEqual(p.stderrLines(), ['lagwatch: LAGWATCH_LOG_FORMAT must be text or json, not "xml": text is used'], p.describe());
+  });
 });
 
 describe('lagwatch/register loses no setting in silence (SPEC §14)', function () {

@@ -276,22 +276,28 @@ static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, (double)lw_monset_set_id(&m->set));
 }
 
-/* monHangLine(m, on, who): whether the worker says on stderr, once per hang, that one is running;
- * `who` names the process on the line when it is not alone ("" when it is). */
+/* monHangLine(m, on, who, jsonHead): whether the worker says on stderr, once per hang, that one
+ * is running; `who` names the process on the line when it is not alone ("" when it is);
+ * `jsonHead` "" for text lines, else the first members of each line's JSON object. */
 static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
+  napi_value argv[4];
   lwb_monset_t *m;
   bool on;
-  char who[LW_HANGLINE_WHO_MAX];
-  size_t len;
-  if ((m = lwb_mon_args(env, info, 3, argv)) == NULL) return NULL;
-  if (lwb_arg_bool(env, argv[1], "hangLine", &on) || lwb_arg_string(env, argv[2], "who", who, sizeof(who), &len))
+  char who[LW_HANGLINE_WHO_MAX], head[LW_HANGLINE_HEAD_MAX];
+  size_t len, hlen;
+  if ((m = lwb_mon_args(env, info, 4, argv)) == NULL) return NULL;
+  if (lwb_arg_bool(env, argv[1], "hangLine", &on) || lwb_arg_string(env, argv[2], "who", who, sizeof(who), &len) ||
+      lwb_arg_string(env, argv[3], "jsonHead", head, sizeof(head), &hlen))
     return NULL;
   if (len >= sizeof(who) - 1 || strlen(who) != len) {
     lwb_throw_range(env, "who", "at most 94 bytes, no NUL");
     return NULL;
   }
-  lw_monset_hang_line(&m->set, on, who);
+  if (hlen >= sizeof(head) - 1 || strlen(head) != hlen || (hlen > 0 && head[0] != '{')) {
+    lwb_throw_range(env, "jsonHead", "an object's first members, at most 638 bytes");
+    return NULL;
+  }
+  lw_monset_hang_line(&m->set, on, who, head);
   return NULL;
 }
 

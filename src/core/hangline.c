@@ -7,8 +7,53 @@
 
 void lw_hangline_init(lw_hangline_t *l) { l->said_for = NAN; }
 
-void lw_hangline_set_who(lw_hangline_t *l, const char *who) {
-  snprintf(l->who, sizeof(l->who), "%s", who == NULL ? "" : who);
+int lw_hangline_set_who(lw_hangline_t *l, const char *who, const char *json_head) {
+  if (who == NULL) who = "";
+  if (json_head == NULL) json_head = "";
+  if (strlen(who) >= sizeof(l->who) || strlen(json_head) >= sizeof(l->json_head)) {
+    l->who[0] = l->json_head[0] = '\0';
+    return -1;
+  }
+  snprintf(l->who, sizeof(l->who), "%s", who);
+  snprintf(l->json_head, sizeof(l->json_head), "%s", json_head);
+  return 0;
+}
+
+size_t lw_hangline_json(char *out, size_t cap, const char *head, double wall_ms, const char *line, size_t len) {
+  static const char prefix[] = "lagwatch: ";
+  static const char hex[] = "0123456789abcdef";
+  size_t n = 0, i = 0;
+  int k;
+  if (cap < 8) {
+    if (cap > 0) out[0] = '\0';
+    return 0;
+  }
+  k = snprintf(out, cap, "%s,\"time\":%.0f,\"msg\":\"", head, wall_ms);
+  if (k < 0 || (size_t)k >= cap - 4) {
+    /* A head too long for `out`: an empty object rather than a part of one. */
+    snprintf(out, cap, "{}\n");
+    return strlen(out);
+  }
+  n = (size_t)k;
+  if (len >= sizeof(prefix) - 1 && memcmp(line, prefix, sizeof(prefix) - 1) == 0) i = sizeof(prefix) - 1;
+  if (len > 0 && line[len - 1] == '\n') len--;
+  /* Each byte as JSON wants it; room is kept for the longest escape and the closing "}\n. */
+  for (; i < len && n + 6 + 4 <= cap; i++) {
+    unsigned char c = (unsigned char)line[i];
+    if (c == '"' || c == '\\') {
+      out[n++] = '\\';
+      out[n++] = (char)c;
+    } else if (c < 0x20 || c == 0x7f) {
+      memcpy(out + n, "\\u00", 4);
+      out[n + 4] = hex[c >> 4];
+      out[n + 5] = hex[c & 15];
+      n += 6;
+    } else {
+      out[n++] = (char)c;
+    }
+  }
+  memcpy(out + n, "\"}\n", 4);
+  return n + 3;
 }
 
 int lw_hangline_said(const lw_hangline_t *l, double detected_at) { return l->said_for == detected_at; }

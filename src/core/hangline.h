@@ -25,20 +25,33 @@
  * A loop that waits takes a signal at once; one that runs takes it at its next turn. */
 #define LW_HANGLINE_SIGNAL_MS 400.0
 
-/* Room for what names the process on its lines. */
+/* Room for what names the process on its lines, and for the head of a JSON line. */
 #define LW_HANGLINE_WHO_MAX 96
+#define LW_HANGLINE_HEAD_MAX 640
+/* Room for a line as JSON: every byte of the text escaped at worst, and the head. */
+#define LW_HANGLINE_JSON_MAX (6 * LW_HANGLINE_MAX + LW_HANGLINE_HEAD_MAX)
 
 typedef struct lw_hangline_s {
   double said_for; /* the detection time of the hang last said; NAN: none */
   /* What names the process when it is not alone ("pid 4242, cluster worker 2: "; "" when it is
    * alone), after "lagwatch: " on each of its lines. Set by the main thread before the line is on. */
   char who[LW_HANGLINE_WHO_MAX];
+  /* Lines as JSON (LAGWATCH_LOG_FORMAT=json): the object's first members, as the main thread
+   * wrote them ("{\"level\":40,\"pid\":4242,…"), to which each line adds its time and message;
+   * "": text lines. */
+  char json_head[LW_HANGLINE_HEAD_MAX];
 } lw_hangline_t;
 
-/* Nothing said yet; `who` is kept. */
+/* Nothing said yet; `who` and `json_head` are kept. */
 void lw_hangline_init(lw_hangline_t *l);
-/* `who` from now on (cut to fit; NULL: ""). */
-void lw_hangline_set_who(lw_hangline_t *l, const char *who);
+/* `who` and `json_head` from now on (NULL: ""). Returns 0, or -1 when either does not fit (then
+ * both are ""). */
+int lw_hangline_set_who(lw_hangline_t *l, const char *who, const char *json_head);
+/* A line of text ("lagwatch: <text>\n", `len` bytes) as one JSON object on a line: `head`, then
+ * "time" (`wall_ms`, ms since the epoch) and "msg" (the text after "lagwatch: ", escaped) into
+ * `out` (`cap` >= LW_HANGLINE_JSON_MAX keeps all of it; a smaller one cuts the message, the
+ * object still whole). Returns its length. */
+size_t lw_hangline_json(char *out, size_t cap, const char *head, double wall_ms, const char *line, size_t len);
 /* Whether the line of the hang flagged at `detected_at` is due at `now`, `frames` 1 when its
  * stack is known. Returns 1 once per hang, and records it as said. */
 int lw_hangline_due(lw_hangline_t *l, double detected_at, double now, int frames);

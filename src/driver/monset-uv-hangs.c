@@ -17,9 +17,11 @@ void lw__monset_uv_stacks_wake(void *data, double detected_at, int block) {
 
 uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
 
-void lw_monset_hang_line(lw_monset_t *s, int on, const char *who) {
-  if (on) lw_hangline_set_who(&s->hangline, who);
+int lw_monset_hang_line(lw_monset_t *s, int on, const char *who, const char *json_head) {
+  int rc = 0;
+  if (on) rc = lw_hangline_set_who(&s->hangline, who, json_head);
   lw_atomic_store(&s->hangline_on, on ? 1 : 0);
+  return rc == 0 ? LW_OK : LW_EINVAL;
 }
 
 /* The whole line in one write(2) to stderr: lines this short are not interleaved with others. */
@@ -28,6 +30,17 @@ static void write_stderr(const char *text, size_t len) {
   uv_buf_t b = uv_buf_init((char *)text, (unsigned)len);
   uv_fs_write(NULL, &req, 2, &b, 1, -1, NULL);
   uv_fs_req_cleanup(&req);
+}
+
+/* A line of lagwatch's, as text or as one JSON object (core/hangline.h). */
+static void say_line(lw_monset_t *s, const char *line, size_t len) {
+  char json[LW_HANGLINE_JSON_MAX];
+  if (s->hangline.json_head[0] == '\0') {
+    write_stderr(line, len);
+    return;
+  }
+  len = lw_hangline_json(json, sizeof(json), s->hangline.json_head, lw_clock_wall_ms(), line, len);
+  write_stderr(json, len);
 }
 
 /* Worker thread: the hang line of `peek` with its cause so far, as the hang's record has it (GC
@@ -44,7 +57,7 @@ static void write_hang_line(lw_monset_t *s, double now, const lw_msg_t *peek, lo
   lw_cause_compute(&none, &h, &cause);
   len = lw_hangline_format(line, sizeof(line), s->hangline.who, now - peek->hang_start, &cause,
                            stack_len >= 0 ? s->hangline_stack : NULL);
-  write_stderr(line, len);
+  say_line(s, line, len);
 }
 
 /* Worker thread: the hang line of `peek` now, its frames if the stack thread has them. */
@@ -89,7 +102,7 @@ static void end_if_held(lw_monset_t *s, double now) {
   held = hang ? now - peek.hang_start : progress > -INFINITY ? now - progress : 0;
   len = lw_hangline_signal_format(line, sizeof(line), s->hangline.who, lw_sigend_name(sig), held, hang,
                                   s->rec.exists);
-  write_stderr(line, len);
+  say_line(s, line, len);
   if (hang) {
     lw_hangline_init(&s->hangline); /* said again, here, whatever was said before */
     say_hang_now(s, now, &peek);

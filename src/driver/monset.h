@@ -159,7 +159,10 @@ int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *writer, int
 void lw_monset_thread_ending(lw_monset_t *s);
 /* Real time: whether the worker says on stderr, once per hang, that a hang is running (SPEC §14).
  * No-op on a simulation. */
-void lw_monset_hang_line(lw_monset_t *s, int on, const char *who);
+/* Whether the line is said while a hang runs; `who` names the process on it, `json_head` "" for
+ * text lines, else the first members of each line's JSON object (core/hangline.h). Returns LW_OK,
+ * or LW_EINVAL when either does not fit (then the line is said unnamed, as text). */
+int lw_monset_hang_line(lw_monset_t *s, int on, const char *who, const char *json_head);
 /* Real time: when the main thread last made progress (the stamp its C worker reads), on the
  * set's clock; -INFINITY before any, and on a simulation. While it is older than a hang's
  * detection, that hang still holds the main thread. */

@@ -97,3 +97,22 @@ TEST_IMPL(hangline_signal_text) {
   ASSERT_EQ(strlen(buf), 19);
   return 0;
 }
+
+/* A line as JSON (LAGWATCH_LOG_FORMAT=json): the head, the time, the message after "lagwatch: "
+ * escaped (quotes, backslashes, control bytes), one object on one line; cut to fit, still whole. */
+TEST_IMPL(hangline_json) {
+  char out[LW_HANGLINE_JSON_MAX], small[64];
+  const char line[] = "lagwatch: hang in progress: held 2.0 s, at \"q\" (c:\\x\x1b[2J)\n";
+  size_t n = lw_hangline_json(out, sizeof(out), "{\"level\":40,\"pid\":7", 1.5e12, line, strlen(line));
+  ASSERT_STR_EQ(out, "{\"level\":40,\"pid\":7,\"time\":1500000000000,\"msg\":\"hang in progress: held 2.0 s, at "
+                     "\\\"q\\\" (c:\\\\x\\u001b[2J)\"}\n");
+  ASSERT_EQ(n, strlen(out));
+  n = lw_hangline_json(small, sizeof(small), "{\"level\":40,\"pid\":7", 1.5e12, line, strlen(line));
+  ASSERT_EQ(n, strlen(small));
+  ASSERT(n < sizeof(small));
+  ASSERT_EQ(strncmp(small + n - 3, "\"}\n", 3), 0);
+  /* A head that does not fit: an empty object, never a part. */
+  n = lw_hangline_json(small, 16, "{\"level\":40,\"pid\":7,\"hostname\":\"h\"", 1.5e12, line, strlen(line));
+  ASSERT_STR_EQ(small, "{}\n");
+  return 0;
+}

@@ -58,6 +58,7 @@
         "src/binding/monitors.c",
         "src/binding/monitors-metrics.c",
         "src/binding/monitors-statedir.c",
+        "src/binding/monitors-held.c",
         "src/binding/names.c",
         "src/binding/stacks.c"
       ],

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../platform/sigend.h"
 #include "monitors.h"
 #include "names.h"
 
@@ -276,75 +275,6 @@ static napi_value b_mon_set_id(napi_env env, napi_callback_info info) {
   return lwb_make_number(env, (double)lw_monset_set_id(&m->set));
 }
 
-/* monHangLine(m, on, who, jsonHead): whether the worker says on stderr, once per hang, that one
- * is running; `who` names the process on the line when it is not alone ("" when it is);
- * `jsonHead` "" for text lines, else the first members of each line's JSON object. */
-static napi_value b_mon_hang_line(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
-  lwb_monset_t *m;
-  bool on;
-  char who[LW_HANGLINE_WHO_MAX], head[LW_HANGLINE_HEAD_MAX];
-  size_t len, hlen;
-  if ((m = lwb_mon_args(env, info, 4, argv)) == NULL) return NULL;
-  if (lwb_arg_bool(env, argv[1], "hangLine", &on) || lwb_arg_string(env, argv[2], "who", who, sizeof(who), &len) ||
-      lwb_arg_string(env, argv[3], "jsonHead", head, sizeof(head), &hlen))
-    return NULL;
-  if (len >= sizeof(who) - 1 || strlen(who) != len) {
-    lwb_throw_range(env, "who", "at most 94 bytes, no NUL");
-    return NULL;
-  }
-  if (hlen >= sizeof(head) - 1 || strlen(head) != hlen || (hlen > 0 && head[0] != '{')) {
-    lwb_throw_range(env, "jsonHead", "an object's first members, at most 638 bytes");
-    return NULL;
-  }
-  lw_monset_hang_line(&m->set, on, who, head);
-  return NULL;
-}
-
-/* monEndSignals(m, on): whether the set's worker ends the process at a signal lagwatch alone
- * listens to and the main thread does not take (platform/sigend.h). */
-static napi_value b_mon_end_signals(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  lwb_monset_t *m;
-  bool on;
-  if ((m = lwb_mon_args(env, info, 2, argv)) == NULL) return NULL;
-  if (lwb_arg_bool(env, argv[1], "on", &on)) return NULL;
-  lw_monset_end_signals(&m->set, on);
-  return NULL;
-}
-
-/* The number of argv[0], "SIGINT", "SIGTERM" or "SIGHUP"; 0 with a RangeError thrown. */
-static int signal_arg(napi_env env, napi_value v) {
-  char name[16];
-  size_t len;
-  int sig;
-  if (lwb_arg_string(env, v, "signal", name, sizeof(name), &len)) return 0;
-  sig = len < sizeof(name) ? lw_sigend_number(name) : 0;
-  if (sig == 0) napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "The \"signal\" argument must be 'SIGINT', 'SIGTERM' or 'SIGHUP'");
-  return sig;
-}
-
-/* signalArm(name, on): whether lagwatch alone listens to that signal (the app does not). */
-static napi_value b_signal_arm(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  bool on;
-  int sig;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
-  if ((sig = signal_arg(env, argv[0])) == 0 || lwb_arg_bool(env, argv[1], "on", &on)) return NULL;
-  lw_sigend_arm(sig, on);
-  return NULL;
-}
-
-/* signalTaken(name): the main thread took that signal (lagwatch's listener runs). */
-static napi_value b_signal_taken(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  int sig;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if ((sig = signal_arg(env, argv[0])) == 0) return NULL;
-  lw_sigend_taken(sig);
-  return NULL;
-}
-
 /* monProgressAt(m) -> when the main thread last made progress (-Infinity: never, or simulated). */
 static napi_value b_mon_progress_at(napi_env env, napi_callback_info info) {
   napi_value argv[1], out;
@@ -495,12 +425,10 @@ int lwb_monitors_init(napi_env env, napi_value exports) {
       {"monStats", b_mon_stats}, {"monFlush", b_mon_flush},
       {"monGc", b_mon_gc}, {"monTimes", b_mon_times}, {"monLoopTime", b_mon_loop_time},
       {"monKeepBatches", b_mon_keep_batches}, {"monSetId", b_mon_set_id},
-      {"monHangLine", b_mon_hang_line}, {"monProgressAt", b_mon_progress_at},
-      {"monEndSignals", b_mon_end_signals}, {"signalArm", b_signal_arm}, {"signalTaken", b_signal_taken},
-      {"monMemory", b_mon_memory}, {"monBlocks", b_mon_blocks},
+      {"monProgressAt", b_mon_progress_at}, {"monMemory", b_mon_memory}, {"monBlocks", b_mon_blocks},
   };
   if (lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0])) || lwb_mon_metrics_init(env, exports) ||
-      lwb_mon_statedir_init(env, exports))
+      lwb_mon_statedir_init(env, exports) || lwb_mon_held_init(env, exports))
     return -1;
   return 0;
 }

@@ -26,5 +26,6 @@ void lwb_mon_report_memory(lwb_monset_t *m, int64_t bytes);
 
 int lwb_mon_metrics_init(napi_env env, napi_value exports);
 int lwb_mon_statedir_init(napi_env env, napi_value exports);
+int lwb_mon_held_init(napi_env env, napi_value exports);
 
 #endif /* LW_BINDING_MONITORS_H_ */

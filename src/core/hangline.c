@@ -19,6 +19,9 @@ int lw_hangline_set_who(lw_hangline_t *l, const char *who, const char *json_head
   return 0;
 }
 
+const char *lw_hangline_who(const lw_hangline_t *l) { return l->who; }
+const char *lw_hangline_json_head(const lw_hangline_t *l) { return l->json_head; }
+
 size_t lw_hangline_json(char *out, size_t cap, const char *head, double wall_ms, const char *line, size_t len) {
   static const char prefix[] = "lagwatch: ";
   static const char hex[] = "0123456789abcdef";

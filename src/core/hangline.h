@@ -47,6 +47,9 @@ void lw_hangline_init(lw_hangline_t *l);
 /* `who` and `json_head` from now on (NULL: ""). Returns 0, or -1 when either does not fit (then
  * both are ""). */
 int lw_hangline_set_who(lw_hangline_t *l, const char *who, const char *json_head);
+/* What names the process ("" when alone), and the JSON lines' head ("": text lines). */
+const char *lw_hangline_who(const lw_hangline_t *l);
+const char *lw_hangline_json_head(const lw_hangline_t *l);
 /* A line of text ("lagwatch: <text>\n", `len` bytes) as one JSON object on a line: `head`, then
  * "time" (`wall_ms`, ms since the epoch) and "msg" (the text after "lagwatch: ", escaped) into
  * `out` (`cap` >= LW_HANGLINE_JSON_MAX keeps all of it; a smaller one cuts the message, the

@@ -35,11 +35,12 @@ static void write_stderr(const char *text, size_t len) {
 /* A line of lagwatch's, as text or as one JSON object (core/hangline.h). */
 static void say_line(lw_monset_t *s, const char *line, size_t len) {
   char json[LW_HANGLINE_JSON_MAX];
-  if (s->hangline.json_head[0] == '\0') {
+  const char *head = lw_hangline_json_head(&s->hangline);
+  if (head[0] == '\0') {
     write_stderr(line, len);
     return;
   }
-  len = lw_hangline_json(json, sizeof(json), s->hangline.json_head, lw_clock_wall_ms(), line, len);
+  len = lw_hangline_json(json, sizeof(json), head, lw_clock_wall_ms(), line, len);
   write_stderr(json, len);
 }
 
@@ -55,7 +56,7 @@ static void write_hang_line(lw_monset_t *s, double now, const lw_msg_t *peek, lo
   memset(&none, 0, sizeof(none));
   lw_hang_cause_from_msg(&h, peek, now);
   lw_cause_compute(&none, &h, &cause);
-  len = lw_hangline_format(line, sizeof(line), s->hangline.who, now - peek->hang_start, &cause,
+  len = lw_hangline_format(line, sizeof(line), lw_hangline_who(&s->hangline), now - peek->hang_start, &cause,
                            stack_len >= 0 ? s->hangline_stack : NULL);
   say_line(s, line, len);
 }
@@ -100,7 +101,7 @@ static void end_if_held(lw_monset_t *s, double now) {
   hang = lw_worker_hang_peek(w, now, &peek);
   progress = lw_uvworker_progress_at(s->uw);
   held = hang ? now - peek.hang_start : progress > -INFINITY ? now - progress : 0;
-  len = lw_hangline_signal_format(line, sizeof(line), s->hangline.who, lw_sigend_name(sig), held, hang,
+  len = lw_hangline_signal_format(line, sizeof(line), lw_hangline_who(&s->hangline), lw_sigend_name(sig), held, hang,
                                   s->rec.exists);
   say_line(s, line, len);
   if (hang) {

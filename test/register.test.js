@@ -37,6 +37,13 @@ const QUICK = { REGISTER_APP_BLOCK_MS: '0', REGISTER_APP_START_MS: '100', REGIST
 
 const live = new Set();
 
+// Every child a test left running, killed and reaped (each describe's afterEach).
+async function killLive() {
+  const left = [...live];
+  for (const p of left) p.child.kill('SIGKILL');
+  await Promise.all(left.map((p) => p.exited));
+}
+
 // Every LAGWATCH_ and OTEL_ variable of the environment running mocha is removed: each test sets
 // its own.
 function baseEnv(extra) {
@@ -171,11 +178,7 @@ function assertOneHangLine(p) {
 describe('lagwatch/register (node -r lagwatch/register)', function () {
   this.timeout(60000);
 
-  afterEach(async function () {
-    const left = [...live];
-    for (const p of left) p.child.kill('SIGKILL');
-    await Promise.all(left.map((p) => p.exited));
-  });
+  afterEach(killLive);
 
   it('prints exactly one hang stall line for a 6 s block and the app exits 0 on its own', async function () {
     const p = run(APP);
@@ -479,11 +482,7 @@ function fakeCollector() {
 describe('lagwatch/register follows OpenTelemetry\'s environment variables', function () {
   this.timeout(60000);
 
-  afterEach(async function () {
-    const left = [...live];
-    for (const p of left) p.child.kill('SIGKILL');
-    await Promise.all(left.map((p) => p.exited));
-  });
+  afterEach(killLive);
 
   it('OTEL_EXPORTER_PROMETHEUS_PORT/_HOST serve /metrics; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES make target_info', async function () {
     const p = run(PLAIN, { env: { OTEL_EXPORTER_PROMETHEUS_PORT: '0', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
@@ -648,11 +647,7 @@ const ONCE_BLOCK = /^lagwatch: block of (?:2[5-9]\d|[3-9]\d\d|\d{4,}) ms/;
 describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports what it holds, then the signal does what it would have done', function () {
   this.timeout(60000);
 
-  afterEach(async function () {
-    const left = [...live];
-    for (const p of left) p.child.kill('SIGKILL');
-    await Promise.all(left.map((p) => p.exited));
-  });
+  afterEach(killLive);
 
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     it(`${signal}, no handler of the app's own: the blocking profile on stderr, then the process ends by ${signal}`, async function () {
@@ -727,11 +722,7 @@ describe('lagwatch/register at SIGINT, SIGTERM, SIGHUP (SPEC §14): it reports w
 describe('lagwatch/register in a cluster: every line names its process (SPEC §14)', function () {
   this.timeout(60000);
 
-  afterEach(async function () {
-    const left = [...live];
-    for (const p of left) p.child.kill('SIGKILL');
-    await Promise.all(left.map((p) => p.exited));
-  });
+  afterEach(killLive);
 
   // Three processes write one stderr: a line that does not say whose it is cannot be acted on.
   it('a primary and 2 workers, a 6 s hang in worker 2: its hang line (said from C) and its stall line name its pid and cluster worker id; the primary\'s lines name it once it has forked', async function () {
@@ -799,11 +790,7 @@ describe('lagwatch/register in a cluster: every line names its process (SPEC §1
 describe('lagwatch/register loses no setting in silence (SPEC §14)', function () {
   this.timeout(60000);
 
-  afterEach(async function () {
-    const left = [...live];
-    for (const p of left) p.child.kill('SIGKILL');
-    await Promise.all(left.map((p) => p.exited));
-  });
+  afterEach(killLive);
 
   it('docs/api.md lists every LAGWATCH_ variable of lib/env.js\'s table, as the table says it, and no other', function () {
     const { ENV } = require('../lib/env');
@@ -861,11 +848,7 @@ describe('lagwatch/register loses no setting in silence (SPEC §14)', function (
 describe('lagwatch/register\'s lines say what to fix (SPEC §14)', function () {
   this.timeout(90000);
 
-  afterEach(async function () {
-    const left = [...live];
-    for (const p of left) p.child.kill('SIGKILL');
-    await Promise.all(left.map((p) => p.exited));
-  });
+  afterEach(killLive);
 
   it('a process that died hung: the next one\'s line says when it began (wall clock), its pid and who saw it, no empty parentheses', async function () {
     const fs = require('fs');
@@ -902,11 +885,7 @@ describe('lagwatch/register and worker threads (SPEC §14)', function () {
   this.timeout(90000);
   const WORKER_APP = path.join(FIXTURES, 'register-worker.js');
 
-  afterEach(async function () {
-    const left = [...live];
-    for (const p of left) p.child.kill('SIGKILL');
-    await Promise.all(left.map((p) => p.exited));
-  });
+  afterEach(killLive);
 
   it('by default only the main thread is monitored: a worker\'s 6 s of CPU work is no hang of the app', async function () {
     const p = run(WORKER_APP);

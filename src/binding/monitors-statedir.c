@@ -7,6 +7,14 @@
 #include "../driver/ownfiles.h"
 #include "monitors.h"
 
+/* A directory's path argument: 1 to 4000 bytes, no NUL. Returns 0, or -1 with an error thrown. */
+static int path_arg(napi_env env, napi_value v, const char *name, char *buf, size_t cap) {
+  size_t len;
+  if (lwb_arg_string(env, v, name, buf, cap, &len)) return -1;
+  if (len == 0 || len >= cap - 1 || strlen(buf) != len) return lwb_throw_range(env, name, "a path of 1 to 4000 bytes");
+  return 0;
+}
+
 /* monStateDir(m, dir, writer): the records of running hangs go to `dir` from now on (null:
  * nowhere), `writer` being the JSON members that name this process and thread (lib/fatal.js). */
 static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
@@ -14,18 +22,14 @@ static napi_value b_mon_state_dir(napi_env env, napi_callback_info info) {
   napi_valuetype t;
   lwb_monset_t *m;
   char dir[4096], writer[4096];
-  size_t dlen, plen;
+  size_t plen;
   int rc;
   if ((m = lwb_mon_args(env, info, 3, argv)) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_typeof(env, argv[1], &t));
   if (t == napi_null) return lwb_make_number(env, lw_monset_state_dir(&m->set, NULL, "", 0));
-  if (lwb_arg_string(env, argv[1], "stateDir", dir, sizeof(dir), &dlen) ||
+  if (path_arg(env, argv[1], "stateDir", dir, sizeof(dir)) ||
       lwb_arg_string(env, argv[2], "writer", writer, sizeof(writer), &plen))
     return NULL;
-  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
-    lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
-    return NULL;
-  }
   if (plen >= sizeof(writer) - 1) {
     lwb_throw_range(env, "writer", "at most 4000 bytes");
     return NULL;
@@ -61,13 +65,7 @@ static napi_value b_mon_state_errors(napi_env env, napi_callback_info info) {
 static napi_value b_state_dir_check(napi_env env, napi_callback_info info) {
   napi_value argv[1], out;
   char dir[4096], why[128];
-  size_t dlen;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if (lwb_arg_string(env, argv[0], "stateDir", dir, sizeof(dir), &dlen)) return NULL;
-  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
-    lwb_throw_range(env, "stateDir", "a path of 1 to 4000 bytes");
-    return NULL;
-  }
+  if (lwb_get_args(env, info, 1, argv) || path_arg(env, argv[0], "stateDir", dir, sizeof(dir))) return NULL;
   if (lw_hangrec_check_dir(dir, why, sizeof(why)) != 1) {
     LW_NAPI_CALL(env, napi_get_null(env, &out));
     return out;
@@ -117,15 +115,9 @@ static void owndir_finalize(napi_env env, void *data, void *hint) {
 static napi_value b_own_dir_open(napi_env env, napi_callback_info info) {
   napi_value argv[1], out, ext;
   char dir[4096], why[128];
-  size_t dlen;
   lw_owndir_t *d;
   int rc;
-  if (lwb_get_args(env, info, 1, argv)) return NULL;
-  if (lwb_arg_string(env, argv[0], "dir", dir, sizeof(dir), &dlen)) return NULL;
-  if (dlen == 0 || dlen >= sizeof(dir) - 1 || strlen(dir) != dlen) {
-    lwb_throw_range(env, "dir", "a path of 1 to 4000 bytes");
-    return NULL;
-  }
+  if (lwb_get_args(env, info, 1, argv) || path_arg(env, argv[0], "dir", dir, sizeof(dir))) return NULL;
   LW_NAPI_CALL(env, napi_create_object(env, &out));
   if ((d = malloc(sizeof(*d))) == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");

@@ -78,9 +78,9 @@ describe('e2e: blocks (real processes)', function () {
       // the rest of the same iteration: the fixture's bookkeeping after the call (`call`) or
       // Node's timers going on to the next timer list (`listOnTimeout`; the soak saw a stack in
       // its debug log's `noop`, 4 ms after a flag that came late), or lagwatch's own delivery of
-      // events from the loop's hooks (`dispatch`, lib/native.js: npm test saw it 0.9 ms after a
-      // flag that came after a 200 ms call had returned). Allowed for WITHHELD blocks; their
-      // fingerprints are not the function's.
+      // events from the loop's hooks (`dispatch`, lib/native.js), taken at once after a flag that
+      // came after the call had returned. Allowed for WITHHELD blocks; their fingerprints are not
+      // the function's.
       const rest = new Set(['call', 'listOnTimeout', 'dispatch']);
       const after = Array.isArray(b.stack) && !b.stack.some((f) => f.functionName === c.name) && b.stack.some((f) => rest.has(f.functionName));
       if ((b.stack === null || after) && withheld < WITHHELD) {

@@ -7,6 +7,7 @@
         "src/core/alloc.c",
         "src/core/tracker.c",
         "src/core/histogram.c",
+        "src/core/delaywindow.c",
         "src/core/aggregate.c",
         "src/core/conditions.c",
         "src/core/validator.c",

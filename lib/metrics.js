@@ -60,11 +60,11 @@ const histogram = (meter, name, description, unit, buckets) =>
 
 // OpenTelemetry's semantic-convention Node.js event-loop metrics (SPEC §10), from recorded samples
 // only: the delay statistics are those of driftLag's recorded lateness (a timer's, as
-// monitorEventLoopDelay measures), over the samples since the previous collection, as
-// @opentelemetry/instrumentation-runtime-node resets its histogram at each (the core keeps that
-// window: min, max, mean and stddev exact, percentiles within 1.6 %); utilization and time come
-// from idleAvailability's recorded periods (the C monitors add up each one's idle and active
-// time over its window).
+// monitorEventLoopDelay measures) over the last minute, where @opentelemetry/instrumentation-
+// runtime-node resets its histogram at each collection and a second reader would take the first's
+// samples (the core keeps the window: min, max, mean and stddev exact, percentiles within
+// 1.6 %); utilization (over the same minute) and time come from idleAvailability's recorded
+// periods (the C monitors add up each one's idle and active time over its window).
 const DELAY_STATS = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'];
 
 // The OpenTelemetry context of the span a hang or a block held (lib/trace.js), for its log record,
@@ -240,24 +240,24 @@ class Metrics {
 
   // The semantic-convention event-loop metrics, from the recorded samples of driftLag and
   // idleAvailability. `readTime` returns the loop's { activeMs, idleMs } over idleAvailability's
-  // recorded periods since start; `takeDelay` driftLag's recorded lateness since its last call
-  // ({ count, min, max, mean, stddev, p50, p90, p99 }, ms), then a new window, kept from when
-  // `keepDelay` is called (only a meter that records needs it).
-  observeEventLoop(readTime, takeDelay, keepDelay) {
+  // recorded periods since start; `readDelay` driftLag's recorded lateness ({ count, min, max,
+  // mean, stddev, p50, p90, p99 }, ms) and the loop's { activeMs, idleMs } over the last minute
+  // (src/core/delaywindow.h: a read takes nothing away, every reader reads the same), counted from
+  // when `keepDelay` is called (only a meter that records needs it).
+  observeEventLoop(readTime, readDelay, keepDelay) {
     if (this.noop || this.eventLoop !== null) return;
     keepDelay();
-    let last = { activeMs: 0, idleMs: 0 }; // at the previous collection
     const m = this.meter;
     const gauges = {};
     for (const k of DELAY_STATS) {
       gauges[k] = m.createObservableGauge(`nodejs.eventloop.delay.${k}`, {
         description: `Event loop ${k === 'stddev' ? 'standard deviation of the' : k} delay ` +
-          '(recorded driftLag samples since the last collection)',
+          '(recorded driftLag samples of the last minute)',
         unit: 's',
       });
     }
     const utilization = m.createObservableGauge('nodejs.eventloop.utilization', {
-      description: 'Event loop utilization (recorded idleAvailability periods since the last collection)',
+      description: 'Event loop utilization (recorded idleAvailability periods of the last minute)',
       unit: '1',
     });
     const time = m.createObservableCounter('nodejs.eventloop.time', {
@@ -266,12 +266,11 @@ class Metrics {
     });
     this.eventLoop = true;
     m.addBatchObservableCallback((result) => {
-      const delay = takeDelay();
+      const delay = readDelay();
       if (delay.count > 0) for (const k of DELAY_STATS) result.observe(gauges[k], delay[k] / 1000);
+      const span = delay.activeMs + delay.idleMs;
+      if (span > 0) result.observe(utilization, delay.activeMs / span);
       const t = readTime();
-      const span = (t.activeMs - last.activeMs) + (t.idleMs - last.idleMs);
-      if (span > 0) result.observe(utilization, (t.activeMs - last.activeMs) / span);
-      last = t;
       result.observe(time, t.activeMs / 1000, { 'nodejs.eventloop.state': 'active' });
       result.observe(time, t.idleMs / 1000, { 'nodejs.eventloop.state': 'idle' });
     }, [...Object.values(gauges), utilization, time]);

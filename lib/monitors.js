@@ -194,7 +194,7 @@ class MonitorSet {
         () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
       // SPEC §10: nodejs.eventloop.* from the recorded samples (after stop(), the final sums).
       this.conditions._guard('metrics', () => this.conditions._metrics.observeEventLoop(
-        () => native.monLoopTime(this._h), () => native.monTakeDelay(this._h), () => native.monKeepDelay(this._h)));
+        () => native.monLoopTime(this._h), () => native.monReadDelay(this._h), () => native.monKeepDelay(this._h)));
       // SPEC §12: V8's GC pauses of this thread, for the gcMs of a hang's cause (real clock only:
       // the simulation has its own). perf_hooks hands them over a loop iteration or two late.
       if (o.clock === undefined) {

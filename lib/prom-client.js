@@ -229,28 +229,24 @@ class PromSink {
       }));
     }
     // OpenTelemetry's semantic-convention event-loop metrics, from recorded samples only, as the
-    // meter observes them: the delay statistics of driftLag's window since the previous scrape
-    // (none when it had no sample), taken once per scrape for the seven gauges (the first one
-    // read takes it); the utilization of idleAvailability's recorded periods since the previous
-    // scrape, and their time since start.
-    let window = null;
+    // meter observes them: the delay statistics of driftLag's samples of the last minute (none
+    // when it had no sample) and the utilization of idleAvailability's recorded periods of the
+    // last minute (src/core/delaywindow.h: every scraper reads the same), and their time since
+    // start.
     for (const k of DELAY_STATS) {
       list.push(new Metric(`nodejs_eventloop_delay_${k}`,
-        `Event loop ${k === 'stddev' ? 'standard deviation of the' : k} delay (recorded driftLag samples since the last collection)`,
+        `Event loop ${k === 'stddev' ? 'standard deviation of the' : k} delay (recorded driftLag samples of the last minute)`,
         'gauge', () => {
-          if (k === DELAY_STATS[0] || window === null) window = native.monTakeDelay(set._h);
+          const window = native.monReadDelay(set._h);
           return window.count > 0 ? [{ labels: {}, value: window[k] / 1000 }] : [];
-        }, 'average'));
+        }, k === 'min' ? 'min' : 'max')); // a cluster's AggregatorRegistry shows the worst process's
     }
-    let lastTime = { activeMs: 0, idleMs: 0 };
     list.push(
-      new Metric('nodejs_eventloop_utilization', 'Event loop utilization (recorded idleAvailability periods since the last collection)',
+      new Metric('nodejs_eventloop_utilization', 'Event loop utilization (recorded idleAvailability periods of the last minute)',
         'gauge', () => {
-          const t = native.monLoopTime(set._h);
-          const span = (t.activeMs - lastTime.activeMs) + (t.idleMs - lastTime.idleMs);
-          const active = t.activeMs - lastTime.activeMs;
-          lastTime = t;
-          return span > 0 ? [{ labels: {}, value: active / span }] : [];
+          const w = native.monReadDelay(set._h);
+          const span = w.activeMs + w.idleMs;
+          return span > 0 ? [{ labels: {}, value: w.activeMs / span }] : [];
         }, 'average'),
       new Metric('nodejs_eventloop_time', 'Cumulative duration of time the event loop has been in each state (recorded periods)',
         'counter', () => {

@@ -220,8 +220,9 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     m.stop();
   });
 
-  it('nodejs.eventloop.*: delay statistics of the recorded driftLag samples since the last collection (s), utilization and time from the recorded idle periods', async () => {
+  it('nodejs.eventloop.*: delay statistics of the recorded driftLag samples of the last minute (s), utilization and time from the recorded idle periods; every reader reads the same', async () => {
     const { reader, sim, m } = setup();
+    assert.strictEqual(sim.now(), 0);
     // The recorded driftLag values, as the flushes hand them to the metrics.
     let drift = [];
     const onBatch = m.conditions._metrics.onBatch.bind(m.conditions._metrics);
@@ -267,15 +268,51 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     assert.ok(Math.abs(active - 2.05) < 1e-9 && Math.abs(idle - 18.95) < 1e-9, `active ${active}, idle ${idle}`);
     assert.ok(Math.abs(point(got, 'nodejs.eventloop.utilization') - 2.05 / 21) < 1e-9);
 
-    // The next collection covers only what came after the first: 5 quiet seconds.
-    drift = [];
+    // A second reader at the same moment (another scraper), and the first again 5 quiet seconds
+    // later: nothing was taken away, the window holds every sample since start.
+    const again = await collect(reader);
+    assert.deepStrictEqual(delay(again), delay(got));
+    assert.strictEqual(point(again, 'nodejs.eventloop.utilization'), point(got, 'nodejs.eventloop.utilization'));
+    const all = [...drift];
     sim.advance(5000);
-    m.stop();
+    m._flush();
     got = await collect(reader);
     assert.ok(near(delay(got), expected(drift)), `${JSON.stringify(delay(got))} != ${JSON.stringify(expected(drift))}`);
+    assert.ok(all.length < drift.length && delay(got).max === first.max);
+    assert.ok(Math.abs(point(got, 'nodejs.eventloop.utilization') - 2.05 / 26) < 1e-9);
+    // The window is the last 60 to 70 s: at 100 s it holds the slices from 40 s on, 60 quiet
+    // seconds (lateness 0 in the simulation), none of the busy second.
+    sim.advance(100000 - sim.now());
+    m.stop();
+    got = await collect(reader);
     assert.strictEqual(point(got, 'nodejs.eventloop.delay.max'), 0);
+    assert.strictEqual(point(got, 'nodejs.eventloop.delay.p99'), 0);
     assert.strictEqual(point(got, 'nodejs.eventloop.utilization'), 0);
-    assert.ok(Math.abs(point(got, 'nodejs.eventloop.time', { 'nodejs.eventloop.state': 'idle' }) - 23.95) < 1e-9);
+    assert.ok(Math.abs(point(got, 'nodejs.eventloop.time', { 'nodejs.eventloop.state': 'idle' }) - (100 - 2.05)) < 1e-9);
+  });
+
+  it('nodejs.eventloop.*: two readers of one meter (two scrapers, or a scraper and a push) read the same figures, whatever their order', async () => {
+    const a = new ManualReader();
+    const b = new ManualReader();
+    const provider = new MeterProvider({ readers: [a, b] });
+    const sim = lagwatch.createSimulation();
+    const m = lagwatch.setupAllMonitors({ clock: sim, meter: provider.getMeter('lagwatch') });
+    const figures = (got) => ['min', 'max', 'mean', 'p50', 'p99'].map((k) => point(got, `nodejs.eventloop.delay.${k}`))
+      .concat(point(got, 'nodejs.eventloop.utilization'));
+    sim.advance(3000);
+    sim.block(250);
+    sim.advance(3000);
+    m._flush();
+    const first = figures(await collect(a));
+    assert.ok(first[1] >= 0.2, `max ${first[1]}`);
+    assert.deepStrictEqual(figures(await collect(b)), first);
+    assert.deepStrictEqual(figures(await collect(a)), first);
+    sim.advance(1000);
+    m._flush();
+    const later = figures(await collect(b));
+    assert.deepStrictEqual(figures(await collect(a)), later);
+    assert.strictEqual(later[1], first[1], 'the block is still in the window');
+    m.stop();
   });
 
   it('nodejs.eventloop.*: samples that were not the app\'s fault (a stopped process) are not in them', async () => {

@@ -172,6 +172,31 @@ for (const client of [require('prom-client'), require('prom-client-14')]) {
       assert.ok(one(samples, 'nodejs_eventloop_delay_max') < 5, 'the hang is no everyday delay');
     });
 
+    // prom-client's AggregatorRegistry (a cluster's workers on one registry) merges each metric by
+    // its aggregator: a maximum is the largest process's, never an average.
+    it('in an AggregatorRegistry: nodejs_eventloop_delay_max is the worst process\'s, _min the best\'s', async () => {
+      const other = new client.Registry();
+      const sim2 = lagwatch.createSimulation({ platform: 'linux' });
+      const m2 = lagwatch.setupAllMonitors({ clock: sim2 });
+      const remove2 = collectLagwatchMetrics({ register: other, set: m2 });
+      try {
+        sim.advance(2000);
+        sim.block(400);
+        sim.advance(2000);
+        sim2.advance(4000);
+        const mine = one(parse(await registry.metrics()), 'nodejs_eventloop_delay_max');
+        const theirs = one(parse(await other.metrics()), 'nodejs_eventloop_delay_max');
+        assert.ok(mine >= 0.35 && theirs < 0.05, `${mine} ${theirs}`);
+        const merged = client.AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), await other.getMetricsAsJSON()]);
+        const samples = parse(await merged.metrics());
+        assert.strictEqual(one(samples, 'nodejs_eventloop_delay_max'), mine);
+        assert.strictEqual(one(samples, 'nodejs_eventloop_delay_min'), Math.min(one(parse(await registry.metrics()), 'nodejs_eventloop_delay_min'), one(parse(await other.metrics()), 'nodejs_eventloop_delay_min')));
+      } finally {
+        remove2();
+        m2.stop();
+      }
+    });
+
     it('beside collectDefaultMetrics() in one registry, no name twice; the function returned takes lagwatch\'s out', async () => {
       client.collectDefaultMetrics({ register: registry });
       const names = [...(await registry.metrics()).matchAll(/^# TYPE (\S+) /gm)].map((x) => x[1]);

@@ -69,31 +69,32 @@ static napi_value b_mon_keep_delay(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_monset_t *m;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
-  if (lwb_throw_core(env, lw_monset_keep_delay(&m->set), NULL, "")) return NULL;
+  lw_monset_keep_delay(&m->set);
   lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
   return NULL;
 }
 
-/* monTakeDelay(m) -> { count, min, max, mean, stddev, p50, p90, p99 } (ms, null when none):
- * driftLag's recorded lateness since the last call, then a new window. */
-static napi_value b_mon_take_delay(napi_env env, napi_callback_info info) {
+/* monReadDelay(m) -> { count, min, max, mean, stddev, p50, p90, p99 (ms, null when none),
+ * activeMs, idleMs }: driftLag's recorded lateness and the loop's time over the last minute. */
+static napi_value b_mon_read_delay(napi_env env, napi_callback_info info) {
   napi_value argv[1], o;
   lwb_monset_t *m;
   lw_delay_stats_t d;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
-  lw_monset_take_delay(&m->set, &d);
+  lw_monset_read_delay(&m->set, &d);
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   if (lwb_set_number(env, o, "count", (double)d.count) || lwb_set_stat(env, o, "min", d.min) ||
       lwb_set_stat(env, o, "max", d.max) || lwb_set_stat(env, o, "mean", d.mean) ||
       lwb_set_stat(env, o, "stddev", d.stddev) || lwb_set_stat(env, o, "p50", d.p50) ||
-      lwb_set_stat(env, o, "p90", d.p90) || lwb_set_stat(env, o, "p99", d.p99))
+      lwb_set_stat(env, o, "p90", d.p90) || lwb_set_stat(env, o, "p99", d.p99) ||
+      lwb_set_number(env, o, "activeMs", d.active_ms) || lwb_set_number(env, o, "idleMs", d.idle_ms))
     return NULL;
   return o;
 }
 
 int lwb_mon_metrics_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
-      {"monAggregates", b_mon_aggregates}, {"monTakeDelay", b_mon_take_delay},
+      {"monAggregates", b_mon_aggregates}, {"monReadDelay", b_mon_read_delay},
       {"monKeepAggregates", b_mon_keep_aggregates}, {"monKeepDelay", b_mon_keep_delay},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));

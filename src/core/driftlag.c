@@ -39,11 +39,9 @@ void lw__mon_drift_fire(lw_monset_core_t *m, double now) {
 }
 
 /* Its recorded lateness also goes to the window of nodejs.eventloop.delay.* while one is kept. */
-static void drift_recorded(lw_monset_core_t *m, double value, double window_ms) {
+static void drift_recorded(lw_monset_core_t *m, double value, double window_ms, double end) {
   (void)window_ms;
-  if (!m->delay.window.kept) return;
-  lw_histogram_record(&m->delay.window, value);
-  m->delay.sumsq += value * value;
+  lw_delay_window_lateness(&m->delay, end, value);
 }
 
 static const lw_option_row_t driftlag_options[] = {

@@ -53,8 +53,7 @@ static size_t bucket_of(double v) {
   return (size_t)(e - LW_HIST_EMIN) * LW_HIST_SUB + (size_t)((bits >> (52 - LW_HIST_SUB_BITS)) & (LW_HIST_SUB - 1));
 }
 
-/* The middle of bucket k. */
-static double bucket_value(size_t k) {
+double lw_histogram_bucket_value(size_t k) {
   int e = (int)(k / LW_HIST_SUB) + LW_HIST_EMIN;
   double s = (double)(k % LW_HIST_SUB);
   return ldexp(1.0 + (s + 0.5) / LW_HIST_SUB, e);
@@ -109,7 +108,7 @@ double lw_histogram_quantile(const lw_histogram_t *h, double q) {
     if (seen >= rank) break;
   }
   /* Past the last bucket: values left out of the buckets (a row without memory). */
-  v = k >= LW_HIST_BUCKETS ? h->max : k == 0 ? h->min : bucket_value(k);
+  v = k >= LW_HIST_BUCKETS ? h->max : k == 0 ? h->min : lw_histogram_bucket_value(k);
   if (v < h->min) v = h->min;
   if (v > h->max) v = h->max;
   return v;

@@ -41,6 +41,8 @@ typedef struct lw_histogram_s {
 int lw_histogram_init(lw_histogram_t *h);
 /* The count of bucket k (0 while its row is not allocated, or once frozen). */
 uint32_t lw_histogram_bucket(const lw_histogram_t *h, size_t k);
+/* The middle of bucket k: the value a quantile in it reads. */
+double lw_histogram_bucket_value(size_t k);
 /* The bytes of the rows allocated. */
 size_t lw_histogram_memory(const lw_histogram_t *h);
 void lw_histogram_free(lw_histogram_t *h);

@@ -36,11 +36,12 @@ void lw__mon_idle_caught_up(lw_monset_core_t *m, double since, double end, doubl
     idle_period(m, m->idle.due, idle_end - (end - m->idle.due));
 }
 
-/* The loop's idle and active time over its recorded periods (SPEC §10's nodejs.eventloop.time):
- * its value is the idle share of its window. */
-static void idle_recorded(lw_monset_core_t *m, double value, double window_ms) {
+/* The loop's idle and active time over its recorded periods (SPEC §10's nodejs.eventloop.time,
+ * and the utilization of the window): its value is the idle share of its window. */
+static void idle_recorded(lw_monset_core_t *m, double value, double window_ms, double end) {
   m->loop_idle_ms += value * window_ms;
   m->loop_active_ms += (1 - value) * window_ms;
+  lw_delay_window_loop_time(&m->delay, end, (1 - value) * window_ms, value * window_ms);
 }
 
 static const lw_option_row_t idleavailability_options[] = {

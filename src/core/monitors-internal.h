@@ -44,7 +44,7 @@ typedef struct lw__mon_desc_s {
   lw__timer_t (*timer)(const lw_monset_core_t *m, int in_run, double *due);
   void (*fire)(lw_monset_core_t *m, double now);
   /* A recorded sample of its own, after its batch and metric histogram (NULL: nothing more). */
-  void (*recorded)(lw_monset_core_t *m, double value, double window_ms);
+  void (*recorded)(lw_monset_core_t *m, double value, double window_ms, double end);
 } lw__mon_desc_t;
 
 #define LW__MON_DECLARE(id, desc) extern const lw__mon_desc_t desc;

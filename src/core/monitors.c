@@ -80,12 +80,11 @@ void lw__mon_batch_push(lw_monset_core_t *m, lw_batch_t *b, double value) {
 static void batch_record(void *data, double value, double window_ms, double end,
                          uint32_t discarded_for, double now) {
   struct lw_sink_s *s = data;
-  (void)end;
   (void)now;
   if (discarded_for != LW_REASON_ANY) return;
   if (s->m->keep_batches) lw__mon_batch_push(s->m, &s->m->batch[s->mon], value);
   if (s->m->aggs != NULL) lw_agg_record(&s->m->aggs->mon[s->mon], value);
-  if (monitors[s->mon]->recorded != NULL) monitors[s->mon]->recorded(s->m, value, window_ms);
+  if (monitors[s->mon]->recorded != NULL) monitors[s->mon]->recorded(s->m, value, window_ms, end);
 }
 
 /* Evidence that cannot be stored is counted as lost. */
@@ -143,8 +142,7 @@ int lw_monset_core_init(lw_monset_core_t *m, lw_conditions_t *c, const lw_monset
   for (i = 0; i < 8; i++) m->resumed[i] = -INFINITY;
   if (lw_histogram_init(&m->self_lag_hist) != LW_OK || lw_histogram_init(&m->hang_hist) != LW_OK)
     return LW_ENOMEM;
-  m->delay.window.min = INFINITY;
-  m->delay.window.max = -INFINITY;
+  lw_delay_window_init(&m->delay);
   for (i = 0; i < LW_MON_COUNT; i++) {
     const char *name = monitors[i]->name;
     if (!lw_mon_validated((lw_mon_t)i)) continue;
@@ -183,7 +181,7 @@ void lw_monset_core_free(lw_monset_core_t *m) {
   lw_blocks_free(&m->blocks);
   lw_histogram_free(&m->self_lag_hist);
   lw_histogram_free(&m->hang_hist);
-  lw_histogram_free(&m->delay.window);
+  lw_delay_window_free(&m->delay);
   lw__free(m->aggs);
   memset(m, 0, sizeof(*m));
 }
@@ -192,7 +190,7 @@ size_t lw_monset_core_memory(const lw_monset_core_t *m) {
   size_t n = lw_causes_memory(&m->causes) + lw_blocks_memory(&m->blocks);
   int i;
   n += lw_histogram_memory(&m->self_lag_hist) + lw_histogram_memory(&m->hang_hist) +
-       lw_histogram_memory(&m->delay.window);
+       lw_delay_window_memory(&m->delay);
   if (m->aggs) n += sizeof(*m->aggs);
   for (i = 0; i < LW_MON_COUNT; i++) n += m->batch[i].cap * sizeof(double);
   return n + m->self_lag_batch.cap * sizeof(double);
@@ -208,9 +206,6 @@ void lw_monset_core_release(lw_monset_core_t *m) {
   memset(&m->self_lag_batch, 0, sizeof(m->self_lag_batch));
   lw_histogram_freeze(&m->self_lag_hist);
   lw_histogram_freeze(&m->hang_hist);
-  /* driftLag's last window waits for its collection (lw_monset_core_take_delay frees it then). */
-  m->delay.released = 1;
-  if (m->delay.window.count == 0) lw_histogram_free(&m->delay.window);
 }
 
 static int any_running(const lw_monset_core_t *m) {
@@ -318,26 +313,11 @@ void lw_monset_core_flushed(lw_monset_core_t *m, double now) {
   m->flush_due = any_running(m) ? now + m->cfg.flush_interval_ms : LW_NEVER;
 }
 
-void lw_monset_core_take_delay(lw_monset_core_t *m, lw_delay_stats_t *out) {
-  const lw_histogram_t *h = &m->delay.window;
-  double mean = lw_histogram_mean(h);
-  out->count = h->count;
-  out->min = h->count ? h->min : NAN;
-  out->max = h->count ? h->max : NAN;
-  out->mean = mean;
-  out->stddev = h->count ? sqrt(fmax(0, m->delay.sumsq / (double)h->count - mean * mean)) : NAN;
-  out->p50 = lw_histogram_quantile(h, 0.5);
-  out->p90 = lw_histogram_quantile(h, 0.9);
-  out->p99 = lw_histogram_quantile(h, 0.99);
-  lw_histogram_reset(&m->delay.window);
-  m->delay.sumsq = 0;
-  if (m->delay.released) lw_histogram_free(&m->delay.window);
+void lw_monset_core_read_delay(const lw_monset_core_t *m, double now, lw_delay_stats_t *out) {
+  lw_delay_window_read(&m->delay, now, out);
 }
 
-int lw_monset_core_keep_delay(lw_monset_core_t *m) {
-  if (m->delay.window.kept || m->delay.released) return LW_OK;
-  return lw_histogram_init(&m->delay.window);
-}
+void lw_monset_core_keep_delay(lw_monset_core_t *m) { lw_delay_window_keep(&m->delay); }
 
 int lw_monset_core_keep_aggregates(lw_monset_core_t *m, int keep) {
   int i;

@@ -15,6 +15,7 @@
 #include "cause.h"
 #include "conditions.h"
 #include "config.h"
+#include "delaywindow.h"
 #include "worker.h"
 
 /* The monitor table: one row per monitor, in the order of their ids (the public names' order):
@@ -115,13 +116,9 @@ typedef struct lw_monset_core_s {
     lw_agg_t mon[LW_MON_COUNT];
     lw_agg_t self_lag;
   } *aggs;
-  /* driftLag's recorded lateness since the last lw_monset_core_take_delay (nodejs.eventloop.delay.*),
-   * and the sum of its squares; its buckets are allocated by lw_monset_core_keep_delay. */
-  struct lw_delay_window_s {
-    lw_histogram_t window;
-    double sumsq;
-    int released; /* lw_monset_core_release: the window is freed once taken */
-  } delay;
+  /* driftLag's recorded lateness and the loop's recorded time over the last minute
+   * (nodejs.eventloop.*, delaywindow.h), counted from lw_monset_core_keep_delay on. */
+  lw_delay_window_t delay;
   double loop_idle_ms;       /* idle and active time over idleAvailability's recorded periods */
   double loop_active_ms;
   struct lw_sink_s {
@@ -378,17 +375,13 @@ int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end);
 /* Whether a timer sleeps (lw_monset_core_idle): the driver then calls lw_monset_core_awake(). */
 /* Inline: the loop's check hook asks at every iteration. */
 static inline int lw_monset_core_asleep(const lw_monset_core_t *m) { return m->drift.asleep || m->macro.asleep; }
-/* driftLag's recorded lateness since the last call (nodejs.eventloop.delay.*, SPEC §10): count,
- * min, max, mean and standard deviation exact, percentiles within 1/LW_HIST_SUB (histogram.h);
- * NAN but count when none. Then a new window. */
-typedef struct lw_delay_stats_s {
-  uint64_t count;
-  double min, max, mean, stddev, p50, p90, p99;
-} lw_delay_stats_t;
-void lw_monset_core_take_delay(lw_monset_core_t *m, lw_delay_stats_t *out);
-/* Whether driftLag's window is kept, from now on (a meter that reads nodejs.eventloop.delay.*).
- * Returns LW_OK, or LW_ENOMEM (then it is not). */
-int lw_monset_core_keep_delay(lw_monset_core_t *m);
+/* driftLag's recorded lateness and the loop's recorded time over the window read at `now`
+ * (nodejs.eventloop.*, SPEC §10, delaywindow.h): count, min, max, mean and standard deviation
+ * exact, percentiles within 1/LW_HIST_SUB (histogram.h); NAN but count when none. Takes nothing
+ * away: every reader reads the same. */
+void lw_monset_core_read_delay(const lw_monset_core_t *m, double now, lw_delay_stats_t *out);
+/* Whether the window is kept, from now on (a meter that reads nodejs.eventloop.*). */
+void lw_monset_core_keep_delay(lw_monset_core_t *m);
 /* Whether the metric histograms are kept (a MetricProducer reads them): on, they start empty
  * (LW_OK, or LW_ENOMEM and they are not kept); off, their memory is freed. */
 int lw_monset_core_keep_aggregates(lw_monset_core_t *m, int keep);

@@ -253,8 +253,10 @@ const lw_agg_t *lw_monset_agg(const lw_monset_t *s, lw_mon_t mon) {
 }
 const lw_agg_t *lw_monset_self_lag_agg(const lw_monset_t *s) { return lw_monset_core_self_lag_agg(&s->core); }
 int lw_monset_keep_aggregates(lw_monset_t *s, int keep) { return lw_monset_core_keep_aggregates(&s->core, keep); }
-void lw_monset_take_delay(lw_monset_t *s, lw_delay_stats_t *out) { lw_monset_core_take_delay(&s->core, out); }
-int lw_monset_keep_delay(lw_monset_t *s) { return lw_monset_core_keep_delay(&s->core); }
+void lw_monset_read_delay(const lw_monset_t *s, lw_delay_stats_t *out) {
+  lw_monset_core_read_delay(&s->core, lw_monset_now(s), out);
+}
+void lw_monset_keep_delay(lw_monset_t *s) { lw_monset_core_keep_delay(&s->core); }
 
 size_t lw_monset_memory(const lw_monset_t *s) {
   return sizeof(*s) + lw_spans_memory(&s->gc) + lw_monset_core_memory(&s->core) + s->be->memory(s);

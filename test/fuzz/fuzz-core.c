@@ -224,6 +224,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 10:
         lw_conditions_flush(&fc->c, now);
         lw_conditions_events_clear(&fc->c);
+        if (has_set) { /* the window's figures: counted values only, the same on a second read */
+          lw_delay_stats_t d1, d2;
+          lw_monset_read_delay(set, &d1);
+          lw_monset_read_delay(set, &d2);
+          if (d1.count != d2.count || (d1.count > 0 && (d1.max != d2.max || d1.p99 != d2.p99 ||
+              !(d1.min <= d1.p50 && d1.p50 <= d1.p90 && d1.p90 <= d1.p99 && d1.p99 <= d1.max))))
+            __builtin_trap();
+        }
         break;
       case 11: /* memory runs out from the k-th allocation on, for the next operations */
         lw_alloc_fail_after(take_u8(&in) % 8);

@@ -52,6 +52,11 @@ const ENV = [
     doc: 'alias of `OTEL_EXPORTER_PROMETHEUS_HOST` (used when that is unset)',
   },
   {
+    name: 'LAGWATCH_CLUSTER_PRIMARY',
+    option: null,
+    doc: 'not a setting: set by `register` in a cluster\'s primary that serves the metrics port (its pid), for the workers it forks, which leave the port to it (docs/metrics.md, several processes)',
+  },
+  {
     name: 'LAGWATCH_ADDON',
     option: null,
     doc: 'the path of another build of the addon to load (a sanitizer build, say); read by `lagwatch` itself, with or without `register`. ' +

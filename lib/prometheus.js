@@ -269,6 +269,51 @@ function toFamilies(resourceMetrics, natives) {
   return families;
 }
 
+// Several processes' collections as one (lib/cluster.js): every process's data points, each
+// labelled with its process (`who`: attributes), and lag_process_answered, 1 for a process whose
+// points are of this scrape. `parts`: [{ who, data, answered }], `data` the process's
+// scopeMetrics (text) or families (protobuf), null when it has never answered.
+function answeredPoints(parts) {
+  return parts.map(({ who, answered }) => ({ attributes: who, value: answered ? 1 : 0 }));
+}
+const ANSWERED = { name: 'lag_process_answered',
+  description: 'Whether the process answered this scrape (1), or its series are those of its last answer (0)' };
+
+function mergeScopeMetrics(parts, now) {
+  const scopes = new Map();
+  for (const { who, data } of parts) {
+    for (const { scope, metrics } of data || []) {
+      const key = `${scope.name}\0${scope.version}`;
+      if (!scopes.has(key)) scopes.set(key, { scope, metrics: new Map() });
+      const into = scopes.get(key).metrics;
+      for (const md of metrics) {
+        if (!into.has(md.descriptor.name)) into.set(md.descriptor.name, { ...md, dataPoints: [] });
+        for (const p of md.dataPoints) into.get(md.descriptor.name).dataPoints.push({ ...p, attributes: { ...p.attributes, ...who } });
+      }
+    }
+  }
+  const out = [...scopes.values()].map(({ scope, metrics }) => ({ scope, metrics: [...metrics.values()] }));
+  out.push({ scope: { name: 'lagwatch' }, metrics: [{
+    descriptor: { name: ANSWERED.name, description: ANSWERED.description, unit: '', valueType: 1 },
+    dataPointType: DataPointType.GAUGE, aggregationTemporality: AggregationTemporality.CUMULATIVE,
+    dataPoints: answeredPoints(parts).map((p) => ({ ...p, startTime: now, endTime: now })) }] });
+  return out;
+}
+
+function mergeFamilies(target, parts) {
+  const byName = new Map();
+  for (const { who, data } of parts) {
+    const extra = Object.entries(who).map(([name, value]) => ({ name: sanitize(name), value: String(value) }));
+    for (const f of data || []) {
+      if (!byName.has(f.name)) byName.set(f.name, { ...f, metric: [] });
+      for (const m of f.metric) byName.get(f.name).metric.push({ ...m, label: [...m.label, ...extra] });
+    }
+  }
+  const answered = answeredPoints(parts).map((p) => ({ label: Object.entries(p.attributes)
+    .map(([name, value]) => ({ name: sanitize(name), value: String(value) })), gauge: { value: p.value } }));
+  return [target, ...byName.values(), { name: ANSWERED.name, help: ANSWERED.description, type: 'GAUGE', metric: answered }];
+}
+
 class PrometheusEndpoint {
   // `protobuf`: the protobufjs module, or null (then text only, and `onNoProtobuf` is called the
   // first time a scraper asks for the protobuf exposition). The histograms of recorded samples
@@ -283,6 +328,7 @@ class PrometheusEndpoint {
     this.text = new PrometheusExporter({ preventServerStart: true, metricProducers: [this.textProducer] });
     this.native = protobuf ? new NativeHistogramReader([this.nativeProducer]) : null;
     this.natives = new Map();
+    this.gatherer = null;
     this.MetricFamily = protobuf ? protobuf.parse(SCHEMA, { keepCase: false }).root
       .lookupType('io.prometheus.client.MetricFamily') : null;
   }
@@ -295,12 +341,42 @@ class PrometheusEndpoint {
     return this.native ? [this.textProducer, this.nativeProducer] : [this.textProducer];
   }
 
-  // The delimited protobuf exposition of everything the native reader collects.
-  async encode() {
+  // This process's metrics in `format` as plain data, for a cluster's primary to merge: the text
+  // reader's scopeMetrics ('text'), or the families of the protobuf exposition but target_info.
+  async snapshot(format) {
+    if (format === 'protobuf' && this.native !== null) {
+      const { resourceMetrics } = await this.native.collect();
+      return toFamilies(resourceMetrics, this.natives).slice(1);
+    }
+    const { resourceMetrics } = await this.text.collect();
+    return resourceMetrics.scopeMetrics;
+  }
+
+  // The delimited protobuf exposition of everything the native reader collects (with every
+  // worker's, in a cluster).
+  async encode(gathered) {
     const { resourceMetrics } = await this.native.collect();
-    const chunks = toFamilies(resourceMetrics, this.natives).map((f) => this.MetricFamily.encodeDelimited(
-      this.MetricFamily.fromObject(f)).finish());
-    return Buffer.concat(chunks);
+    let families = toFamilies(resourceMetrics, this.natives);
+    if (gathered !== null) {
+      families = mergeFamilies(families[0], [{ who: this.who(), data: families.slice(1), answered: true }, ...gathered]);
+    }
+    return Buffer.concat(families.map((f) => this.MetricFamily.encodeDelimited(this.MetricFamily.fromObject(f)).finish()));
+  }
+
+  // The text exposition of this process's metrics and every worker's.
+  async encodeText(gathered) {
+    const { resourceMetrics } = await this.text.collect();
+    const now = [Math.floor(Date.now() / 1000), 0];
+    const parts = [{ who: this.who(), data: resourceMetrics.scopeMetrics, answered: true }, ...gathered];
+    return this.serializer.serialize({ resource: resourceMetrics.resource, scopeMetrics: mergeScopeMetrics(parts, now) });
+  }
+
+  // A cluster's primary (lib/cluster.js): `gatherer` asks the workers, `who` names this process.
+  gatherFrom(gatherer, who) {
+    const { PrometheusSerializer } = require('@opentelemetry/exporter-prometheus');
+    this.gatherer = gatherer;
+    this.who = who;
+    this.serializer = new PrometheusSerializer();
   }
 
   handle(req, res) {
@@ -309,13 +385,16 @@ class PrometheusEndpoint {
       this.onNoProtobuf();
       this.onNoProtobuf = null;
     }
-    if (this.native === null || !proto) {
+    const format = this.native === null || !proto ? 'text' : 'protobuf';
+    const clustered = this.gatherer !== null && this.gatherer.clustered();
+    if (format === 'text' && !clustered) {
       this.text.getMetricsRequestHandler(req, res);
       return;
     }
-    this.encode().then((body) => {
+    const gathered = clustered ? this.gatherer.gather(format, require('./cluster').deadlineFor(req)) : Promise.resolve(null);
+    gathered.then((parts) => (format === 'text' ? this.encodeText(parts) : this.encode(parts))).then((body) => {
       res.statusCode = 200;
-      res.setHeader('Content-Type', PROTOBUF_TYPE);
+      res.setHeader('Content-Type', format === 'text' ? 'text/plain' : PROTOBUF_TYPE);
       res.end(body);
     }, (err) => {
       res.statusCode = 500;

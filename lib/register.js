@@ -24,6 +24,7 @@ const native = require('./native');
 const { printable, processRole, processTag } = require('./util');
 const { formatStack } = require('./metrics');
 const { version } = require('./otel');
+const cluster = require('./cluster');
 const { stacksFrom, hangLineFrom, workersFrom, logFormatFrom, unknownFrom } = require('./env');
 
 // A worker thread's lines name it ("lagwatch: worker 3 (resizer): …"); a line without a thread
@@ -145,7 +146,7 @@ function load(what, packages) {
   return null;
 }
 
-function serve(endpoint, port, host) {
+function serve(endpoint, port, host, exclusive) {
   const server = http.createServer((req, res) => {
     if (req.url === '/metrics' || req.url.startsWith('/metrics?')) {
       endpoint.handle(req, res);
@@ -154,9 +155,9 @@ function serve(endpoint, port, host) {
       res.end('lagwatch: metrics are at /metrics\n');
     }
   });
-  server.on('error', (err) => say(`cannot serve metrics on ${host}:${port}: ${err.message} ` +
-    '(monitoring goes on)'));
-  server.listen(port, host, () => {
+  server.on('error', (err) => say(`cannot serve metrics on ${host}:${port}: ${err.message} (monitoring goes on` +
+    `${err.code === 'EADDRINUSE' ? '; each process needs a port of its own: docs/metrics.md#several-processes' : ''})`));
+  server.listen({ port, host, exclusive }, () => {
     const a = server.address();
     say(`metrics at http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics`, '', null, LEVEL.info);
   });
@@ -194,8 +195,18 @@ function readersFor(env, exporters, port) {
       const endpoint = new PrometheusEndpoint(protobuf, () => say('a scraper asked for native histograms ' +
         '(protobuf), which need protobufjs: npm install protobufjs (the text format is served)'));
       const host = first(env, ['OTEL_EXPORTER_PROMETHEUS_HOST', 'LAGWATCH_PROMETHEUS_HOST']);
-      // OTEL_METRICS_EXPORTER=prometheus alone: the SDK's default port.
-      serve(endpoint, port === null ? 9464 : port, host === null ? '127.0.0.1' : host[1]);
+      // OTEL_METRICS_EXPORTER=prometheus alone: the SDK's default port. A cluster's workers leave it
+      // to their primary, or serve a port of their own (lib/cluster.js).
+      const plan = cluster.servingPlan(env, port === null ? 9464 : port);
+      if (plan === null) {
+        cluster.answerPrimary((format) => endpoint.snapshot(format));
+      } else {
+        serve(endpoint, plan.port, host === null ? '127.0.0.1' : host[1], plan.exclusive);
+        if (plan.primary) {
+          process.env[cluster.PRIMARY_ENV] = String(process.pid);
+          endpoint.gatherFrom(new cluster.Gatherer(), () => cluster.identity());
+        }
+      }
       readers.push(...endpoint.readers());
       producers.push(...endpoint.producers());
     } else if (name === 'otlp') {
@@ -234,8 +245,11 @@ function meterFrom(env) {
   const { readers, producers } = readersFor(env, exporters, port);
   if (readers.length === 0) return undefined;
   const { MeterProvider } = require('@opentelemetry/sdk-metrics');
-  const { defaultResource, detectResources, envDetector } = require('@opentelemetry/resources');
-  const resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = require('@opentelemetry/resources');
+  let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
+  // service.instance.id and process.pid name this process among several (lib/cluster.js).
+  const who = cluster.identity(resource.attributes);
+  resource = resource.merge(resourceFromAttributes({ 'service.instance.id': who['service.instance.id'], 'process.pid': process.pid }));
   const provider = new MeterProvider({ resource, readers });
   if (exporters.includes('otlp') || exporters.includes('console')) {
     let flushed = false;

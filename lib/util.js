@@ -125,15 +125,29 @@ function printable(s) {
   return String(s).replace(UNPRINTABLE, (c) => ESCAPES[c] || `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+// PM2's instance number: NODE_APP_INSTANCE (or the variable PM2's instance_var names), which PM2's
+// process container sets from its pm2_env only after `-r` preloads ran: read there before.
+function pm2Instance(env) {
+  let instance = env.NODE_APP_INSTANCE;
+  if (instance === undefined && typeof env.pm2_env === 'string') {
+    try {
+      const pm2 = JSON.parse(env.pm2_env);
+      instance = pm2[typeof pm2.instance_var === 'string' ? pm2.instance_var : 'NODE_APP_INSTANCE'];
+    } catch {
+      instance = undefined;
+    }
+  }
+  return /^\d{1,9}$/.test(String(instance)) ? Number(instance) : null;
+}
+
 // What this process is among several (SPEC §14): a PM2 instance ({ instance: 1 }, PM2's
 // NODE_APP_INSTANCE), a cluster's worker ({ cluster: { worker: 2 } }, its cluster.worker.id), a
 // cluster's primary once it has forked ({ cluster: { primary: true } }: fork() fills
 // cluster.settings); {} for a process alone. The cluster module is asked only when it is loaded
 // already (a cluster's worker loads it at start, a primary's app did).
 function processRole(env = process.env) {
-  if (typeof env.NODE_APP_INSTANCE === 'string' && /^\d{1,9}$/.test(env.NODE_APP_INSTANCE)) {
-    return { instance: Number(env.NODE_APP_INSTANCE) };
-  }
+  const instance = pm2Instance(env);
+  if (instance !== null) return { instance };
   if (Array.isArray(process.moduleLoadList) && process.moduleLoadList.includes('NativeModule cluster')) {
     const cluster = require('cluster');
     if (cluster.isWorker) return { cluster: { worker: cluster.worker.id } };

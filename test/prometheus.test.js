@@ -352,7 +352,10 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
     for (const k of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']) {
       const r = await query(`nodejs_eventloop_delay_${k}`);
       assert.strictEqual(r.length, 1, `nodejs_eventloop_delay_${k}: ${JSON.stringify(r)}`);
-      assert.ok(r[0].value >= 0 && r[0].value < 5, `${k} ${r[0].raw} s: the 6 s hang is not an everyday delay`);
+      // The last minute holds the hang, the app's own: the maximum is its lateness; every other
+      // figure is of thousands of everyday samples.
+      if (k === 'max') assert.ok(Math.abs(r[0].value * 1000 - hangMs()) < 250, `max ${r[0].raw} s, the hang ${hangMs()} ms`);
+      else assert.ok(r[0].value >= 0 && r[0].value < 5, `${k} ${r[0].raw} s: the 6 s hang is one sample among thousands`);
     }
     const u = await query('nodejs_eventloop_utilization');
     assert.ok(u.length === 1 && u[0].value >= 0 && u[0].value <= 1, JSON.stringify(u));
@@ -505,7 +508,10 @@ describe('Prometheus scrapes the app\'s own prom-client /metrics: lagwatch/prom-
     for (const k of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']) {
       const r = await query(`nodejs_eventloop_delay_${k}`);
       assert.strictEqual(r.length, 1, `nodejs_eventloop_delay_${k}: ${JSON.stringify(r)}`);
-      assert.ok(r[0].value >= 0 && r[0].value < 5, `${k} ${r[0].raw} s: the 6 s hang is not an everyday delay`);
+      // The last minute holds the hang, the app's own: the maximum is its lateness; every other
+      // figure is of thousands of everyday samples.
+      if (k === 'max') assert.ok(Math.abs(r[0].value * 1000 - hangMs()) < 250, `max ${r[0].raw} s, the hang ${hangMs()} ms`);
+      else assert.ok(r[0].value >= 0 && r[0].value < 5, `${k} ${r[0].raw} s: the 6 s hang is one sample among thousands`);
     }
     const t = await query('sum by (nodejs_eventloop_state) (nodejs_eventloop_time)');
     assert.deepStrictEqual(t.map((x) => x.metric.nodejs_eventloop_state).sort(), ['active', 'idle']);

@@ -359,7 +359,14 @@ const maskPaths = (l) => l.replace(/(file:\/\/)?\/[^\s():<>]*/g, '<path>');
 // another's `starved` on a machine running other suites beside it. (The causes themselves are
 // test/e2e/cause.test.js's.)
 const maskCauses = (l) => l.replace(/\b(busy|starved|blocked|gc|throttled)(?= \(|:)/g, '<cause>');
-const mask = (l) => maskCauses(maskPaths(l));
+// And a block's stack, in its line and the profile's: on a machine starved by other suites the
+// stack thread's sample can come after the block ended (`no stack: late`, the profile's `(no
+// stack)`; the stacks themselves are test/e2e/blocks.test.js's). A block never seen while it ran
+// (`no stack: unseen`) stays what it is.
+const maskStacks = (l) => l
+  .replace(/^(lagwatch: (?:[^:]*: )?block of \S+ ms) (?:at .*?|\(no stack: (?:late|native)\))( \(a hang: its stall follows\))?$/, '$1 <stack>$2')
+  .replace(/^( {2}\d+\. .*?, \S+: )(?:\(no stack\)|.* \[(?:\S+|…)\])$/, '$1<stack>');
+const mask = (l) => maskStacks(maskCauses(maskPaths(l)));
 
 // Each stated stderr line, in order, matches a line of the run's stderr (other lines between them
 // allowed: a stated stderr shows what a run prints, not all of it), numbers and directories aside.
@@ -605,6 +612,15 @@ describe('docs: the convention of test/readme.test.js is enforced', function () 
       'lagwatch: blocking profile: 1 block(s)\n'), /not in the text.*7774/);
     assert.strictEqual(stderrShown(stated, 'lagwatch: hang stall of 6020 ms (loopBlock)\nlagwatch: block of 102 ms (no stack: late)\n' +
       'lagwatch: blocking profile: 2 block(s)\n'), null);
+    // A block's stack that came late stands for the stated one; an unseen block does not.
+    const block = 'lagwatch: block of 6013 ms at spin (/srv/a.js:6) < (anonymous) (/srv/a.js:9) (a hang: its stall follows)\n' +
+      '  1. 6013 ms in 1 block(s), max 6013 ms, p50 6013 ms, busy: spin (/srv/a.js:6) < (anonymous) (/srv/a.js:9) […]';
+    assert.strictEqual(stderrShown(block, 'lagwatch: block of 6034 ms (no stack: late) (a hang: its stall follows)\n' +
+      '  1. 6034 ms in 1 block(s), max 6034 ms, p50 6034 ms, starved: (no stack)\n'), null);
+    assert.strictEqual(stderrShown(block, 'lagwatch: block of 6034 ms at spin (/tmp/x/app.js:6) < (anonymous) (/tmp/x/app.js:9) (a hang: its stall follows)\n' +
+      '  1. 6034 ms in 1 block(s), max 6034 ms, p50 6034 ms, busy: spin (/tmp/x/app.js:6) < (anonymous) (/tmp/x/app.js:9) [e597b366588df8ad]\n'), null);
+    assert.notStrictEqual(stderrShown(block, 'lagwatch: block of 6034 ms (no stack: unseen) (a hang: its stall follows)\n' +
+      '  1. 6034 ms in 1 block(s), max 6034 ms, p50 6034 ms, starved: (no stack)\n'), null);
   });
 
   it('stated JSON: numbers vary, `…` in strings and arrays, key sets', function () {

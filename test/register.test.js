@@ -785,6 +785,181 @@ describe('lagwatch/register in a cluster: every line names its process (SPEC §1
     assert.strictEqual((await p.waitExit(30000)).code, 0, p.describe());
     assert.deepStrictEqual(p.stderrLines(), ['lagwatch: LAGWATCH_LOG_FORMAT must be text or json, not "xml": text is used'], p.describe());
   });
+
+  // The series of a Prometheus text exposition: [{ name, labels, value }].
+  const series = (text) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).map((l) => {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(l);
+    assert.ok(m, l);
+    const labels = Object.fromEntries([...(m[2] || '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+    return { name: m[1], labels, value: Number(m[3]) };
+  });
+  const CLUSTER_METRICS_LINE = /^lagwatch: (?:pid \d+, cluster primary: )?metrics at http:\/\/([^/]+):(\d+)\/metrics$/;
+
+  async function startClusterServer(env = {}) {
+    const p = run(path.join(FIXTURES, 'register-cluster-server.js'), { env: { OTEL_EXPORTER_PROMETHEUS_PORT: '0', ...env }, killAfterMs: 50000 });
+    await p.waitStdout('register-cluster-server: ready', 20000);
+    const [, host, port] = await p.waitStderr(CLUSTER_METRICS_LINE, 10000);
+    const primary = p.child.pid;
+    const workers = Object.fromEntries([...p.stdout.matchAll(/^register-cluster-server: worker (\d+) (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+    return { p, host, port: Number(port), primary, workers };
+  }
+
+  // One port for the whole cluster, the primary's: no worker binds it, and every process is there,
+  // named by its labels, counted once; a worker held by a hang does not hold the scrape, and says
+  // so; once it ends, its hang is its own.
+  it('one port for the cluster: the primary serves every process\'s series, labelled with service_instance_id, process_pid and cluster_worker_id; a hung worker does not hold the scrape', async function () {
+    const { p, host, port, primary, workers } = await startClusterServer();
+    const byPid = (rows, name, labels = {}) => Object.fromEntries(rows.filter((r) => r.name === name &&
+      Object.entries(labels).every(([k, v]) => r.labels[k] === v)).map((r) => [r.labels.process_pid, r]));
+    const pids = [primary, workers[1], workers[2]].map(String).sort();
+    let rows = series((await get(host, port, '/metrics')).body);
+    let answered = byPid(rows, 'lag_process_answered');
+    assert.deepStrictEqual(Object.keys(answered).sort(), pids, p.describe());
+    for (const r of Object.values(answered)) assert.strictEqual(r.value, 1);
+    const hangs = byPid(rows, 'lag_stalls_total', { kind: 'hang' });
+    assert.deepStrictEqual(Object.keys(hangs).sort(), pids, 'each process\'s own counter');
+    assert.strictEqual(hangs[workers[2]].labels.cluster_worker_id, '2');
+    assert.strictEqual(hangs[workers[1]].labels.cluster_worker_id, '1');
+    assert.strictEqual(hangs[primary].labels.cluster_worker_id, undefined);
+    const ids = new Set(Object.values(hangs).map((r) => r.labels.service_instance_id));
+    assert.ok(ids.size === 3 && ![...ids].includes(undefined), [...ids].join(' '));
+    // One serves; no worker tried to bind (no EADDRINUSE, one metrics line).
+    assert.strictEqual(p.stderrLines().filter((l) => /metrics at|cannot serve|not a lagwatch setting/.test(l)).length, 1, p.describe());
+
+    process.kill(workers[2], 'SIGUSR2'); // a 6 s hang in worker 2
+    await new Promise((r) => setTimeout(r, 2500));
+    const t0 = performance.now();
+    rows = series((await get(host, port, '/metrics')).body);
+    const took = performance.now() - t0;
+    assert.ok(took < 2900, `the scrape took ${Math.round(took)} ms (deadline 2000)`);
+    answered = byPid(rows, 'lag_process_answered');
+    assert.strictEqual(answered[workers[2]].value, 0, 'the hung worker did not answer');
+    assert.strictEqual(answered[workers[1]].value + answered[primary].value, 2);
+    assert.ok(byPid(rows, 'lag_stalls_total', { kind: 'hang' })[workers[2]], 'its series of its last answer are kept');
+
+    await p.waitStderr(new RegExp(`^lagwatch: pid ${workers[2]}, cluster worker 2: hang stall of \\d+ ms`), 15000);
+    rows = series((await get(host, port, '/metrics')).body);
+    answered = byPid(rows, 'lag_process_answered');
+    for (const r of Object.values(answered)) assert.strictEqual(r.value, 1, JSON.stringify(r));
+    const after = byPid(rows, 'lag_stalls_total', { kind: 'hang' });
+    assert.deepStrictEqual([after[primary].value, after[workers[1]].value, after[workers[2]].value], [0, 0, 1]);
+    const duration = rows.find((r) => r.name === 'lag_stall_duration_histogram_count' && r.labels.kind === 'hang' &&
+      r.labels.process_pid === String(workers[2]));
+    assert.strictEqual(duration && duration.value, 1);
+    p.child.kill('SIGTERM');
+    await p.waitExit(20000);
+  });
+
+  it('the protobuf exposition (native histograms) of a cluster: one family each, a series per process, the native histograms each process\'s own', async function () {
+    const protobuf = require('protobufjs');
+    const { SCHEMA, PROTOBUF_TYPE } = require('../lib/prometheus');
+    const MetricFamily = protobuf.parse(SCHEMA, { keepCase: false }).root.lookupType('io.prometheus.client.MetricFamily');
+    const { p, host, port, primary, workers } = await startClusterServer();
+    const body = await new Promise((resolve, reject) => {
+      http.get({ host, port, path: '/metrics', agent: false, headers: { accept: `${PROTOBUF_TYPE},text/plain;q=0.5` } }, (res) => {
+        assert.strictEqual(res.headers['content-type'], PROTOBUF_TYPE);
+        const chunks = [];
+        res.on('data', (d) => chunks.push(d));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      }).on('error', reject);
+    });
+    const reader = protobuf.Reader.create(body);
+    const fams = [];
+    while (reader.pos < reader.len) fams.push(MetricFamily.toObject(MetricFamily.decodeDelimited(reader), { defaults: true, enums: String }));
+    const names = fams.map((f) => f.name);
+    assert.strictEqual(new Set(names).size, names.length, 'each family once');
+    const pidsOf = (f) => f.metric.map((m) => m.label.find((l) => l.name === 'process_pid').value).sort();
+    const pids = [primary, workers[1], workers[2]].map(String).sort();
+    const byName = Object.fromEntries(fams.map((f) => [f.name, f]));
+    assert.deepStrictEqual([...new Set(pidsOf(byName.lag_process_answered))], pids);
+    assert.deepStrictEqual([...new Set(pidsOf(byName.lag_stalls))], pids);
+    const drift = byName.lag_drift_histogram;
+    assert.strictEqual(drift.type, 'HISTOGRAM');
+    assert.deepStrictEqual(pidsOf(drift), pids);
+    for (const m of drift.metric) assert.ok(m.histogram.positiveSpan.length > 0 && m.histogram.schema <= 8, JSON.stringify(m.histogram));
+    assert.strictEqual(byName.target_info.metric.length, 1);
+    p.child.kill('SIGTERM');
+    await p.waitExit(20000);
+  });
+
+  // PM2 (from the npm registry) owns the primary in its cluster mode: lagwatch runs only in its
+  // instances, which cannot leave the port to a primary; each serves the port plus its instance.
+  it('PM2\'s cluster mode: each instance serves the port plus its NODE_APP_INSTANCE, with its own series; its lines name it', async function () {
+    const fs = require('fs');
+    const os = require('os');
+    const pm2 = path.join(ROOT, 'node_modules', 'pm2', 'bin', 'pm2');
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-pm2-'));
+    // Two free ports in a row.
+    const listenOn = (port) => new Promise((resolve) => {
+      const srv = net.createServer().once('error', () => resolve(null)).listen(port, '127.0.0.1', () => resolve(srv));
+    });
+    let base;
+    for (;;) {
+      const a = await listenOn(0);
+      const b = await listenOn(a.address().port + 1);
+      base = a.address().port;
+      a.close();
+      if (b !== null) {
+        b.close();
+        break;
+      }
+    }
+    const env = baseEnv({ PM2_HOME: home, OTEL_EXPORTER_PROMETHEUS_PORT: String(base), REGISTER_CLUSTER_HANG_MS: '6000' });
+    const pm = (...args) => spawnSync(process.execPath, [pm2, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60000 });
+    const hangsAt = async (port) => {
+      const res = await get('127.0.0.1', port, '/metrics');
+      return series(res.body).filter((r) => r.name === 'lag_stalls_total' && r.labels.kind === 'hang').map((r) => r.value);
+    };
+    try {
+      const r = pm('start', path.join(FIXTURES, 'register-cluster-server.js'), '-i', '2', '--name', 'lw',
+        '--node-args=-r lagwatch/register', '--no-autorestart');
+      assert.strictEqual(r.status, 0, r.stdout + r.stderr);
+      const pids = Object.fromEntries(JSON.parse(pm('jlist').stdout).map((x) => [x.pm2_env.NODE_APP_INSTANCE, x.pid]));
+      assert.deepStrictEqual(Object.keys(pids).sort(), ['0', '1']);
+      // Both ports answer, each with one process's series: its own pid in target_info.
+      const deadline = Date.now() + 20000;
+      let ok = false;
+      while (!ok && Date.now() < deadline) {
+        ok = (await Promise.all([0, 1].map((i) => get('127.0.0.1', base + i, '/metrics').then((res) =>
+          new RegExp(`^target_info\\{[^}]*process_pid="${pids[i]}"`, 'm').test(res.body), () => false)))).every(Boolean);
+        if (!ok) await new Promise((res) => setTimeout(res, 300));
+      }
+      assert.ok(ok, `ports ${base} and ${base + 1} did not each serve their instance\n${pm('logs', '--nostream', '--lines', '50').stdout}`);
+      assert.deepStrictEqual([await hangsAt(base), await hangsAt(base + 1)], [[0], [0]]);
+      process.kill(pids[1], 'SIGUSR2');
+      let hangs = [];
+      while (Date.now() < deadline + 20000) {
+        hangs = [await hangsAt(base), await hangsAt(base + 1)].map(([v]) => v);
+        if (hangs[1] === 1) break;
+        await new Promise((res) => setTimeout(res, 500));
+      }
+      assert.deepStrictEqual(hangs, [0, 1], 'the hang is instance 1\'s alone');
+      // The instances' logs, and PM2's own: what a process writes before PM2's container takes its
+      // stderr (a `-r` preload's first lines) goes there.
+      const logs = [path.join(home, 'pm2.log'), ...fs.readdirSync(path.join(home, 'logs')).map((f) => path.join(home, 'logs', f))]
+        .map((f) => fs.readFileSync(f, 'utf8').replace(/^.*?PM2 +\| (?:\x1b\[\d+m)?/gm, '')).join('\n');
+      assert.ok(logs.includes(`lagwatch: pid ${pids[1]}, instance 1: metrics at http://127.0.0.1:${base + 1}/metrics`), logs);
+      assert.ok(logs.includes(`lagwatch: pid ${pids[0]}, instance 0: metrics at http://127.0.0.1:${base}/metrics`), logs);
+      assert.match(logs, new RegExp(`^lagwatch: pid ${pids[1]}, instance 1: hang stall of \\d+ ms`, 'm'));
+      assert.ok(!/cannot serve|not a lagwatch setting/.test(logs), logs);
+    } finally {
+      pm('kill');
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  // Replicas that share nothing but the environment cannot share a port: the second says why,
+  // and where the way is written.
+  it('two independent processes with the same port: the second says EADDRINUSE and that each process needs a port of its own', async function () {
+    const a = run(APP, { env: { ...QUICK, REGISTER_APP_STAY_MS: '8000', OTEL_EXPORTER_PROMETHEUS_PORT: '0' } });
+    const [, , port] = await a.waitStderr(METRICS_LINE, 10000);
+    const b = run(APP, { env: { ...QUICK, OTEL_EXPORTER_PROMETHEUS_PORT: port } });
+    const [line] = await b.waitStderr(/cannot serve metrics.*/, 10000);
+    assert.match(line, /EADDRINUSE.*each process needs a port of its own: docs\/metrics\.md#several-processes/);
+    await b.waitExit(20000);
+    a.child.kill('SIGKILL');
+  });
+
 });
 
 describe('lagwatch/register loses no setting in silence (SPEC §14)', function () {

@@ -27,7 +27,8 @@ static lw_delay_slice_t *slot_for(lw_delay_window_t *w, double t) {
   lw_delay_slice_t *s;
   if (!w->kept || !(t >= 0) || !isfinite(t)) return NULL;
   n = floor(t / LW_DELAY_SLICE_MS);
-  s = &w->slice[(size_t)fmod(n, LW_DELAY_SLICES)];
+  if (n >= 0x1p53) return NULL; /* past any clock: its slot would not be exact */
+  s = &w->slice[(uint64_t)n % LW_DELAY_SLICES];
   if (s->n > n) return NULL;
   if (s->n < n) {
     lw_histogram_reset(&s->lateness);

@@ -66,6 +66,7 @@ TEST_IMPL(delay_window_slots_reused) {
   lw_delay_window_lateness(&w, NAN, 1e9);
   lw_delay_window_lateness(&w, -1, 1e9);
   lw_delay_window_lateness(&w, INFINITY, 1e9);
+  lw_delay_window_lateness(&w, 1e300, 1e9);
   lw_delay_window_read(&w, 75000, &a);
   ASSERT_EQ(a.count, 2);
   lw_delay_window_free(&w);

@@ -6,7 +6,7 @@
 // read at collection time (an observable counter), so the metric equals stats() exactly and
 // costs nothing per sample; so are the event-loop delay statistics.
 const native = require('./native');
-const { typeError, printable } = require('./util');
+const { typeError, printable, processRole } = require('./util');
 const { defaultMeter, isNoopMeter, createNoopMeter } = require('./otel');
 
 // Bucket boundaries (the core's, core/aggregate.c), given through each histogram's `advice`
@@ -28,11 +28,18 @@ function formatStack(frames, max) {
     `    at ${printable(f.functionName || '<anonymous>')} (${printable(f.url)}:${f.lineNumber}:${f.columnNumber})`).join('\n');
 }
 
-// The thread a record is about, by OpenTelemetry's own attribute names (SPEC §14).
+// The thread a record is about, by OpenTelemetry's own attribute names (SPEC §14), and its process.
 function threadAttributes(attributes, thread) {
-  if (!thread) return;
-  attributes['thread.id'] = thread.id;
-  if (thread.name !== null) attributes['thread.name'] = thread.name;
+  if (thread) {
+    attributes['thread.id'] = thread.id;
+    if (thread.name !== null) attributes['thread.name'] = thread.name;
+  }
+  // The process too, when it is one of several (SPEC §14), as its stderr lines name it.
+  const role = processRole();
+  if (role.instance === undefined && role.cluster === undefined) return;
+  attributes['process.pid'] = process.pid;
+  if (role.instance !== undefined) attributes['pm2.instance'] = role.instance;
+  else if (role.cluster.worker !== undefined) attributes['cluster.worker.id'] = role.cluster.worker;
 }
 
 // SPEC §12: the dominant parts of a hang's cause (as the core names them), the lag.stall log

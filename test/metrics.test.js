@@ -356,6 +356,26 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     m.stop();
   });
 
+  it('a process among several (a PM2 instance here) names itself on its records: process.pid and its instance', () => {
+    const exporter = new InMemoryLogRecordExporter();
+    const lp = new LoggerProvider({ processors: [new SimpleLogRecordProcessor({ exporter })] });
+    const sim = lagwatch.createSimulation();
+    const m = lagwatch.setupAllMonitors({ clock: sim, logger: lp.getLogger('lagwatch') });
+    process.env.NODE_APP_INSTANCE = '3';
+    try {
+      sim.advance(10000);
+      sim.block(6000);
+      sim.advance(10000);
+    } finally {
+      delete process.env.NODE_APP_INSTANCE;
+      m.stop();
+    }
+    const [record] = exporter.getFinishedLogRecords().filter((r) => r.body === 'lag.stall');
+    assert.strictEqual(record.attributes['process.pid'], process.pid);
+    assert.strictEqual(record.attributes['pm2.instance'], 3);
+    assert.strictEqual(record.attributes['thread.name'], 'main');
+  });
+
   it('by default, the global API\'s meter and logger: an app\'s registered SDK gets lagwatch\'s metrics and lag.stall records with no code', async () => {
     const api = require('@opentelemetry/api');
     const { logs } = require('@opentelemetry/api-logs');

@@ -121,7 +121,7 @@ async function until(what, fn, timeoutMs, everyMs = 250, describe = () => '') {
 // every 1 s, native histograms on) scraping `ctx.metricsPort`'s /metrics, until it has scraped it
 // once. It is `ctx.prom` (on `ctx.promPort`) from its spawn on, for after() to stop whatever
 // happens; a port taken between freePort() and its bind: another.
-async function startPrometheus(ctx, describeAll) {
+async function startPrometheus(ctx, describeAll, features = ['--enable-feature=native-histograms']) {
   const prometheus = findPrometheus();
   assert.ok(prometheus, 'the `prometheus` binary is not installed (not on PATH, not /usr/bin/prometheus): ' +
     'this test needs a real Prometheus (Debian/Ubuntu: apt-get install prometheus)');
@@ -143,7 +143,7 @@ async function startPrometheus(ctx, describeAll) {
       `--config.file=${config}`,
       `--storage.tsdb.path=${path.join(ctx.tmp, `data${attempt}`)}`,
       `--web.listen-address=127.0.0.1:${ctx.promPort}`,
-      '--enable-feature=native-histograms',
+      ...features,
       '--log.level=warn',
     ], { ...process.env });
     const ready = await until('Prometheus /-/ready', async () => {
@@ -515,5 +515,85 @@ describe('Prometheus scrapes the app\'s own prom-client /metrics: lagwatch/prom-
     }
     const t = await query('sum by (nodejs_eventloop_state) (nodejs_eventloop_time)');
     assert.deepStrictEqual(t.map((x) => x.metric.nodejs_eventloop_state).sort(), ['active', 'idle']);
+  });
+});
+
+// SPEC §14, several processes and two scrapers, where users run them: a node:cluster under
+// `node -r lagwatch/register` (test/fixtures/register-cluster-server.js: a primary and 2 workers)
+// scraped every second by two Prometheus servers, one with native histograms (protobuf) and one
+// with its default flags (text), as a high-availability pair would. Every process is seen on the
+// one port, told apart by process_pid, counted once; a worker's 6 s hang is its own, seen by both
+// while it runs (lag_process_answered 0, the target still up) and after; and neither scraper
+// takes the other's figures: both read worker 2's hang in nodejs_eventloop_delay_max.
+describe('two Prometheus servers scrape a node:cluster: every process seen on one port, counted once, the same figures in both', function () {
+  this.timeout(180000);
+
+  const ctx = { tmp: null, app: null, metricsPort: 0, primary: 0, workers: {}, a: null, b: null };
+  const describeAll = () =>
+    `--- cluster (${JSON.stringify(ctx.app && ctx.app.exit)}) ---\n${ctx.app ? ctx.app.out.slice(-3000) : ''}` +
+    ['a', 'b'].map((k) => `\n--- prometheus ${k} (${JSON.stringify(ctx[k] && ctx[k].prom && ctx[k].prom.exit)}) ---\n` +
+      `${ctx[k] && ctx[k].prom ? ctx[k].prom.out.slice(-2000) : ''}`).join('');
+  // Series by the process they name: { pid: value }.
+  const byPid = (rows) => Object.fromEntries(rows.map((r) => [r.metric.process_pid, r.value]));
+
+  before(async function () {
+    ctx.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-prometheus-cluster-'));
+    const env = { ...process.env, OTEL_EXPORTER_PROMETHEUS_PORT: '0', OTEL_SERVICE_NAME: 'lagwatch-cluster' };
+    for (const k of Object.keys(env)) if (k.startsWith('LAGWATCH_') || k === 'NODE_OPTIONS') delete env[k];
+    ctx.app = start(process.execPath, ['-r', 'lagwatch/register', path.join(__dirname, 'fixtures', 'register-cluster-server.js')], env);
+    const m = await until('the cluster ready and its one "metrics at" line', () => {
+      if (ctx.app.exit) return Promise.reject(new Error('the cluster exited'));
+      const line = ctx.app.out.match(/^lagwatch: (?:pid \d+, cluster primary: )?metrics at http:\/\/127\.0\.0\.1:(\d+)\/metrics$/m);
+      return ctx.app.out.includes('register-cluster-server: ready') && line;
+    }, 20000, 50, describeAll);
+    ctx.metricsPort = Number(m[1]);
+    ctx.primary = ctx.app.child.pid;
+    ctx.workers = Object.fromEntries([...ctx.app.out.matchAll(/^register-cluster-server: worker (\d+) (\d+)$/gm)].map((x) => [x[1], Number(x[2])]));
+    for (const [k, features] of [['a', ['--enable-feature=native-histograms']], ['b', []]]) {
+      ctx[k] = { tmp: path.join(ctx.tmp, k), metricsPort: ctx.metricsPort, prom: null, promPort: 0 };
+      fs.mkdirSync(ctx[k].tmp);
+      await startPrometheus(ctx[k], describeAll, features);
+    }
+  });
+
+  after(async function () {
+    this.timeout(30000);
+    await Promise.all([stop(ctx.a && ctx.a.prom), stop(ctx.b && ctx.b.prom), stop(ctx.app)]);
+    if (ctx.tmp) fs.rmSync(ctx.tmp, { recursive: true, force: true });
+  });
+
+  it('each process once, by process_pid, in both; a worker\'s hang is its own, seen while it runs with the target up, and read alike by both', async function () {
+    const pids = [ctx.primary, ctx.workers[1], ctx.workers[2]].map(String).sort();
+    const counter = { a: 'lag_stalls', b: 'lag_stalls_total' }; // protobuf names counters as the instruments; text adds _total
+    for (const k of ['a', 'b']) {
+      await until(`prometheus ${k}: three processes answered`, async () =>
+        Object.keys(byPid(await queryAt(ctx[k].promPort, 'lag_process_answered == 1'))).length === 3, 20000, 250, describeAll);
+      const hangs = byPid(await queryAt(ctx[k].promPort, `${counter[k]}{kind="hang"}`));
+      assert.deepStrictEqual(Object.keys(hangs).sort(), pids, `${k}: ${JSON.stringify(hangs)}`);
+      assert.ok(Object.values(hangs).every((v) => v === 0));
+      assert.strictEqual((await queryAt(ctx[k].promPort, 'up')).length, 1, 'one target: the cluster\'s one port');
+    }
+
+    process.kill(ctx.workers[2], 'SIGUSR2'); // a 6 s hang in worker 2
+    for (const k of ['a', 'b']) {
+      await until(`prometheus ${k}: worker 2's hang counted`, async () =>
+        (await queryAt(ctx[k].promPort, `${counter[k]}{kind="hang",cluster_worker_id="2"} == 1`)).length === 1, 30000, 250, describeAll);
+    }
+    for (const k of ['a', 'b']) {
+      const q = (expr) => queryAt(ctx[k].promPort, expr);
+      // Counted once, by worker 2 alone.
+      const hangs = byPid(await q(`${counter[k]}{kind="hang"}`));
+      assert.deepStrictEqual([hangs[ctx.primary], hangs[ctx.workers[1]], hangs[ctx.workers[2]]], [0, 0, 1], `${k}: ${JSON.stringify(hangs)}`);
+      const total = await q(`sum by (kind) (${counter[k]})`);
+      assert.strictEqual(total.find((r) => r.metric.kind === 'hang').value, 1, `${k}: ${JSON.stringify(total)}`);
+      // Seen while it ran: worker 2 did not answer some scrapes, and the target stayed up.
+      const missed = await q('min_over_time(lag_process_answered{cluster_worker_id="2"}[1m])');
+      assert.strictEqual(missed.length === 1 && missed[0].value, 0, `${k}: ${JSON.stringify(missed)}`);
+      const up = await q('min_over_time(up[1m])');
+      assert.strictEqual(up.length === 1 && up[0].value, 1, `${k}: the cluster's port answered every scrape: ${JSON.stringify(up)}`);
+      // Neither scraper takes the other's window: both read the 6 s hang in worker 2's delay max.
+      const max = await q('max_over_time(nodejs_eventloop_delay_max{cluster_worker_id="2"}[1m])');
+      assert.ok(max.length === 1 && max[0].value > 5, `${k}: ${JSON.stringify(max)}`);
+    }
   });
 });

@@ -69,7 +69,7 @@ static napi_value b_mon_keep_delay(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   lwb_monset_t *m;
   if ((m = lwb_mon_args(env, info, 1, argv)) == NULL) return NULL;
-  lw_monset_keep_delay(&m->set);
+  if (lwb_throw_core(env, lw_monset_keep_delay(&m->set), NULL, "")) return NULL;
   lwb_mon_report_memory(m, (int64_t)lw_monset_memory(&m->set));
   return NULL;
 }

@@ -3,21 +3,17 @@
 #include <math.h>
 #include <string.h>
 
-void lw_delay_window_init(lw_delay_window_t *w) {
+void lw_delay_window_init(lw_delay_window_t *w) { w->slice = NULL; }
+
+int lw_delay_window_keep(lw_delay_window_t *w) {
   int i;
-  memset(w, 0, sizeof(*w));
+  if (w->slice != NULL) return LW_OK;
+  if ((w->slice = lw__calloc(LW_DELAY_SLICES, sizeof(*w->slice))) == NULL) return LW_ENOMEM;
   for (i = 0; i < LW_DELAY_SLICES; i++) {
     w->slice[i].n = -1;
     lw_histogram_init(&w->slice[i].lateness);
-    w->slice[i].lateness.kept = 0;
   }
-}
-
-void lw_delay_window_keep(lw_delay_window_t *w) {
-  int i;
-  if (w->kept) return;
-  w->kept = 1;
-  for (i = 0; i < LW_DELAY_SLICES; i++) w->slice[i].lateness.kept = 1;
+  return LW_OK;
 }
 
 /* The slot of the slice holding `t`, emptied if it held an older slice; NULL when it holds a
@@ -25,7 +21,7 @@ void lw_delay_window_keep(lw_delay_window_t *w) {
 static lw_delay_slice_t *slot_for(lw_delay_window_t *w, double t) {
   double n;
   lw_delay_slice_t *s;
-  if (!w->kept || !(t >= 0) || !isfinite(t)) return NULL;
+  if (w->slice == NULL || !(t >= 0) || !isfinite(t)) return NULL;
   n = floor(t / LW_DELAY_SLICE_MS);
   if (n >= 0x1p53) return NULL; /* past any clock: its slot would not be exact */
   s = &w->slice[(uint64_t)n % LW_DELAY_SLICES];
@@ -77,7 +73,7 @@ void lw_delay_window_read(const lw_delay_window_t *w, double now, lw_delay_stats
   memset(out, 0, sizeof(*out));
   out->min = INFINITY;
   out->max = -INFINITY;
-  for (i = 0; i < LW_DELAY_SLICES; i++) {
+  for (i = 0; w->slice != NULL && i < LW_DELAY_SLICES; i++) {
     const lw_delay_slice_t *s = &w->slice[i];
     if (s->n < 0 || s->n > n || s->n <= n - LW_DELAY_SLICES) continue;
     out->active_ms += s->active_ms;
@@ -103,13 +99,18 @@ void lw_delay_window_read(const lw_delay_window_t *w, double now, lw_delay_stats
 }
 
 size_t lw_delay_window_memory(const lw_delay_window_t *w) {
-  size_t n = 0;
+  size_t n;
   int i;
+  if (w->slice == NULL) return 0;
+  n = LW_DELAY_SLICES * sizeof(*w->slice);
   for (i = 0; i < LW_DELAY_SLICES; i++) n += lw_histogram_memory(&w->slice[i].lateness);
   return n;
 }
 
 void lw_delay_window_free(lw_delay_window_t *w) {
   int i;
+  if (w->slice == NULL) return;
   for (i = 0; i < LW_DELAY_SLICES; i++) lw_histogram_free(&w->slice[i].lateness);
+  lw__free(w->slice);
+  w->slice = NULL;
 }

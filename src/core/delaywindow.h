@@ -24,8 +24,9 @@ typedef struct lw_delay_slice_s {
 } lw_delay_slice_t;
 
 typedef struct lw_delay_window_s {
-  int kept; /* values are counted only once a reader asked (lw_delay_window_keep) */
-  lw_delay_slice_t slice[LW_DELAY_SLICES];
+  /* LW_DELAY_SLICES slices, made when a reader asks (lw_delay_window_keep): NULL before, and
+   * nothing is counted (a set nobody reads costs a pointer). */
+  lw_delay_slice_t *slice;
 } lw_delay_window_t;
 
 typedef struct lw_delay_stats_s {
@@ -35,7 +36,8 @@ typedef struct lw_delay_stats_s {
 } lw_delay_stats_t;
 
 void lw_delay_window_init(lw_delay_window_t *w);
-void lw_delay_window_keep(lw_delay_window_t *w);
+/* Counts values from now on. Returns LW_OK, or LW_ENOMEM (then it does not). */
+int lw_delay_window_keep(lw_delay_window_t *w);
 /* A lateness (driftLag) of a sample that ended at `end`. */
 void lw_delay_window_lateness(lw_delay_window_t *w, double end, double value);
 /* Loop time (idleAvailability) of a period that ended at `end`. */

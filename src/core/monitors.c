@@ -317,7 +317,7 @@ void lw_monset_core_read_delay(const lw_monset_core_t *m, double now, lw_delay_s
   lw_delay_window_read(&m->delay, now, out);
 }
 
-void lw_monset_core_keep_delay(lw_monset_core_t *m) { lw_delay_window_keep(&m->delay); }
+int lw_monset_core_keep_delay(lw_monset_core_t *m) { return lw_delay_window_keep(&m->delay); }
 
 int lw_monset_core_keep_aggregates(lw_monset_core_t *m, int keep) {
   int i;

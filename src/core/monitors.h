@@ -380,8 +380,9 @@ static inline int lw_monset_core_asleep(const lw_monset_core_t *m) { return m->d
  * exact, percentiles within 1/LW_HIST_SUB (histogram.h); NAN but count when none. Takes nothing
  * away: every reader reads the same. */
 void lw_monset_core_read_delay(const lw_monset_core_t *m, double now, lw_delay_stats_t *out);
-/* Whether the window is kept, from now on (a meter that reads nodejs.eventloop.*). */
-void lw_monset_core_keep_delay(lw_monset_core_t *m);
+/* The window is kept from now on (a meter that reads nodejs.eventloop.*): LW_OK, or LW_ENOMEM
+ * (then it is not). */
+int lw_monset_core_keep_delay(lw_monset_core_t *m);
 /* Whether the metric histograms are kept (a MetricProducer reads them): on, they start empty
  * (LW_OK, or LW_ENOMEM and they are not kept); off, their memory is freed. */
 int lw_monset_core_keep_aggregates(lw_monset_core_t *m, int keep);

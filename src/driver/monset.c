@@ -256,7 +256,7 @@ int lw_monset_keep_aggregates(lw_monset_t *s, int keep) { return lw_monset_core_
 void lw_monset_read_delay(const lw_monset_t *s, lw_delay_stats_t *out) {
   lw_monset_core_read_delay(&s->core, lw_monset_now(s), out);
 }
-void lw_monset_keep_delay(lw_monset_t *s) { lw_monset_core_keep_delay(&s->core); }
+int lw_monset_keep_delay(lw_monset_t *s) { return lw_monset_core_keep_delay(&s->core); }
 
 size_t lw_monset_memory(const lw_monset_t *s) {
   return sizeof(*s) + lw_spans_memory(&s->gc) + lw_monset_core_memory(&s->core) + s->be->memory(s);

@@ -213,7 +213,7 @@ int lw_monset_keep_aggregates(lw_monset_t *s, int keep);
 /* driftLag's recorded lateness and the loop's time over the window read now
  * (lw_monset_core_read_delay), counted from lw_monset_keep_delay on. */
 void lw_monset_read_delay(const lw_monset_t *s, lw_delay_stats_t *out);
-void lw_monset_keep_delay(lw_monset_t *s);
+int lw_monset_keep_delay(lw_monset_t *s);
 /* The loop's active and idle time over idleAvailability's recorded periods, since start. */
 void lw_monset_loop_time(const lw_monset_t *s, double *active_ms, double *idle_ms);
 /* Native memory the set holds, for the owner to report to its garbage collector. */

@@ -11,7 +11,7 @@ TEST_IMPL(delay_window_reads_take_nothing) {
   lw_delay_window_read(&w, 1000, &a);
   ASSERT_EQ(a.count, 0);
   ASSERT_TRUE(isnan(a.max));
-  lw_delay_window_keep(&w);
+  ASSERT_EQ(lw_delay_window_keep(&w), LW_OK);
   lw_delay_window_lateness(&w, 2000, 1);
   lw_delay_window_lateness(&w, 15000, 6000); /* a hang, in the second slice */
   lw_delay_window_lateness(&w, 25000, 3);
@@ -48,7 +48,15 @@ TEST_IMPL(delay_window_slots_reused) {
   lw_delay_window_t w;
   lw_delay_stats_t a;
   lw_delay_window_init(&w);
-  lw_delay_window_keep(&w);
+  /* No memory for the slices: LW_ENOMEM, and nothing counted, nothing crashed. */
+  lw_alloc_fail_after(0);
+  ASSERT_EQ(lw_delay_window_keep(&w), LW_ENOMEM);
+  lw_alloc_fail_after(-1);
+  lw_delay_window_lateness(&w, 5000, 100);
+  lw_delay_window_read(&w, 5000, &a);
+  ASSERT_EQ(a.count, 0);
+  ASSERT_EQ(lw_delay_window_memory(&w), 0);
+  ASSERT_EQ(lw_delay_window_keep(&w), LW_OK);
   lw_delay_window_lateness(&w, 5000, 100);
   /* 70 s later the same slot holds the new slice: the old value is gone, not added. */
   lw_delay_window_lateness(&w, 75000, 2);

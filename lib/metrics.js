@@ -171,6 +171,9 @@ class Metrics {
       this.stalls.add(0, { kind });
       this.stallDuration.record(NaN, { kind });
     }
+    // The hangs of earlier runs that died hung (lib/fatal.js), counted apart, from zero too: the
+    // first one reported would otherwise be a series born at 1, which increase() never sees.
+    this.stalls.add(0, { kind: 'hang', fatal: true });
     for (const kind of JUMP_KINDS) this.jumps.add(0, { kind });
     for (const cause of CAUSES) this.stallCauses.add(0, { kind: 'hang', cause });
     this.workerHangs.add(0);
@@ -301,7 +304,7 @@ class Metrics {
   // Blocks are primed only in a set that reports them.
   primeBlocks() {
     if (this.noop) return;
-    this.blocks.add(0);
+    for (const cause of [...CAUSES, 'unknown']) this.blocks.add(0, { cause });
     this.blockDuration.record(NaN);
   }
 

@@ -103,6 +103,22 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     m.stop();
   });
 
+  it('blocks: lag_blocks from 0 for every cause a block can have, no series without one', async () => {
+    const { reader, sim, m } = setup('linux', { blocks: { thresholdMs: 100 } });
+    sim.advance(5000);
+    let got = await collect(reader);
+    const causes = (g) => Object.fromEntries(g.lag_blocks.points.map((p) => [p.attributes.cause, p.value]));
+    assert.deepStrictEqual(causes(got), { busy: 0, gc: 0, blocked: 0, starved: 0, throttled: 0, unknown: 0 });
+    assert.ok(got.lag_blocks.points.every((p) => Object.keys(p.attributes).length === 1), 'no label-less series');
+    sim.block(300);
+    sim.advance(5000);
+    m._flush();
+    got = await collect(reader);
+    assert.strictEqual(Object.values(causes(got)).reduce((a, b) => a + b, 0), 1);
+    assert.strictEqual(got.lag_blocks.points.length, 6);
+    m.stop();
+  });
+
   it('a 6 s block: lag_stalls{kind=hang} = 1 and one 6000 ms point in the stall histogram', async () => {
     const { reader, sim, m } = setup();
     sim.advance(10000);
@@ -114,7 +130,9 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     // its first episode from Prometheus's rate() and increase()).
     assert.strictEqual(point(got, 'lag_stalls', { kind: 'suspend' }), 0);
     assert.strictEqual(point(got, 'lag_stalls', { kind: 'pause' }), 0);
-    assert.strictEqual(got.lag_stalls.points.length, 3);
+    // And the fatal hangs of earlier runs, counted apart: from 0 too.
+    assert.strictEqual(point(got, 'lag_stalls', { kind: 'hang', fatal: true }), 0);
+    assert.strictEqual(got.lag_stalls.points.length, 4);
     assert.strictEqual(point(got, 'lag_stall_duration_histogram', { kind: 'pause' }).count, 0);
     const h = point(got, 'lag_stall_duration_histogram', { kind: 'hang' });
     assert.strictEqual(h.count, 1);

@@ -309,8 +309,9 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
     const blocks = await query('histogram_count(lag_loop_block_histogram)');
     assert.strictEqual(blocks.length, 1, JSON.stringify(blocks));
     assert.ok(blocks[0].value > 0, JSON.stringify(blocks));
-    const hang = await query('lag_stalls{kind="hang"}');
+    const hang = await query('lag_stalls{kind="hang",fatal=""}');
     assert.strictEqual(hang.length, 1);
+    assert.strictEqual((await query('lag_stalls{kind="hang",fatal="true"}'))[0].value, 0, 'the fatal hangs of earlier runs: from 0');
     assert.strictEqual(hang[0].value, 1);
     assert.strictEqual(hang[0].metric.job, 'lagwatch');
   });
@@ -568,7 +569,7 @@ describe('two Prometheus servers scrape a node:cluster: every process seen on on
     for (const k of ['a', 'b']) {
       await until(`prometheus ${k}: three processes answered`, async () =>
         Object.keys(byPid(await queryAt(ctx[k].promPort, 'lag_process_answered == 1'))).length === 3, 20000, 250, describeAll);
-      const hangs = byPid(await queryAt(ctx[k].promPort, `${counter[k]}{kind="hang"}`));
+      const hangs = byPid(await queryAt(ctx[k].promPort, `${counter[k]}{kind="hang",fatal=""}`));
       assert.deepStrictEqual(Object.keys(hangs).sort(), pids, `${k}: ${JSON.stringify(hangs)}`);
       assert.ok(Object.values(hangs).every((v) => v === 0));
       assert.strictEqual((await queryAt(ctx[k].promPort, 'up')).length, 1, 'one target: the cluster\'s one port');
@@ -582,7 +583,7 @@ describe('two Prometheus servers scrape a node:cluster: every process seen on on
     for (const k of ['a', 'b']) {
       const q = (expr) => queryAt(ctx[k].promPort, expr);
       // Counted once, by worker 2 alone.
-      const hangs = byPid(await q(`${counter[k]}{kind="hang"}`));
+      const hangs = byPid(await q(`${counter[k]}{kind="hang",fatal=""}`));
       assert.deepStrictEqual([hangs[ctx.primary], hangs[ctx.workers[1]], hangs[ctx.workers[2]]], [0, 0, 1], `${k}: ${JSON.stringify(hangs)}`);
       const total = await q(`sum by (kind) (${counter[k]})`);
       assert.strictEqual(total.find((r) => r.metric.kind === 'hang').value, 1, `${k}: ${JSON.stringify(total)}`);

@@ -356,9 +356,11 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
       }
       assert.ok(names.filter((n) => n.startsWith('lag_')).length >= 5, JSON.stringify(names));
       const stallLines = after.body.split('\n').filter((l) => l.startsWith('lag_stalls_total{'));
-      // One series per kind, there from the start at 0: only the hang one rose.
-      const byKind = Object.fromEntries(stallLines.map((l) => [/kind="(\w+)"/.exec(l)[1], Number(l.split(' ').pop())]));
-      assert.deepStrictEqual(byKind, { hang: 1, suspend: 0, pause: 0 }, JSON.stringify(stallLines));
+      // One series per kind, and the fatal hangs of earlier runs apart, there from the start at 0:
+      // only the hang one rose.
+      const byKind = Object.fromEntries(stallLines.map((l) => [/kind="(\w+)"/.exec(l)[1] + (/fatal="true"/.test(l) ? ',fatal' : ''),
+        Number(l.split(' ').pop())]));
+      assert.deepStrictEqual(byKind, { hang: 1, suspend: 0, pause: 0, 'hang,fatal': 0 }, JSON.stringify(stallLines));
       assert.match(after.body, /^lag_stall_duration_histogram_count\{kind="hang"(,[^}]*)?\} 1$/m);
 
       const other = await get(host, port, '/');
@@ -809,7 +811,7 @@ describe('lagwatch/register in a cluster: every line names its process (SPEC §1
   // so; once it ends, its hang is its own.
   it('one port for the cluster: the primary serves every process\'s series, labelled with service_instance_id, process_pid and cluster_worker_id; a hung worker does not hold the scrape', async function () {
     const { p, host, port, primary, workers } = await startClusterServer();
-    const byPid = (rows, name, labels = {}) => Object.fromEntries(rows.filter((r) => r.name === name &&
+    const byPid = (rows, name, labels = {}) => Object.fromEntries(rows.filter((r) => r.name === name && r.labels.fatal === undefined &&
       Object.entries(labels).every(([k, v]) => r.labels[k] === v)).map((r) => [r.labels.process_pid, r]));
     const pids = [primary, workers[1], workers[2]].map(String).sort();
     let rows = series((await get(host, port, '/metrics')).body);
@@ -908,7 +910,8 @@ describe('lagwatch/register in a cluster: every line names its process (SPEC §1
     const pm = (...args) => spawnSync(process.execPath, [pm2, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60000 });
     const hangsAt = async (port) => {
       const res = await get('127.0.0.1', port, '/metrics');
-      return series(res.body).filter((r) => r.name === 'lag_stalls_total' && r.labels.kind === 'hang').map((r) => r.value);
+      return series(res.body).filter((r) => r.name === 'lag_stalls_total' && r.labels.kind === 'hang' && r.labels.fatal === undefined)
+        .map((r) => r.value);
     };
     try {
       const r = pm('start', path.join(FIXTURES, 'register-cluster-server.js'), '-i', '2', '--name', 'lw',

@@ -294,7 +294,10 @@ describe('e2e: fatal hangs (real processes)', function () {
     assert.deepStrictEqual(s.thread.id, busy.threadId, why);
     assert.notStrictEqual(s.thread.id, 0, why);
     assert.ok(s.durationMs >= 3900 && s.durationMs < 5000, why);
-    assert.strictEqual(s.cause.dominant, 'busy', why);
+    // It spun: on a CPU or waiting for one, as the machine's load decides (busy or starved), the
+    // two making up the span.
+    assert.ok(['busy', 'starved'].includes(s.cause.dominant), why);
+    assert.ok(s.cause.cpuMs + s.cause.runQueueMs >= 0.9 * s.cause.spanMs, why);
     assert.strictEqual(r.stats.fatalHangs, 1, why);
     assert.deepStrictEqual(records(dir), [], 'its record taken');
   });

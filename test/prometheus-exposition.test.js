@@ -119,6 +119,22 @@ describe('native histograms from OpenTelemetry exponential histograms (lib/prome
   });
 });
 
+describe('the observer is not the observed (lib/prometheus.js PrometheusEndpoint)', () => {
+  // protobufjs generates a type's encoder at its first use: at the first protobuf scrape, on the
+  // main thread, in the app's life (a 226 ms block was once blamed on the app). The endpoint
+  // generates them when it is made, at register's set-up, before the monitors start.
+  it('every type of the exposition has its encoder and fromObject generated when the endpoint is made', () => {
+    const { PrometheusEndpoint } = require('../lib/prometheus');
+    const endpoint = new PrometheusEndpoint(protobuf);
+    const ns = endpoint.MetricFamily.parent;
+    const types = ns.nestedArray.filter((t) => t instanceof protobuf.Type);
+    assert.ok(types.length >= 8, types.map((t) => t.name).join(' '));
+    for (const t of types) {
+      assert.ok(Object.prototype.hasOwnProperty.call(t, 'encode') && Object.prototype.hasOwnProperty.call(t, 'fromObject'), t.name);
+    }
+  });
+});
+
 describe('content negotiation (lib/prometheus.js wantsProtobuf)', () => {
   const cases = [
     ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5,' +

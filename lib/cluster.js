@@ -44,11 +44,11 @@ function workerId() {
 // Where this process serves `port` (null: it does not; its primary gathers it), and how.
 function servingPlan(env, port) {
   const worker = workerId();
-  const pm2 = processRole(env).instance === undefined ? null : processRole(env).instance;
+  const { instance } = processRole(env); // PM2's
   if (worker !== null && env[PRIMARY_ENV] === String(process.ppid)) return null;
-  if (worker === null && pm2 === null) return { port, exclusive: false, primary: true };
+  if (worker === null && instance === undefined) return { port, exclusive: false, primary: true };
   // A port of its own: port 0 stays 0 (the system picks), the rest move by the instance.
-  const offset = pm2 !== null ? pm2 : worker;
+  const offset = instance !== undefined ? instance : worker;
   return { port: port === 0 ? 0 : port + offset, exclusive: true, primary: false };
 }
 
@@ -73,7 +73,7 @@ function answerPrimary(snapshot) {
 class Gatherer {
   constructor() {
     this.cluster = null; // the cluster module, once the app has loaded it and forked
-    this.last = new Map(); // `${format}:${worker id}` -> { who, data }
+    this.last = new Map(); // worker id -> format -> { who, data }: its last answer
     this.next = 0;
     this.waiting = new Map(); // request id -> (reply) => void
     this.onMessage = (worker, msg) => {
@@ -106,14 +106,12 @@ class Gatherer {
     return Object.values(this.cluster.workers || {}).filter((w) => w && w.isConnected() && !w.isDead());
   }
 
-  // Every worker's { who, data, answered } for `format`, within `deadlineMs`: a worker that did
-  // not answer in time gives its last answer (answered: false), or only who it is.
-  gather(format, deadlineMs = DEADLINE_MS) {
+  // Every worker's { who, data, answered } for `format`, within the deadline the scrape `req`
+  // leaves: a worker that did not answer in time gives its last answer (answered: false), or only
+  // who it is.
+  gather(format, req) {
     const workers = this.workers();
-    for (const key of this.last.keys()) {
-      const id = Number(key.slice(key.indexOf(':') + 1));
-      if (!workers.some((w) => w.id === id)) this.last.delete(key);
-    }
+    for (const id of this.last.keys()) if (!workers.some((w) => w.id === id)) this.last.delete(id);
     if (workers.length === 0) return Promise.resolve([]);
     return new Promise((resolve) => {
       const got = new Map();
@@ -122,18 +120,18 @@ class Gatherer {
         clearTimeout(timer);
         this.waiting.delete(id);
         resolve(workers.map((w) => {
-          const key = `${format}:${w.id}`;
           if (got.has(w.id)) return { ...got.get(w.id), answered: true };
-          const last = this.last.get(key);
+          const last = this.last.has(w.id) ? this.last.get(w.id).get(format) : undefined;
           const who = last ? last.who : { 'process.pid': w.process.pid, 'cluster.worker.id': w.id };
           return { who, data: last ? last.data : null, answered: false };
         }));
       };
-      const timer = setTimeout(finish, deadlineMs);
+      const timer = setTimeout(finish, deadlineFor(req));
       this.waiting.set(id, (worker, body) => {
         if (!workers.includes(worker) || got.has(worker.id) || body.data === undefined) return;
         got.set(worker.id, { who: body.who, data: body.data });
-        this.last.set(`${format}:${worker.id}`, { who: body.who, data: body.data });
+        if (!this.last.has(worker.id)) this.last.set(worker.id, new Map());
+        this.last.get(worker.id).set(format, got.get(worker.id));
         if (got.size === workers.length) finish();
       });
       for (const w of workers) {
@@ -154,4 +152,4 @@ function deadlineFor(req) {
   return Number.isFinite(s) && s > 0 ? Math.max(100, Math.min(DEADLINE_MS, s * 1000 - 250)) : DEADLINE_MS;
 }
 
-module.exports = { identity, servingPlan, answerPrimary, Gatherer, deadlineFor, PRIMARY_ENV };
+module.exports = { identity, servingPlan, answerPrimary, Gatherer, PRIMARY_ENV };

@@ -209,8 +209,11 @@ function wantsProtobuf(accept) {
 // not allow becomes "_".
 const sanitize = (name) => name.replace(/[^a-zA-Z0-9_:]/g, '_').replace(/^([0-9])/, '_$1');
 
+// Attributes as io.prometheus.client LabelPairs.
+const labelPairs = (attributes) => Object.entries(attributes).map(([name, value]) => ({ name: sanitize(name), value: String(value) }));
+
 function labels(attributes, scope) {
-  const out = Object.entries(attributes).map(([name, value]) => ({ name: sanitize(name), value: String(value) }));
+  const out = labelPairs(attributes);
   out.push({ name: 'otel_scope_name', value: scope.name });
   if (scope.version) out.push({ name: 'otel_scope_version', value: scope.version });
   return out;
@@ -221,8 +224,7 @@ function labels(attributes, scope) {
 // cumulative one replaces it, and every series seen so far is written.
 function toFamilies(resourceMetrics, natives) {
   const families = [];
-  const resourceLabels = Object.entries(resourceMetrics.resource.attributes)
-    .map(([name, value]) => ({ name: sanitize(name), value: String(value) }));
+  const resourceLabels = labelPairs(resourceMetrics.resource.attributes);
   families.push({ name: 'target_info', help: 'Target metadata', type: 'GAUGE',
     metric: [{ label: resourceLabels, gauge: { value: 1 } }] });
   for (const { scope, metrics } of resourceMetrics.scopeMetrics) {
@@ -303,14 +305,13 @@ function mergeScopeMetrics(parts, now) {
 function mergeFamilies(target, parts) {
   const byName = new Map();
   for (const { who, data } of parts) {
-    const extra = Object.entries(who).map(([name, value]) => ({ name: sanitize(name), value: String(value) }));
+    const extra = labelPairs(who);
     for (const f of data || []) {
       if (!byName.has(f.name)) byName.set(f.name, { ...f, metric: [] });
       for (const m of f.metric) byName.get(f.name).metric.push({ ...m, label: [...m.label, ...extra] });
     }
   }
-  const answered = answeredPoints(parts).map((p) => ({ label: Object.entries(p.attributes)
-    .map(([name, value]) => ({ name: sanitize(name), value: String(value) })), gauge: { value: p.value } }));
+  const answered = answeredPoints(parts).map((p) => ({ label: labelPairs(p.attributes), gauge: { value: p.value } }));
   return [target, ...byName.values(), { name: ANSWERED.name, help: ANSWERED.description, type: 'GAUGE', metric: answered }];
 }
 
@@ -333,8 +334,8 @@ class PrometheusEndpoint {
     if (protobuf) {
       const root = protobuf.parse(SCHEMA, { keepCase: false }).root;
       // Every type's encoder is generated now, at set-up, before the monitors start: protobufjs
-      // compiles a type's code at its first use, 30 ms (more under load) that the first scrape
-      // would otherwise spend on the main thread, reported as the app's own block.
+      // compiles a type's code at its first use, which the first scrape would otherwise do on
+      // the main thread, to be reported as the app's own block.
       for (const t of root.lookup('io.prometheus.client').nestedArray) if (t instanceof protobuf.Type) t.setup();
       this.MetricFamily = root.lookupType('io.prometheus.client.MetricFamily');
     }
@@ -398,7 +399,7 @@ class PrometheusEndpoint {
       this.text.getMetricsRequestHandler(req, res);
       return;
     }
-    const gathered = clustered ? this.gatherer.gather(format, require('./cluster').deadlineFor(req)) : Promise.resolve(null);
+    const gathered = clustered ? this.gatherer.gather(format, req) : Promise.resolve(null);
     gathered.then((parts) => (format === 'text' ? this.encodeText(parts) : this.encode(parts))).then((body) => {
       res.statusCode = 200;
       res.setHeader('Content-Type', format === 'text' ? 'text/plain' : PROTOBUF_TYPE);

@@ -121,8 +121,8 @@ describe('native histograms from OpenTelemetry exponential histograms (lib/prome
 
 describe('the observer is not the observed (lib/prometheus.js PrometheusEndpoint)', () => {
   // protobufjs generates a type's encoder at its first use: at the first protobuf scrape, on the
-  // main thread, in the app's life (a 226 ms block was once blamed on the app). The endpoint
-  // generates them when it is made, at register's set-up, before the monitors start.
+  // main thread, in the app's life, where the block it makes would be blamed on the app. The
+  // endpoint generates them when it is made, at register's set-up, before the monitors start.
   it('every type of the exposition has its encoder and fromObject generated when the endpoint is made', () => {
     const { PrometheusEndpoint } = require('../lib/prometheus');
     const endpoint = new PrometheusEndpoint(protobuf);

@@ -50,26 +50,11 @@ void lw_delay_window_loop_time(lw_delay_window_t *w, double end, double active_m
   s->idle_ms += idle_ms;
 }
 
-/* The value at quantile q of the slices in the window, as lw_histogram_quantile reads one: the
- * smallest bucket holding the ceil(q * count)-th value, clamped to [min, max]. */
-static double quantile(const lw_delay_slice_t *const *in, int n, uint64_t count, double min,
-                       double max, double q) {
-  uint64_t rank = (uint64_t)ceil(q * (double)count), seen = 0;
-  size_t k;
-  int i;
-  double v = max;
-  if (rank < 1) rank = 1;
-  for (k = 0; k < LW_HIST_BUCKETS && seen < rank; k++) {
-    for (i = 0; i < n; i++) seen += lw_histogram_bucket(&in[i]->lateness, k);
-    if (seen >= rank) v = k == 0 ? min : lw_histogram_bucket_value(k);
-  }
-  return v < min ? min : v > max ? max : v;
-}
-
 void lw_delay_window_read(const lw_delay_window_t *w, double now, lw_delay_stats_t *out) {
-  const lw_delay_slice_t *in[LW_DELAY_SLICES];
+  const lw_histogram_t *in[LW_DELAY_SLICES];
   double n = floor(now / LW_DELAY_SLICE_MS), sum = 0, sumsq = 0, mean;
-  int i, k = 0;
+  size_t k = 0;
+  int i;
   memset(out, 0, sizeof(*out));
   out->min = INFINITY;
   out->max = -INFINITY;
@@ -79,7 +64,7 @@ void lw_delay_window_read(const lw_delay_window_t *w, double now, lw_delay_stats
     out->active_ms += s->active_ms;
     out->idle_ms += s->idle_ms;
     if (s->lateness.count == 0) continue;
-    in[k++] = s;
+    in[k++] = &s->lateness;
     out->count += s->lateness.count;
     sum += s->lateness.sum;
     sumsq += s->sumsq;
@@ -93,9 +78,9 @@ void lw_delay_window_read(const lw_delay_window_t *w, double now, lw_delay_stats
   mean = sum / (double)out->count;
   out->mean = mean;
   out->stddev = sqrt(fmax(0, sumsq / (double)out->count - mean * mean));
-  out->p50 = quantile(in, k, out->count, out->min, out->max, 0.5);
-  out->p90 = quantile(in, k, out->count, out->min, out->max, 0.9);
-  out->p99 = quantile(in, k, out->count, out->min, out->max, 0.99);
+  out->p50 = lw_histogram_quantile_of(in, k, 0.5);
+  out->p90 = lw_histogram_quantile_of(in, k, 0.9);
+  out->p99 = lw_histogram_quantile_of(in, k, 0.99);
 }
 
 size_t lw_delay_window_memory(const lw_delay_window_t *w) {

@@ -14,6 +14,7 @@
 
 #define LW_DELAY_SLICES 7
 #define LW_DELAY_SLICE_MS 10000.0
+_Static_assert(LW_DELAY_SLICES <= LW_HIST_QUANTILE_MAX, "a read's quantiles take every slice's buckets");
 
 typedef struct lw_delay_slice_s {
   double n; /* the slice it holds (-1: none) */

@@ -88,28 +88,39 @@ double lw_histogram_mean(const lw_histogram_t *h) {
 }
 
 double lw_histogram_quantile(const lw_histogram_t *h, double q) {
-  uint64_t rank, seen = 0;
-  size_t k;
-  double v;
-  if (h->count == 0) return NAN;
-  if (q <= 0) return h->min;
-  if (q >= 1) return h->max;
-  if (!h->kept) return q == 0.5 ? h->frozen_p50 : q == 0.99 ? h->frozen_p99 : NAN;
+  if (h->count > 0 && q > 0 && q < 1 && !h->kept) return q == 0.5 ? h->frozen_p50 : q == 0.99 ? h->frozen_p99 : NAN;
+  return lw_histogram_quantile_of(&h, 1, q);
+}
+
+double lw_histogram_quantile_of(const lw_histogram_t *const *hs, size_t n, double q) {
+  uint64_t count = 0, rank, seen = 0;
+  double min = INFINITY, max = -INFINITY, v;
+  size_t i, k;
+  for (i = 0; i < n; i++) {
+    if (hs[i]->count == 0) continue;
+    count += hs[i]->count;
+    if (hs[i]->min < min) min = hs[i]->min;
+    if (hs[i]->max > max) max = hs[i]->max;
+  }
+  if (count == 0) return NAN;
+  if (q <= 0) return min;
+  if (q >= 1) return max;
   /* The smallest bucket holding the ceil(q * count)-th sample; rows not allocated count nothing. */
-  rank = (uint64_t)ceil(q * (double)h->count);
+  rank = (uint64_t)ceil(q * (double)count);
   if (rank < 1) rank = 1;
-  for (k = 0; k < LW_HIST_BUCKETS; k++) {
-    const uint32_t *row = h->rows != NULL ? h->rows[k / LW_HIST_SUB] : NULL;
-    if (row == NULL) {
-      k += LW_HIST_SUB - 1; /* rows start at multiples of LW_HIST_SUB: the loop is at one */
-      continue;
+  for (k = 0; k < LW_HIST_BUCKETS; k += LW_HIST_SUB) {
+    const uint32_t *rows[LW_HIST_QUANTILE_MAX];
+    size_t j, m = 0, end = k + LW_HIST_SUB < LW_HIST_BUCKETS ? k + LW_HIST_SUB : LW_HIST_BUCKETS;
+    for (i = 0; i < n && i < LW_HIST_QUANTILE_MAX; i++)
+      if (hs[i]->rows != NULL && hs[i]->rows[k / LW_HIST_SUB] != NULL) rows[m++] = hs[i]->rows[k / LW_HIST_SUB];
+    for (j = k; m > 0 && j < end && seen < rank; j++)
+      for (i = 0; i < m; i++) seen += rows[i][j % LW_HIST_SUB];
+    if (seen >= rank) {
+      k = j - 1;
+      break;
     }
-    seen += row[k % LW_HIST_SUB];
-    if (seen >= rank) break;
   }
   /* Past the last bucket: values left out of the buckets (a row without memory). */
-  v = k >= LW_HIST_BUCKETS ? h->max : k == 0 ? h->min : lw_histogram_bucket_value(k);
-  if (v < h->min) v = h->min;
-  if (v > h->max) v = h->max;
-  return v;
+  v = k >= LW_HIST_BUCKETS ? max : k == 0 ? min : lw_histogram_bucket_value(k);
+  return v < min ? min : v > max ? max : v;
 }

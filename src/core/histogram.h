@@ -54,6 +54,10 @@ void lw_histogram_record(lw_histogram_t *h, double value);
 void lw_histogram_reset(lw_histogram_t *h);
 /* The value at quantile q (0..1), clamped to [min, max]; NAN when empty (or not kept, frozen). */
 double lw_histogram_quantile(const lw_histogram_t *h, double q);
+/* The same of `n` histograms taken as one (frozen ones count in count, min and max only; the
+ * buckets of the first LW_HIST_QUANTILE_MAX). */
+#define LW_HIST_QUANTILE_MAX 16
+double lw_histogram_quantile_of(const lw_histogram_t *const *hs, size_t n, double q);
 double lw_histogram_mean(const lw_histogram_t *h);
 
 #endif /* LW_CORE_HISTOGRAM_H_ */

@@ -62,7 +62,7 @@ class DebuggerWatch {
       }
       native.debuggerWatch(this._id, true);
       this._worker = new Worker(path.join(__dirname, 'debugger-worker.js'), {
-        workerData: { id: this._id, lagwatchStackThread: true },
+        workerData: { id: this._id, lagwatchOwnThread: 'debugger' },
         execArgv: [],
       });
       this._worker.unref();

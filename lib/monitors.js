@@ -226,7 +226,7 @@ class MonitorSet {
         const { Worker } = require('worker_threads');
         // No inherited preloads (`-r lagwatch/register` would set up monitors in it too).
         this._stackWorker = new Worker(path.join(__dirname, 'stack-worker.js'), {
-          workerData: { id: native.monSetId(this._h), lagwatchStackThread: true },
+          workerData: { id: native.monSetId(this._h), lagwatchOwnThread: 'stacks' },
           execArgv: [],
         });
         this._stackWorker.unref();

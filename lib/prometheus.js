@@ -18,44 +18,16 @@ const {
   MetricReader, AggregationType, AggregationTemporality, InstrumentType, DataPointType,
 } = require('@opentelemetry/sdk-metrics');
 const { coarser } = require('./exphist');
+const { SCHEMA, PROTOBUF_TYPE, wantsProtobuf, sanitize } = require('./exposition');
 
-// The part of io.prometheus.client's metrics.proto that lagwatch writes (field numbers as there).
-const SCHEMA = `
-syntax = "proto3";
-package io.prometheus.client;
-message LabelPair { string name = 1; string value = 2; }
-enum MetricType { COUNTER = 0; GAUGE = 1; SUMMARY = 2; UNTYPED = 3; HISTOGRAM = 4; GAUGE_HISTOGRAM = 5; }
-message Gauge { double value = 1; }
-message Counter { double value = 1; }
-message Bucket { uint64 cumulative_count = 1; double upper_bound = 2; }
-message BucketSpan { sint32 offset = 1; uint32 length = 2; }
-message Histogram {
-  uint64 sample_count = 1;
-  double sample_sum = 2;
-  repeated Bucket bucket = 3;
-  sint32 schema = 5;
-  double zero_threshold = 6;
-  uint64 zero_count = 7;
-  repeated BucketSpan negative_span = 9;
-  repeated sint64 negative_delta = 10;
-  repeated BucketSpan positive_span = 12;
-  repeated sint64 positive_delta = 13;
-}
-message Metric {
-  repeated LabelPair label = 1;
-  Gauge gauge = 2;
-  Counter counter = 3;
-  Histogram histogram = 7;
-}
-message MetricFamily { string name = 1; string help = 2; MetricType type = 3; repeated Metric metric = 4; }
-`;
-
-const PROTOBUF_TYPE = 'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
 const MAX_SCHEMA = 8; // Prometheus's finest native-histogram schema
 const MIN_SCHEMA = -4;
-// The zero bucket's width, as Prometheus's Go client sets it by default (2^-128): only values that
-// are in effect zero (a lag of 0 ms, an idle share of 0) fall in it.
-const ZERO_THRESHOLD = 2 ** -128;
+// The zero bucket's width. OpenTelemetry's zero bucket holds exact zeros only (a lag of 0 ms, an
+// idle share of 0): no width, so that Prometheus reads a quantile inside it as 0 (with the Go
+// client's 2^-128, the p50 of mostly-zero lag read 1.5e-39). But Prometheus 2.4x takes a
+// histogram with no observation, no bucket and no width for a classic one: an empty histogram
+// keeps the Go client's width.
+const EMPTY_ZERO_THRESHOLD = 2 ** -128;
 // Runs of at most this many empty buckets stay inside a span (a new span costs more).
 const MAX_GAP = 2;
 const MAX_BUCKETS = 160;
@@ -144,7 +116,7 @@ class NativeSeries {
       sampleCount: this.count,
       sampleSum: this.sum,
       schema: this.schema,
-      zeroThreshold: ZERO_THRESHOLD,
+      zeroThreshold: this.count === 0 ? EMPTY_ZERO_THRESHOLD : 0,
       zeroCount: this.zeroCount,
       // A histogram with no observations yet keeps a no-op span, as Prometheus asks, so that it
       // is never read as a classic one.
@@ -181,33 +153,6 @@ function spansOf(counts) {
   }
   return { spans, deltas };
 }
-
-// Does the Accept header prefer the protobuf exposition to everything else it accepts? (q-values;
-// a tie goes to text, which every scraper reads.)
-function wantsProtobuf(accept) {
-  if (typeof accept !== 'string') return false;
-  let proto = 0;
-  let other = 0;
-  for (const part of accept.split(',')) {
-    const [type, ...params] = part.split(';').map((s) => s.trim());
-    const p = Object.fromEntries(params.map((kv) => {
-      const i = kv.indexOf('=');
-      return [kv.slice(0, i).trim().toLowerCase(), kv.slice(i + 1).trim()];
-    }));
-    const q = p.q === undefined ? 1 : Number(p.q);
-    if (!(q >= 0)) continue;
-    if (type.toLowerCase() === 'application/vnd.google.protobuf') {
-      if (p.proto === 'io.prometheus.client.MetricFamily' && p.encoding === 'delimited') proto = Math.max(proto, q);
-    } else if (type !== '') {
-      other = Math.max(other, q);
-    }
-  }
-  return proto > 0 && proto > other;
-}
-
-// As @opentelemetry/exporter-prometheus names metrics and labels: every character Prometheus does
-// not allow becomes "_".
-const sanitize = (name) => name.replace(/[^a-zA-Z0-9_:]/g, '_').replace(/^([0-9])/, '_$1');
 
 // Attributes as io.prometheus.client LabelPairs.
 const labelPairs = (attributes) => Object.entries(attributes).map(([name, value]) => ({ name: sanitize(name), value: String(value) }));
@@ -322,12 +267,13 @@ class PrometheusEndpoint {
   // kind of histogram: give producers() to setupAllMonitors.
   constructor(protobuf, onNoProtobuf = () => {}) {
     this.onNoProtobuf = onNoProtobuf;
-    const { PrometheusExporter } = require('@opentelemetry/exporter-prometheus');
+    const { PrometheusExporter, PrometheusSerializer } = require('@opentelemetry/exporter-prometheus');
     const { createMetricProducer } = require('./producer');
     this.textProducer = createMetricProducer({ aggregation: 'explicit' });
     this.nativeProducer = protobuf ? createMetricProducer({ aggregation: 'exponential' }) : null;
     this.text = new PrometheusExporter({ preventServerStart: true, metricProducers: [this.textProducer] });
     this.native = protobuf ? new NativeHistogramReader([this.nativeProducer]) : null;
+    this.serializer = new PrometheusSerializer(); // the exporter's own, with its defaults
     this.natives = new Map();
     this.gatherer = null;
     this.MetricFamily = null;
@@ -381,33 +327,26 @@ class PrometheusEndpoint {
 
   // A cluster's primary (lib/cluster.js): `gatherer` asks the workers, `who` names this process.
   gatherFrom(gatherer, who) {
-    const { PrometheusSerializer } = require('@opentelemetry/exporter-prometheus');
     this.gatherer = gatherer;
     this.who = who;
-    this.serializer = new PrometheusSerializer();
   }
 
-  handle(req, res) {
-    const proto = wantsProtobuf(req.headers.accept);
-    if (proto && this.native === null && this.onNoProtobuf !== null) {
+  // The body of one scrape in `format` ('text' or 'protobuf'; `askedProtobuf`: the scraper asked
+  // for protobuf), with every worker's in a cluster; `headers`, the scrape's (its deadline).
+  // The metrics port's own thread answers with it (lib/responder.js).
+  async render(format, askedProtobuf, headers) {
+    if (askedProtobuf && this.native === null && this.onNoProtobuf !== null) {
       this.onNoProtobuf();
       this.onNoProtobuf = null;
     }
-    const format = this.native === null || !proto ? 'text' : 'protobuf';
     const clustered = this.gatherer !== null && this.gatherer.clustered();
-    if (format === 'text' && !clustered) {
-      this.text.getMetricsRequestHandler(req, res);
-      return;
+    const parts = clustered ? await this.gatherer.gather(format, { headers }) : null;
+    if (format === 'protobuf' && this.native !== null) return this.encode(parts);
+    if (parts === null) {
+      const { resourceMetrics } = await this.text.collect();
+      return this.serializer.serialize(resourceMetrics);
     }
-    const gathered = clustered ? this.gatherer.gather(format, req) : Promise.resolve(null);
-    gathered.then((parts) => (format === 'text' ? this.encodeText(parts) : this.encode(parts))).then((body) => {
-      res.statusCode = 200;
-      res.setHeader('Content-Type', format === 'text' ? 'text/plain' : PROTOBUF_TYPE);
-      res.end(body);
-    }, (err) => {
-      res.statusCode = 500;
-      res.end(`# failed to collect metrics: ${err && err.message}\n`);
-    });
+    return this.encodeText(parts);
   }
 }
 

@@ -18,7 +18,6 @@
 // app still runs. Nothing register starts keeps the app alive. require('lagwatch/register')
 // returns the monitor set (or null if it could not start); the app reaches it with
 // lagwatch.current().
-const http = require('http');
 const lagwatch = require('./index');
 const native = require('./native');
 const { printable, processRole, processTag } = require('./util');
@@ -37,6 +36,8 @@ const THREAD = (() => {
 })();
 // LAGWATCH_LOG_FORMAT: 'text' until register has read it.
 let logFormat = 'text';
+// The metrics port's thread (lib/responder.js), once it is started.
+let responder = null;
 // Pino's numbers for the levels of lagwatch's lines.
 const LEVEL = { info: 30, warn: 40, error: 50 };
 
@@ -146,24 +147,6 @@ function load(what, packages) {
   return null;
 }
 
-function serve(endpoint, port, host, exclusive) {
-  const server = http.createServer((req, res) => {
-    if (req.url === '/metrics' || req.url.startsWith('/metrics?')) {
-      endpoint.handle(req, res);
-    } else {
-      res.statusCode = 404;
-      res.end('lagwatch: metrics are at /metrics\n');
-    }
-  });
-  server.on('error', (err) => say(`cannot serve metrics on ${host}:${port}: ${err.message} (monitoring goes on` +
-    `${err.code === 'EADDRINUSE' ? '; each process needs a port of its own: docs/metrics.md#several-processes' : ''})`));
-  server.listen({ port, host, exclusive }, () => {
-    const a = server.address();
-    say(`metrics at http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics`, '', null, LEVEL.info);
-  });
-  server.unref();
-}
-
 // The readers of each exporter asked for (those whose packages are there), and the
 // MetricProducers that give them the histograms of recorded samples (lib/producer.js: no JS per
 // sample), one per reader, in the temporality its exporter asks for.
@@ -201,7 +184,10 @@ function readersFor(env, exporters, port) {
       if (plan === null) {
         cluster.answerPrimary((format) => endpoint.snapshot(format));
       } else {
-        serve(endpoint, plan.port, host === null ? '127.0.0.1' : host[1], plan.exclusive);
+        // Served by a thread of lagwatch's own, which answers while the main thread is held.
+        responder = require('./responder').startResponder(endpoint,
+          { port: plan.port, host: host === null ? '127.0.0.1' : host[1], exclusive: plan.exclusive },
+          (text, level) => say(text, '', null, level === 'info' ? LEVEL.info : LEVEL.warn));
         if (plan.primary) {
           process.env[cluster.PRIMARY_ENV] = String(process.pid);
           endpoint.gatherFrom(new cluster.Gatherer(), () => cluster.identity());
@@ -382,9 +368,9 @@ function setup(exported, env, blocks) {
 }
 
 function register(env = process.env) {
-  // lagwatch's own stack thread is no app thread to monitor.
+  // lagwatch's own threads (stacks, debugger, the metrics port) are no app threads to monitor.
   const { workerData, isMainThread } = require('worker_threads');
-  if (workerData && workerData.lagwatchStackThread === true) return null;
+  if (workerData && typeof workerData.lagwatchOwnThread === 'string') return null;
   // The app's worker threads inherit `-r lagwatch/register`. A worker's busy loop is its work, not
   // the app's hang: register monitors the main thread only, unless LAGWATCH_WORKERS=1.
   logFormat = logFormatFrom(env, say);
@@ -406,6 +392,7 @@ function register(env = process.env) {
   try {
     const m = setup(exported, env, blocks);
     m._byRegister = true;
+    if (responder !== null) responder.setSet(native.monSetId(m._h));
     const written = { blocks: 0 };
     if (m._blocksOn) {
       const target = profileTarget(env);

@@ -22,7 +22,7 @@ function wrapWorkers() {
   const Original = wt.Worker;
   class Worker extends Original {
     constructor(filename, options = {}) {
-      const own = options && options.workerData && options.workerData.lagwatchStackThread === true;
+      const own = options && options.workerData && typeof options.workerData.lagwatchOwnThread === 'string';
       if (own || options === null || typeof options !== 'object') {
         super(filename, options);
         return;
@@ -54,7 +54,7 @@ function wrapWorkers() {
 // Worker thread (loaded by --require): wraps connectToMainThread and disconnect.
 function hookSessions() {
   const { workerData } = require('worker_threads');
-  if (workerData && workerData.lagwatchStackThread === true) return;
+  if (workerData && typeof workerData.lagwatchOwnThread === 'string') return;
   const inspector = require('inspector');
   const proto = inspector.Session.prototype;
   if (typeof proto.connectToMainThread !== 'function' || proto.connectToMainThread.lagwatch) return;

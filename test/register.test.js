@@ -128,13 +128,16 @@ function run(script, { env = {}, nodeArgs = ['-r', 'lagwatch/register'], killAft
   return p;
 }
 
-function get(host, port, urlPath) {
+function get(host, port, urlPath, headers = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host, port, path: urlPath, agent: false, timeout: 15000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+    const started = Date.now();
+    const req = http.get({ host, port, path: urlPath, headers, agent: false, timeout: 15000 }, (res) => {
+      const chunks = [];
+      res.on('data', (d) => chunks.push(d));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        resolve({ status: res.statusCode, headers: res.headers, body: raw.toString('utf8'), raw, ms: Date.now() - started });
+      });
     });
     req.on('timeout', () => req.destroy(new Error(`GET http://${host}:${port}${urlPath} timed out`)));
     req.on('error', reject);
@@ -371,6 +374,59 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
       assertOneHangLine(p);
       assert.strictEqual(p.stdout, APP_STDOUT_BLOCKED, 'the app\'s stdout is intact');
     });
+
+  it('the metrics port answers during a hang, off the main thread: the last figures and lag_hang_in_progress, its time and cause so far (SPEC §14)',
+    async function () {
+      const p = run(APP, { env: { LAGWATCH_PROMETHEUS_PORT: '0', REGISTER_APP_START_MS: '1500', REGISTER_APP_BLOCK_MS: '8000' } });
+      const [, host, portText] = await p.waitStderr(METRICS_LINE, 10000);
+      const port = Number(portText);
+      const scrape = (accept) => get(host, port, '/metrics', { 'X-Prometheus-Scrape-Timeout-Seconds': '1', ...(accept ? { accept } : {}) });
+      const hangGauge = (body) => Object.fromEntries([...body.matchAll(/^lag_hang_in_progress\{cause="(\w+)"\} (\S+)$/gm)].map((m) => [m[1], Number(m[2])]));
+      const causes = [...require('../lib/native').causeNames(), 'unknown'];
+      const zeros = Object.fromEntries(causes.map((c) => [c, 0]));
+      const before = await scrape();
+      assert.strictEqual(before.status, 200, before.body);
+      assert.deepStrictEqual(hangGauge(before.body), zeros, 'every cause at 0 while no hang runs');
+      assert.match(before.body, /^lag_stalls_total\{kind="hang",otel/m);
+      // Held, not yet a hang: answered by the deadline, with the last figures.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const held = await scrape();
+      assert.strictEqual(held.status, 200, held.body);
+      assert.ok(held.ms >= 800 && held.ms < 1500, `answered at the scrape's deadline, in ${held.ms} ms`);
+      assert.deepStrictEqual(hangGauge(held.body), zeros, held.body);
+      assert.match(held.body, /^lag_stalls_total\{kind="hang",[^}]*\} 0$/m, 'the last figures');
+      // A hang flagged: answered at once, with the hang so far.
+      await p.waitStderr(IN_PROGRESS_LINE, 10000);
+      const during = await scrape();
+      assert.strictEqual(during.status, 200, during.body);
+      assert.ok(during.ms < 500, `answered at once during the hang, in ${during.ms} ms`);
+      const g = hangGauge(during.body);
+      assert.ok(g.busy >= 5000 && g.busy < 8000, `the hang's time so far under busy: ${JSON.stringify(g)}`);
+      assert.deepStrictEqual({ ...g, busy: 0 }, zeros, during.body);
+      assert.match(during.body, /^lag_stalls_total\{kind="hang",[^}]*\} 0$/m, 'the last figures: the hang is not yet counted');
+      assert.strictEqual(p.exit, null, 'the app is still held');
+      // The same in the protobuf exposition.
+      const protobuf = require('protobufjs');
+      const { SCHEMA, PROTOBUF_TYPE } = require('../lib/exposition');
+      const MetricFamily = protobuf.parse(SCHEMA).root.lookupType('io.prometheus.client.MetricFamily');
+      const pb = await scrape(PROTOBUF_TYPE);
+      assert.strictEqual(pb.headers['content-type'], PROTOBUF_TYPE);
+      const reader = protobuf.Reader.create(pb.raw);
+      const fams = [];
+      while (reader.pos < reader.len) fams.push(MetricFamily.decodeDelimited(reader));
+      const hangFam = fams.find((f) => f.name === 'lag_hang_in_progress');
+      assert.ok(hangFam, fams.map((f) => f.name).join());
+      const busy = hangFam.metric.find((m) => m.label.some((l) => l.name === 'cause' && l.value === 'busy'));
+      assert.ok(busy.gauge.value >= 5000, JSON.stringify(hangFam));
+      // After the hang: counted, and nothing in progress.
+      await p.waitStderr(STALL_LINE, 15000);
+      const after = await scrape();
+      assert.deepStrictEqual(hangGauge(after.body), zeros, after.body);
+      assert.match(after.body, /^lag_stalls_total\{kind="hang",otel[^}]*\} 1$/m);
+      const exit = await p.waitExit(20000);
+      assert.deepStrictEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, p.describe());
+    });
+
 
   for (const bad of ['abc', '70000', '-1']) {
     it(`LAGWATCH_PROMETHEUS_PORT=${bad}: one stderr line naming the variable and the value, the app runs and exits 0`,

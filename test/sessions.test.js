@@ -47,11 +47,11 @@ describe('an in-process inspector session is a debugger (lib/sessions.js)', () =
     assert.strictEqual(r.mainId, 0, 'a stopped set is no longer the main thread\'s');
   });
 
-  it('lagwatch\'s own threads (workerData.lagwatchStackThread) are not wrapped', async () => {
+  it('lagwatch\'s own threads (workerData.lagwatchOwnThread) are not wrapped', async () => {
     const r = await inWorker(`
       const { parentPort } = require('worker_threads');
       parentPort.postMessage({ wrapped: require('inspector').Session.prototype.connectToMainThread.lagwatch === true });
-    `, { lagwatchStackThread: true });
+    `, { lagwatchOwnThread: 'stacks' });
     assert.strictEqual(r.wrapped, false);
   });
 });

@@ -1,5 +1,7 @@
 /* What a set says and does while the main thread is held (SPEC §14): the line said from C while
- * a hang runs, and the signals that end a held process (platform/sigend.h). */
+ * a hang runs, the hang in progress for a metrics responder on another thread, and the signals
+ * that end a held process (platform/sigend.h). */
+#include <math.h>
 #include <string.h>
 
 #include "../platform/sigend.h"
@@ -74,10 +76,32 @@ static napi_value b_signal_taken(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* hangNow(setId): the hang in progress on the main thread of that set, from any thread, even
+ * while the main thread is held: { heldMs, cause } (cause 'unknown' until the worker knows it),
+ * or null when none runs. */
+static napi_value b_hang_now(napi_env env, napi_callback_info info) {
+  napi_value argv[1], out;
+  double id, held_ms;
+  int cause;
+  if (lwb_get_args(env, info, 1, argv) || lwb_arg_nonneg(env, argv[0], "setId", &id)) return NULL;
+  if (id != floor(id) || id > 9007199254740991.0) {
+    lwb_throw_range(env, "setId", "a set's id (an integer)");
+    return NULL;
+  }
+  if (!lw_monset_hang_now((uint64_t)id, &held_ms, &cause)) {
+    napi_get_null(env, &out);
+    return out;
+  }
+  if (napi_create_object(env, &out) != napi_ok || lwb_set_number(env, out, "heldMs", held_ms) ||
+      lwb_set_string(env, out, "cause", cause < 0 ? "unknown" : lw_cause_name((lw_cause_kind_t)cause)))
+    return NULL;
+  return out;
+}
+
 int lwb_mon_held_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
       {"monHangLine", b_mon_hang_line}, {"monEndSignals", b_mon_end_signals},
-      {"signalArm", b_signal_arm}, {"signalTaken", b_signal_taken},
+      {"signalArm", b_signal_arm}, {"signalTaken", b_signal_taken}, {"hangNow", b_hang_now},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

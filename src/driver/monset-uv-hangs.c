@@ -1,6 +1,7 @@
 /* A running hang's reports from the real-time set's worker thread, which runs while the main
  * thread is held: the stack thread woken, the hang's record in the state directory (hangrec.h)
  * and its line on stderr (core/hangline.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "../platform/clocks.h"
 #include "../platform/sigend.h"
 #include "monset-internal.h"
+#include "sets.h"
 #include "stacks.h"
 
 /* Worker thread: the set's id is written before the thread starts and never changes. */
@@ -111,10 +113,48 @@ static void end_if_held(lw_monset_t *s, double now) {
   lw_sigend_default_and_raise(sig);
 }
 
-/* Worker thread, after each run: the record of a running hang (hangrec.h) and its line. */
+/* Worker thread: the hang in progress, or none, in the set's registry entry (its cause so far
+ * read now), for lw_monset_hang_now on other threads. */
+static void show_hang(lw_monset_t *s, double now) {
+  lw_msg_t peek;
+  lw_hang_cause_t h;
+  lw_causes_t none;
+  lw_cause_t cause;
+  lw_set_t *e;
+  int active = lw_worker_hang_peek(lw_monset_core_worker(&s->core), now, &peek);
+  if (!active && !s->hang_shown) return;
+  cause.known = 0;
+  if (active) {
+    memset(&none, 0, sizeof(none));
+    lw_hang_cause_from_msg(&h, &peek, now);
+    lw_cause_compute(&none, &h, &cause);
+  }
+  e = lw_sets_lock(s->set_id);
+  if (e != NULL) {
+    e->hang.since = active ? peek.hang_start : NAN;
+    e->hang.cause = active && cause.known ? (int)cause.dominant : -1;
+  }
+  lw_sets_unlock();
+  s->hang_shown = active;
+}
+
+int lw_monset_hang_now(uint64_t set_id, double *held_ms, int *cause) {
+  lw_set_t *e = set_id == 0 ? NULL : lw_sets_lock(set_id);
+  int on = e != NULL && !isnan(e->hang.since);
+  if (on) {
+    *held_ms = lw_sets_now(e) - e->hang.since;
+    *cause = e->hang.cause;
+  }
+  if (set_id != 0) lw_sets_unlock();
+  return on;
+}
+
+/* Worker thread, after each run: the record of a running hang (hangrec.h), its line, and its
+ * entry in the registry. */
 void lw__monset_uv_record_hang(void *data, const lw_msg_t *msgs, size_t n, double now) {
   lw_monset_t *s = data;
   lw_hangrec_update(&s->rec, msgs, n, lw_monset_core_worker(&s->core), now);
+  if (s->set_id != 0) show_hang(s, now);
   if (lw_atomic_load_relaxed(&s->hangline_on) && lw_worker_hang_active(lw_monset_core_worker(&s->core)))
     say_hang(s, now);
   if (lw_atomic_load_relaxed(&s->uw->ends_signals)) end_if_held(s, now);

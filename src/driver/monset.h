@@ -114,6 +114,7 @@ struct lw_monset_s {
   } seen;
   lw_hangline_t hangline;
   char *hangline_stack;
+  int hang_shown; /* worker thread: the registry entry holds a hang in progress (sets.h) */
 };
 
 /* Sets up a set on `c`: on `sim` if not NULL, else in real time on `uv`. Registers with the
@@ -150,6 +151,11 @@ int lw_monset_enter(lw_monset_t *s);
 void lw_monset_end_signals(lw_monset_t *s, int on);
 /* The set's id in the stacks registry (SPEC §12, stacks.h): 0 on a simulation. */
 uint64_t lw_monset_set_id(const lw_monset_t *s);
+/* Any thread: the hang in progress on the main thread of the set `set_id` (its entry in the
+ * registry, sets.h), as its worker thread last saw it: 1 with how long it has held the thread
+ * (`*held_ms`) and its cause so far (`*cause`, an lw_cause_kind_t, or -1: unknown); 0 if none,
+ * or if no such set runs. Read while the main thread is held, by a metrics responder. */
+int lw_monset_hang_now(uint64_t set_id, double *held_ms, int *cause);
 /* Real time: the records of running hangs go to `dir` from now on (hangrec.h; NULL: nowhere),
  * `process` being the JSON of this process's identity. LW_OK, LW_ENOMEM, or LW_ENOENT on a simulation. */
 int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *writer, int pid);

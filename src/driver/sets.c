@@ -22,6 +22,8 @@ uint64_t lw_sets_add(uint64_t origin_ns) {
   if (s == NULL) return 0;
   s->origin_ns = origin_ns;
   s->debugger.since = NAN;
+  s->hang.since = NAN;
+  s->hang.cause = -1;
   uv_once(&once, init_once);
   uv_mutex_lock(&mu);
   id = s->id = next_id++;

@@ -34,6 +34,10 @@ typedef struct lw_set_s {
     double ended[LW_DEBUGGER_KEPT][2];
     size_t nended;
   } debugger;
+  struct {        /* monset-uv-hangs.c: the hang in progress, for readers on other threads */
+    double since; /* its start on the set's clock, or NAN: none */
+    int cause;    /* its cause so far (lw_cause_kind_t), or -1: unknown */
+  } hang;
   struct lw_set_s *next;
 } lw_set_t;
 

@@ -1,0 +1,160 @@
+'use strict';
+// The metrics port, served by a thread of lagwatch's own (SPEC §14: it answers during a hang).
+// A worker_threads Worker listens on the port; at each scrape it asks the main thread for the
+// body (lib/prometheus.js renders it: the OpenTelemetry readers are the main thread's) and waits
+// up to the scrape's deadline. A main thread that does not answer in time (held by a hang, a
+// block, a debugger) gets the last body it rendered in that format, so `up` stays 1, and a
+// running hang is not asked at all. Every answer ends with `lag_hang_in_progress`: for the hang
+// holding the main thread now, as the C worker thread last saw it (its registry entry, read
+// here without the main thread), how long it has held it (ms) under its cause so far; 0 under
+// every cause when none runs. An alert can fire during the hang, and a hang that ends in a kill
+// was seen.
+//
+// The same file is both sides: startResponder() on the main thread, the server on the Worker.
+const path = require('path');
+const { workerData, parentPort } = require('worker_threads');
+
+const HANG = { name: 'lag_hang_in_progress',
+  help: 'The hang holding the main thread now: how long it has held it so far (ms), by its cause so far; 0 when none runs' };
+// How long a scrape waits for the main thread when Prometheus does not say its timeout; with it,
+// the timeout less a tenth of a second. Longer than a cluster's gathering (lib/cluster.js), which
+// the main thread's answer includes.
+const WAIT_MS = 2500;
+
+function waitFor(headers) {
+  const s = Number(headers['x-prometheus-scrape-timeout-seconds']);
+  return Number.isFinite(s) && s > 0 ? Math.max(0, Math.min(WAIT_MS, s * 1000 - 100)) : WAIT_MS;
+}
+
+// Main thread: starts the port's thread for `endpoint` (a PrometheusEndpoint) and renders what it
+// asks for. `say(text, level)` tells the user; returns { setSet(setId) }: the monitor set whose
+// hang the port shows.
+function startResponder(endpoint, { port, host, exclusive }, say) {
+  const { Worker } = require('worker_threads');
+  const worker = new Worker(path.join(__dirname, 'responder.js'), {
+    workerData: { lagwatchOwnThread: 'responder', port, host, exclusive, protobuf: endpoint.native !== null },
+    execArgv: [], // no inherited preloads: `-r lagwatch/register` is the main thread's
+  });
+  worker.on('message', (msg) => {
+    if (msg.type === 'render') {
+      // The gauge's labels: those that tell a cluster's processes apart, when it is one.
+      const labels = endpoint.gatherer !== null && endpoint.gatherer.clustered() ? endpoint.who() : {};
+      endpoint.render(msg.format, msg.askedProtobuf, msg.headers).then(
+        (body) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, body, labels }),
+        (err) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, error: String(err && err.message) }));
+    } else if (msg.type === 'listening') {
+      say(`metrics at ${msg.url}`, 'info');
+    } else if (msg.type === 'error') {
+      say(`cannot serve metrics on ${host}:${port}: ${msg.message} (monitoring goes on` +
+        `${msg.code === 'EADDRINUSE' ? '; each process needs a port of its own: docs/metrics.md#several-processes' : ''})`, 'warn');
+    }
+  });
+  worker.on('error', (err) => say(`the metrics port's thread failed: ${err && err.message} ` +
+    '(metrics are not served; monitoring goes on)', 'warn'));
+  worker.unref(); // after the listeners, which would ref it again: it never keeps the process alive
+  return {
+    setSet(setId) {
+      worker.postMessage({ type: 'set', setId });
+    },
+  };
+}
+
+// The Worker: the server.
+function serveOnThisThread() {
+  const http = require('http');
+  const native = require('./native');
+  const { SCHEMA, PROTOBUF_TYPE, wantsProtobuf, sanitize } = require('./exposition');
+  const causes = [...native.causeNames(), 'unknown'];
+  let setId = 0;
+  let labels = [];
+  const last = { text: null, protobuf: null }; // the last body the main thread rendered in each
+  const waiting = new Map(); // request id -> (answer) => void
+  let next = 0;
+  let MetricFamily = null;
+  if (workerData.protobuf) {
+    const protobuf = require('protobufjs');
+    MetricFamily = protobuf.parse(SCHEMA, { keepCase: false }).root.lookupType('io.prometheus.client.MetricFamily');
+  }
+
+  parentPort.on('message', (msg) => {
+    if (msg.type === 'set') {
+      setId = msg.setId;
+    } else if (msg.type === 'body') {
+      if (msg.error === undefined) {
+        last[msg.format] = Buffer.from(msg.body);
+        labels = Object.entries(msg.labels).map(([name, value]) => [sanitize(name), String(value)]);
+      }
+      const done = waiting.get(msg.id);
+      if (done !== undefined) done(msg);
+    }
+  });
+
+  // lag_hang_in_progress now: the running hang's time under its cause, 0 under the others (or
+  // under every cause, when `fresh`: the main thread has just answered, so nothing holds it).
+  function hangGauge(format, fresh) {
+    const hang = fresh ? null : native.hangNow(setId);
+    const points = causes.map((cause) => ({ cause, value: hang !== null && hang.cause === cause ? hang.heldMs : 0 }));
+    if (format === 'protobuf') {
+      const family = { name: HANG.name, help: HANG.help, type: 'GAUGE', metric: points.map((p) => ({
+        label: [['cause', p.cause], ...labels].map(([name, value]) => ({ name, value })), gauge: { value: p.value } })) };
+      return Buffer.from(MetricFamily.encodeDelimited(MetricFamily.fromObject(family)).finish());
+    }
+    const escape = (v) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+    const lines = points.map((p) => `${HANG.name}{${[['cause', p.cause], ...labels].map(([n, v]) => `${n}="${escape(v)}"`).join(',')}} ${p.value}`);
+    return Buffer.from(`# HELP ${HANG.name} ${HANG.help}\n# TYPE ${HANG.name} gauge\n${lines.join('\n')}\n`);
+  }
+
+  function answer(res, format, body, fresh) {
+    let head = body === null ? Buffer.alloc(0) : body;
+    if (format === 'text' && head.length > 0 && head[head.length - 1] !== 0x0a) head = Buffer.concat([head, Buffer.from('\n')]);
+    res.statusCode = 200;
+    res.setHeader('Content-Type', format === 'text' ? 'text/plain' : PROTOBUF_TYPE);
+    res.end(Buffer.concat([head, hangGauge(format, fresh)]));
+  }
+
+  function scrape(req, res) {
+    const askedProtobuf = wantsProtobuf(req.headers.accept);
+    const format = askedProtobuf && MetricFamily !== null ? 'protobuf' : 'text';
+    // A running hang holds the main thread: its last body, at once.
+    if (native.hangNow(setId) !== null) {
+      answer(res, format, last[format], false);
+      return;
+    }
+    const id = next++;
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      answer(res, format, last[format], false);
+    }, waitFor(req.headers));
+    waiting.set(id, (msg) => {
+      clearTimeout(timer);
+      waiting.delete(id);
+      if (msg.error !== undefined) {
+        res.statusCode = 500;
+        res.end(`# failed to collect metrics: ${msg.error}\n`);
+        return;
+      }
+      answer(res, format, last[format], true);
+    });
+    const headers = { 'x-prometheus-scrape-timeout-seconds': req.headers['x-prometheus-scrape-timeout-seconds'] };
+    parentPort.postMessage({ type: 'render', id, format, askedProtobuf, headers });
+  }
+
+  const { port, host, exclusive } = workerData;
+  const server = http.createServer((req, res) => {
+    if (req.url === '/metrics' || req.url.startsWith('/metrics?')) {
+      scrape(req, res);
+    } else {
+      res.statusCode = 404;
+      res.end('lagwatch: metrics are at /metrics\n');
+    }
+  });
+  server.on('error', (err) => parentPort.postMessage({ type: 'error', message: err.message, code: err.code }));
+  server.listen({ port, host, exclusive }, () => {
+    const a = server.address();
+    parentPort.postMessage({ type: 'listening', url: `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics` });
+  });
+}
+
+if (workerData !== null && workerData !== undefined && workerData.lagwatchOwnThread === 'responder') serveOnThisThread();
+
+module.exports = { startResponder };

@@ -13,9 +13,8 @@ const { defaultMeter, isNoopMeter, createNoopMeter } = require('./otel');
 // (OpenTelemetry's default buckets stop at 10 000, and a stall can last hours).
 const { HISTOGRAMS, BOUNDS } = require('./histograms');
 const LAG_BUCKETS = BOUNDS.lag;
+// From 1 s: Electron reports a window unresponsive after about 1 s of no answer.
 const STALL_BUCKETS = BOUNDS.stall;
-// Electron reports a window unresponsive after about 1 s of no answer.
-const STALL_BUCKETS_FROM_1S = [1000, 2000, 3000, 5000, ...STALL_BUCKETS.slice(1)];
 const RATIO_BUCKETS = BOUNDS.ratio;
 
 // The histograms of recorded samples (the monitors' and the worker's self-lag), by the key of
@@ -132,13 +131,13 @@ class Metrics {
         'part of their cause (busy, gc, blocked, starved, throttled; unknown unless blocks.stacks watched them)',
       unit: '{block}',
     });
-    this.blockDuration = histogram(m, 'lag_block_duration_histogram', 'Duration of each block', 'ms', LAG_BUCKETS);
+    this.blockDuration = histogram(m, 'lag_block_duration_histogram', 'Duration of each block', 'ms', BOUNDS.block);
     this.rendererUnresponsive = m.createCounter('lag_renderer_unresponsive', {
       description: 'Electron windows that became unresponsive, counted when they respond again or close',
       unit: '{episode}',
     });
     this.rendererUnresponsiveDuration = histogram(m, 'lag_renderer_unresponsive_duration_histogram',
-      'How long an Electron window was unresponsive', 'ms', STALL_BUCKETS_FROM_1S);
+      'How long an Electron window was unresponsive', 'ms', STALL_BUCKETS);
     // SPEC §12: hang episodes by the dominant part of their cause, and the main thread's time by
     // scheduler state (observeMainThread), so that a dashboard shows the share of starvation and
     // quota throttling.

@@ -38,7 +38,6 @@ const CAUSES = native.causeNames();
 const MAIN_THREAD_STATES = [['cpuMs', 'cpu'], ['runQueueMs', 'run_queue'], ['throttledMs', 'throttled']];
 const DELAY_STATS = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'];
 // Electron reports a window unresponsive after about 1 s of no answer (as lib/metrics.js).
-const STALL_BOUNDS_FROM_1S = [1000, 2000, 3000, 5000, ...BOUNDS.stall.slice(1)];
 
 // One metric as prom-client's Registry reads it: `read()` returns its values ([{ labels, value,
 // metricName? }]) at each scrape.
@@ -129,10 +128,10 @@ class PromSink {
     this.final = null; // the histograms of recorded samples at the set's stop()
     this.stallDuration = new EventHistogram('lag_stall_duration_histogram', BOUNDS.stall, STALL_KINDS.map((kind) => ({ kind })));
     this.hangDuration = new EventHistogram('lag_worker_hang_duration_histogram', BOUNDS.stall, [{}]);
-    this.blockDuration = new EventHistogram('lag_block_duration_histogram', BOUNDS.lag, set._blocksOn ? [{}] : []);
+    this.blockDuration = new EventHistogram('lag_block_duration_histogram', BOUNDS.block, set._blocksOn ? [{}] : []);
     this.blocks = new EventCounter(set._blocksOn ? [...CAUSES, 'unknown'].map((cause) => ({ cause })) : []);
     this.unresponsive = new EventCounter();
-    this.unresponsiveDuration = new EventHistogram('lag_renderer_unresponsive_duration_histogram', STALL_BOUNDS_FROM_1S);
+    this.unresponsiveDuration = new EventHistogram('lag_renderer_unresponsive_duration_histogram', BOUNDS.stall);
     this.processGone = new EventCounter();
     this.lastTimes = null; // the main thread's times at the last scrape while the set ran
   }

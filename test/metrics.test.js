@@ -119,6 +119,25 @@ describe('metrics (SPEC §10, real OpenTelemetry SDK)', () => {
     m.stop();
   });
 
+  it('stall and block buckets answer a classic p95 within 10 % of a single value, as Prometheus interpolates it (SPEC §14)', () => {
+    const { BOUNDS } = require('../lib/histograms');
+    // histogram_quantile(0.95, …) of one observation v: 95 % of the way through its bucket.
+    const p95 = (bounds, v) => {
+      const i = bounds.findIndex((b) => v <= b);
+      const lower = i === 0 ? 0 : bounds[i - 1];
+      return lower + 0.95 * (bounds[i] - lower);
+    };
+    for (const [bounds, from, to, step] of [[BOUNDS.stall, 5000, 60000, 7], [BOUNDS.block, 50, 5000, 0.5]]) {
+      for (let v = from; v <= to; v += step) {
+        const q = p95(bounds, v);
+        assert.ok(Math.abs(q - v) <= 0.1 * v, `p95 ${q} for ${v}`);
+      }
+    }
+    // A 6050 ms hang and an 8004 ms stop.
+    assert.ok(Math.abs(p95(BOUNDS.stall, 6050) - 6050) <= 605 && Math.abs(p95(BOUNDS.stall, 8004) - 8004) <= 800);
+    assert.deepStrictEqual(STALL_BUCKETS, BOUNDS.stall, 'the stall histograms\' advice is the core\'s table');
+  });
+
   it('a 6 s block: lag_stalls{kind=hang} = 1 and one 6000 ms point in the stall histogram', async () => {
     const { reader, sim, m } = setup();
     sim.advance(10000);

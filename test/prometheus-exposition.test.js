@@ -96,6 +96,13 @@ describe('native histograms from OpenTelemetry exponential histograms (lib/prome
     assert.ok(h.zeroThreshold > 0);
   });
 
+  it('zeros fall in a zero bucket of no width once there are observations, so that a quantile inside it is 0', async () => {
+    const h = (await expose([[0, 0, 0, 2.5]])).metric[0].histogram;
+    assert.strictEqual(Number(h.zeroCount), 3);
+    assert.strictEqual(h.zeroThreshold, 0);
+    assert.deepStrictEqual(h.positiveDelta.map(Number), [1]);
+  });
+
   it('values 1e-3 to 1e9 in one series: a coarser schema, at most 160 buckets', async () => {
     const values = [];
     for (let e = -3; e <= 9; e += 0.01) values.push(10 ** e);

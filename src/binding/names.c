@@ -117,9 +117,9 @@ static napi_value b_mon_paused_while_hidden(napi_env env, napi_callback_info inf
   return r;
 }
 
-/* bucketBounds() -> { lag, stall, ratio }: the explicit bucket boundaries of lagwatch's
+/* bucketBounds() -> { lag, stall, ratio, block }: the explicit bucket boundaries of lagwatch's
  * histograms (core/aggregate.c), for the advice of those recorded from JS. */
-static const char *const bounds_names[LW_BOUNDS_COUNT] = {"lag", "stall", "ratio"};
+static const char *const bounds_names[LW_BOUNDS_COUNT] = {"lag", "stall", "ratio", "block"};
 
 static napi_value b_bucket_bounds(napi_env env, napi_callback_info info) {
   napi_value o, arr;

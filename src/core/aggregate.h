@@ -25,8 +25,9 @@
 /* The boundaries of lagwatch's histograms (SPEC §10), one set per kind of value. */
 typedef enum {
   LW_BOUNDS_LAG = 0,   /* milliseconds of lag, 0.1 ms to an hour */
-  LW_BOUNDS_STALL,     /* milliseconds of a stall, 5 s to a day */
+  LW_BOUNDS_STALL,     /* milliseconds of a stall, 1 s to a day */
   LW_BOUNDS_RATIO,     /* a share, 0..1 */
+  LW_BOUNDS_BLOCK,     /* milliseconds of a block, 50 ms to 5 min */
   LW_BOUNDS_COUNT
 } lw_bounds_t;
 
@@ -48,6 +49,8 @@ typedef struct lw_agg_s {
 
 /* The boundaries of `kind` and their number. */
 const double *lw_bounds(lw_bounds_t kind, size_t *n);
+/* An empty aggregate of lag (LW_BOUNDS_LAG) or of a share (LW_BOUNDS_RATIO); stalls and blocks are
+ * not aggregated here (their bounds are more than LW_AGG_MAX_BOUNDS): any other kind is lag's. */
 void lw_agg_init(lw_agg_t *a, lw_bounds_t kind);
 /* Records v (NaN and infinities are ignored). */
 void lw_agg_record(lw_agg_t *a, double v);

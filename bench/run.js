@@ -13,7 +13,8 @@
 //  10. the fault table        node bench/faults.js --json               (seven faults, each peer in fresh processes;
 //                             exits 1, and so does this run, when a lagwatch cell is wrong)
 //  11. an idle process        node bench/wakeups.js --json              (every thread's wake-ups over a bare process)
-// Sections 9, 10 and 11 judge their targets themselves: one missed makes this run exit 1.
+//  12. a scrape's cost        node bench/scrape.js --json               (the main thread's time per /metrics scrape)
+// Sections 9, 10, 11 and 12 judge their targets themselves: one missed makes this run exit 1.
 // Each section runs as its own command (printed in RESULTS.md, so that any figure can be
 // reproduced alone); progress goes to stderr. --quick runs every section small (a smoke test of
 // this script, not results). The raw figures go to bench/RESULTS.json beside the report;
@@ -59,9 +60,10 @@ const COMMANDS = {
   stacks: ['bench/stacks.js', '--rounds', quick ? '1' : '5', '--hangs', quick ? '2' : '10', '--json'],
   faults: ['bench/faults.js', ...(quick ? ['--faults', 'hang6,sigstop2'] : []), '--json'],
   wakeups: ['bench/wakeups.js', '--rounds', quick ? '1' : '3', ...(quick ? ['--settle', '3', '--seconds', '3'] : []), '--json'],
+  scrape: ['bench/scrape.js', '--rounds', quick ? '1' : '5', '--scrapes', quick ? '5' : '20', '--json'],
 };
 // Sections whose exit code 1 says a target was missed, their JSON still printed whole.
-const JUDGES = new Set(['faults', 'stacks', 'wakeups']);
+const JUDGES = new Set(['faults', 'stacks', 'wakeups', 'scrape']);
 const show = (a, name) => `${EXEC[name] ? `node-${NEWEST}` : 'node'} ${a.join(' ')}`;
 
 function runSection(name) {
@@ -158,6 +160,34 @@ function faultLines(F, summaryRows, misses) {
   if (lw) summaryRows.push(['fault table: lagwatch cells right', 'all', `${lw.right} of ${lw.cells}`, verdict(lw.right === lw.cells), `\`${F.command}\``]);
   if (R.lagwatchWrong.length) misses.push(`faults: lagwatch wrong on ${R.lagwatchWrong.join(', ')}`);
   L.push('');
+  return L;
+}
+
+// 12. A scrape's cost on the main thread (SPEC §14: the observer is not the observed).
+function scrapeLines(W, summaryRows, misses) {
+  const L = ['## 12. A scrape of /metrics: the main thread\'s time', ''];
+  if (W.error) {
+    misses.push('scrape: the section failed');
+    return [...L, `\`${W.command}\` failed: ${W.error}`, ''];
+  }
+  const w = W.result;
+  L.push(`Command: \`${W.command}\` (${f(W.seconds, 0)} s)${W.alone ? `, run alone on ${W.alone} (\`node bench/run.js --only scrape\`)` : ''}. ` +
+    'Each run is a fresh `node bench/fixtures/scrape-child.js CONFIG`, idle but for the scrapes: `register-*` under ' +
+    '`node -r lagwatch/register` (the port served by lagwatch\'s own thread, which asks the main thread only to collect, and ' +
+    'encodes the body itself), scraped as text or as the protobuf exposition; `exporter-text` (the reference) serves the same ' +
+    'monitors\' metrics through an app\'s own OpenTelemetry SDK and `@opentelemetry/exporter-prometheus`\'s server on the main ' +
+    'thread. The main thread\'s busy time (`performance.eventLoopUtilization().active`) is read over IPC before and 50 ms after ' +
+    'each scrape, less the same window with no scrape; the first scrape of a process apart, then the median of ' +
+    `${w.scrapes} steady ones; median (min–max) of ${w.rounds} rounds, one fresh process per configuration and round.`, '');
+  L.push(table(['configuration', 'first scrape, ms', 'steady scrape, ms', 'largest steady, ms', 'steady ÷ exporter-text', 'body, bytes'],
+    Object.entries(w.configs).map(([n, c]) => [n, range(c.firstMs), range(c.steadyMs), range(c.steadyMaxMs), range(c.steadyRatio), f(c.bytes, 0)])));
+  L.push('');
+  for (const n of Object.keys(w.configs).filter((k) => k.startsWith('register'))) {
+    const c = w.configs[n];
+    summaryRows.push([`main thread per scrape, ${n} (first; steady)`, `≤ ${w.targetMs} ms`, `${range(c.firstMs)}; ${range(c.steadyMs)}`,
+      verdict(c.firstMs.median <= w.targetMs && c.steadyMs.median <= w.targetMs), `\`${W.command}\``]);
+  }
+  if (!w.met) misses.push('a scrape took more than its main-thread target');
   return L;
 }
 
@@ -736,6 +766,7 @@ const SECTIONS = [
   idleStartSection, stacksSection,
   (S, summaryRows, misses) => (S.faults ? faultLines(S.faults, summaryRows, misses) : []),
   (S, summaryRows, misses) => (S.wakeups ? wakeupLines(S.wakeups, summaryRows, misses) : []),
+  (S, summaryRows, misses) => (S.scrape ? scrapeLines(S.scrape, summaryRows, misses) : []),
   peersSection,
 ];
 
@@ -828,6 +859,7 @@ async function main() {
   S.stacks = runSection('stacks');
   S.faults = runSection('faults');
   S.wakeups = runSection('wakeups');
+  S.scrape = runSection('scrape');
   const tp = Date.now();
   log('profiles: lagwatch idle, lagwatch server under load, tracker expiry');
   P.idle = await profileIdle('lagwatch', quick ? 2 : 4);

@@ -1,7 +1,8 @@
 'use strict';
-// What the metrics port's two sides share (lib/prometheus.js renders on the main thread,
-// lib/responder.js answers on its own): the protobuf exposition's schema and content type, the
-// choice of format from a scraper's Accept header, and the names Prometheus allows.
+// What the metrics port's two sides share (lib/prometheus.js collects on the main thread,
+// lib/responder.js encodes and answers on its own): the protobuf exposition's schema and content
+// type, the choice of format from a scraper's Accept header, the names Prometheus allows, and the
+// encoders of the two formats.
 
 // The part of io.prometheus.client's metrics.proto that lagwatch writes (field numbers as there).
 const SCHEMA = `
@@ -63,4 +64,25 @@ function wantsProtobuf(accept) {
 // not allow becomes "_".
 const sanitize = (name) => name.replace(/[^a-zA-Z0-9_:]/g, '_').replace(/^([0-9])/, '_$1');
 
-module.exports = { SCHEMA, PROTOBUF_TYPE, wantsProtobuf, sanitize };
+// The encoders of a scrape's body, made where bodies are written (the port's own thread, off the
+// main one): text by @opentelemetry/exporter-prometheus's own serializer (with its defaults) from
+// { resource: { attributes }, scopeMetrics }; the delimited protobuf exposition by protobufjs
+// (`protobuf`: the module, or null for text only) from io.prometheus.client MetricFamily objects.
+// Every type's code is generated now: protobufjs compiles a type at its first use.
+function makeEncoders(protobuf) {
+  const { PrometheusSerializer } = require('@opentelemetry/exporter-prometheus');
+  const serializer = new PrometheusSerializer();
+  let MetricFamily = null;
+  if (protobuf) {
+    const root = protobuf.parse(SCHEMA, { keepCase: false }).root;
+    for (const t of root.lookup('io.prometheus.client').nestedArray) if (t instanceof protobuf.Type) t.setup();
+    MetricFamily = root.lookupType('io.prometheus.client.MetricFamily');
+  }
+  return {
+    MetricFamily,
+    text: (data) => serializer.serialize(data),
+    protobuf: (families) => Buffer.concat(families.map((f) => MetricFamily.encodeDelimited(MetricFamily.fromObject(f)).finish())),
+  };
+}
+
+module.exports = { SCHEMA, PROTOBUF_TYPE, wantsProtobuf, sanitize, makeEncoders };

@@ -261,30 +261,20 @@ function mergeFamilies(target, parts) {
 }
 
 class PrometheusEndpoint {
-  // `protobuf`: the protobufjs module, or null (then text only, and `onNoProtobuf` is called the
-  // first time a scraper asks for the protobuf exposition). The histograms of recorded samples
-  // come from lagwatch's MetricProducers (lib/producer.js), one per reader, with that reader's
-  // kind of histogram: give producers() to setupAllMonitors.
+  // `protobuf`: whether the protobuf exposition is served (protobufjs is there; else text only,
+  // and `onNoProtobuf` is called the first time a scraper asks for it). The histograms of
+  // recorded samples come from lagwatch's MetricProducers (lib/producer.js), one per reader, with
+  // that reader's kind of histogram: give producers() to setupAllMonitors.
   constructor(protobuf, onNoProtobuf = () => {}) {
     this.onNoProtobuf = onNoProtobuf;
-    const { PrometheusExporter, PrometheusSerializer } = require('@opentelemetry/exporter-prometheus');
+    const { PrometheusExporter } = require('@opentelemetry/exporter-prometheus');
     const { createMetricProducer } = require('./producer');
     this.textProducer = createMetricProducer({ aggregation: 'explicit' });
     this.nativeProducer = protobuf ? createMetricProducer({ aggregation: 'exponential' }) : null;
     this.text = new PrometheusExporter({ preventServerStart: true, metricProducers: [this.textProducer] });
     this.native = protobuf ? new NativeHistogramReader([this.nativeProducer]) : null;
-    this.serializer = new PrometheusSerializer(); // the exporter's own, with its defaults
     this.natives = new Map();
     this.gatherer = null;
-    this.MetricFamily = null;
-    if (protobuf) {
-      const root = protobuf.parse(SCHEMA, { keepCase: false }).root;
-      // Every type's encoder is generated now, at set-up, before the monitors start: protobufjs
-      // compiles a type's code at its first use, which the first scrape would otherwise do on
-      // the main thread, to be reported as the app's own block.
-      for (const t of root.lookup('io.prometheus.client').nestedArray) if (t instanceof protobuf.Type) t.setup();
-      this.MetricFamily = root.lookupType('io.prometheus.client.MetricFamily');
-    }
   }
 
   readers() {
@@ -306,23 +296,32 @@ class PrometheusEndpoint {
     return resourceMetrics.scopeMetrics;
   }
 
-  // The delimited protobuf exposition of everything the native reader collects (with every
+  // The families of the protobuf exposition of everything the native reader collects (with every
   // worker's, in a cluster).
-  async encode(gathered) {
+  async families(gathered) {
     const { resourceMetrics } = await this.native.collect();
-    let families = toFamilies(resourceMetrics, this.natives);
-    if (gathered !== null) {
-      families = mergeFamilies(families[0], [{ who: this.who(), data: families.slice(1), answered: true }, ...gathered]);
-    }
-    return Buffer.concat(families.map((f) => this.MetricFamily.encodeDelimited(this.MetricFamily.fromObject(f)).finish()));
+    const families = toFamilies(resourceMetrics, this.natives);
+    if (gathered === null) return families;
+    return mergeFamilies(families[0], [{ who: this.who(), data: families.slice(1), answered: true }, ...gathered]);
   }
 
-  // The text exposition of this process's metrics and every worker's.
-  async encodeText(gathered) {
+  // What the text exposition is written from: this process's metrics (and every worker's),
+  // as { resource: { attributes }, scopeMetrics }, plain data.
+  async textData(gathered) {
     const { resourceMetrics } = await this.text.collect();
+    const resource = { attributes: resourceMetrics.resource.attributes };
+    if (gathered === null) return { resource, scopeMetrics: resourceMetrics.scopeMetrics };
     const now = [Math.floor(Date.now() / 1000), 0];
     const parts = [{ who: this.who(), data: resourceMetrics.scopeMetrics, answered: true }, ...gathered];
-    return this.serializer.serialize({ resource: resourceMetrics.resource, scopeMetrics: mergeScopeMetrics(parts, now) });
+    return { resource, scopeMetrics: mergeScopeMetrics(parts, now) };
+  }
+
+  // Both readers once, at set-up: a reader's first collection builds what later ones reuse, in
+  // the app's life otherwise.
+  warm() {
+    const quiet = () => {};
+    this.text.collect().then(quiet, quiet);
+    if (this.native !== null) this.native.collect().then(({ resourceMetrics }) => toFamilies(resourceMetrics, this.natives), quiet);
   }
 
   // A cluster's primary (lib/cluster.js): `gatherer` asks the workers, `who` names this process.
@@ -331,9 +330,10 @@ class PrometheusEndpoint {
     this.who = who;
   }
 
-  // The body of one scrape in `format` ('text' or 'protobuf'; `askedProtobuf`: the scraper asked
-  // for protobuf), with every worker's in a cluster; `headers`, the scrape's (its deadline).
-  // The metrics port's own thread answers with it (lib/responder.js).
+  // What one scrape's body in `format` ('text' or 'protobuf'; `askedProtobuf`: the scraper asked
+  // for protobuf) is encoded from, with every worker's in a cluster; `headers`, the scrape's (its
+  // deadline). Plain data, for the metrics port's own thread to encode (lib/responder.js): the
+  // main thread only collects.
   async render(format, askedProtobuf, headers) {
     if (askedProtobuf && this.native === null && this.onNoProtobuf !== null) {
       this.onNoProtobuf();
@@ -341,12 +341,7 @@ class PrometheusEndpoint {
     }
     const clustered = this.gatherer !== null && this.gatherer.clustered();
     const parts = clustered ? await this.gatherer.gather(format, { headers }) : null;
-    if (format === 'protobuf' && this.native !== null) return this.encode(parts);
-    if (parts === null) {
-      const { resourceMetrics } = await this.text.collect();
-      return this.serializer.serialize(resourceMetrics);
-    }
-    return this.encodeText(parts);
+    return format === 'protobuf' && this.native !== null ? this.families(parts) : this.textData(parts);
   }
 }
 

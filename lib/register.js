@@ -38,6 +38,7 @@ const THREAD = (() => {
 let logFormat = 'text';
 // The metrics port's thread (lib/responder.js), once it is started.
 let responder = null;
+let endpoint = null;
 // Pino's numbers for the levels of lagwatch's lines.
 const LEVEL = { info: 30, warn: 40, error: 50 };
 
@@ -169,13 +170,14 @@ function readersFor(env, exporters, port) {
       const mods = load('OTEL_METRICS_EXPORTER=prometheus', [...SDK, '@opentelemetry/exporter-prometheus']);
       if (mods === null) continue;
       const { PrometheusEndpoint } = require('./prometheus');
-      let protobuf = null;
+      // protobufjs is loaded where bodies are encoded, on the port's own thread (lib/responder.js).
+      let protobuf = true;
       try {
-        protobuf = require('protobufjs');
+        require.resolve('protobufjs');
       } catch {
-        // Text only; said when a scraper first asks for native histograms.
+        protobuf = false; // text only; said when a scraper first asks for native histograms
       }
-      const endpoint = new PrometheusEndpoint(protobuf, () => say('a scraper asked for native histograms ' +
+      endpoint = new PrometheusEndpoint(protobuf, () => say('a scraper asked for native histograms ' +
         '(protobuf), which need protobufjs: npm install protobufjs (the text format is served)'));
       const host = first(env, ['OTEL_EXPORTER_PROMETHEUS_HOST', 'LAGWATCH_PROMETHEUS_HOST']);
       // OTEL_METRICS_EXPORTER=prometheus alone: the SDK's default port. A cluster's workers leave it
@@ -392,7 +394,10 @@ function register(env = process.env) {
   try {
     const m = setup(exported, env, blocks);
     m._byRegister = true;
-    if (responder !== null) responder.setSet(native.monSetId(m._h));
+    if (responder !== null) {
+      responder.setSet(native.monSetId(m._h));
+      endpoint.warm();
+    }
     const written = { blocks: 0 };
     if (m._blocksOn) {
       const target = profileTarget(env);

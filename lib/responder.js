@@ -1,8 +1,9 @@
 'use strict';
 // The metrics port, served by a thread of lagwatch's own (SPEC §14: it answers during a hang).
-// A worker_threads Worker listens on the port; at each scrape it asks the main thread for the
-// body (lib/prometheus.js renders it: the OpenTelemetry readers are the main thread's) and waits
-// up to the scrape's deadline. A main thread that does not answer in time (held by a hang, a
+// A worker_threads Worker listens on the port; at each scrape it asks the main thread for what
+// the body is written from (lib/prometheus.js collects it: the OpenTelemetry readers are the main
+// thread's), waits up to the scrape's deadline, and encodes it here (lib/exposition.js), so that
+// the main thread only collects. A main thread that does not answer in time (held by a hang, a
 // block, a debugger) gets the last body it rendered in that format, so `up` stays 1, and a
 // running hang is not asked at all. Every answer ends with `lag_hang_in_progress`: for the hang
 // holding the main thread now, as the C worker thread last saw it (its registry entry, read
@@ -26,7 +27,7 @@ function waitFor(headers) {
   return Number.isFinite(s) && s > 0 ? Math.max(0, Math.min(WAIT_MS, s * 1000 - 100)) : WAIT_MS;
 }
 
-// Main thread: starts the port's thread for `endpoint` (a PrometheusEndpoint) and renders what it
+// Main thread: starts the port's thread for `endpoint` (a PrometheusEndpoint) and collects what it
 // asks for. `say(text, level)` tells the user; returns { setSet(setId) }: the monitor set whose
 // hang the port shows.
 function startResponder(endpoint, { port, host, exclusive }, say) {
@@ -40,7 +41,7 @@ function startResponder(endpoint, { port, host, exclusive }, say) {
       // The gauge's labels: those that tell a cluster's processes apart, when it is one.
       const labels = endpoint.gatherer !== null && endpoint.gatherer.clustered() ? endpoint.who() : {};
       endpoint.render(msg.format, msg.askedProtobuf, msg.headers).then(
-        (body) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, body, labels }),
+        (data) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, data, labels }),
         (err) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, error: String(err && err.message) }));
     } else if (msg.type === 'listening') {
       say(`metrics at ${msg.url}`, 'info');
@@ -63,25 +64,26 @@ function startResponder(endpoint, { port, host, exclusive }, say) {
 function serveOnThisThread() {
   const http = require('http');
   const native = require('./native');
-  const { SCHEMA, PROTOBUF_TYPE, wantsProtobuf, sanitize } = require('./exposition');
+  const { PROTOBUF_TYPE, wantsProtobuf, sanitize, makeEncoders } = require('./exposition');
   const causes = [...native.causeNames(), 'unknown'];
+  const encoders = makeEncoders(workerData.protobuf ? require('protobufjs') : null);
+  const { MetricFamily } = encoders;
   let setId = 0;
   let labels = [];
   const last = { text: null, protobuf: null }; // the last body the main thread rendered in each
   const waiting = new Map(); // request id -> (answer) => void
   let next = 0;
-  let MetricFamily = null;
-  if (workerData.protobuf) {
-    const protobuf = require('protobufjs');
-    MetricFamily = protobuf.parse(SCHEMA, { keepCase: false }).root.lookupType('io.prometheus.client.MetricFamily');
-  }
 
   parentPort.on('message', (msg) => {
     if (msg.type === 'set') {
       setId = msg.setId;
     } else if (msg.type === 'body') {
       if (msg.error === undefined) {
-        last[msg.format] = Buffer.from(msg.body);
+        try {
+          last[msg.format] = msg.format === 'protobuf' ? encoders.protobuf(msg.data) : Buffer.from(encoders.text(msg.data));
+        } catch (err) {
+          msg.error = `cannot encode the ${msg.format} exposition: ${err && err.message}`;
+        }
         labels = Object.entries(msg.labels).map(([name, value]) => [sanitize(name), String(value)]);
       }
       const done = waiting.get(msg.id);

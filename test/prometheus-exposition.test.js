@@ -126,19 +126,39 @@ describe('native histograms from OpenTelemetry exponential histograms (lib/prome
   });
 });
 
-describe('the observer is not the observed (lib/prometheus.js PrometheusEndpoint)', () => {
-  // protobufjs generates a type's encoder at its first use: at the first protobuf scrape, on the
-  // main thread, in the app's life, where the block it makes would be blamed on the app. The
-  // endpoint generates them when it is made, at register's set-up, before the monitors start.
-  it('every type of the exposition has its encoder and fromObject generated when the endpoint is made', () => {
-    const { PrometheusEndpoint } = require('../lib/prometheus');
-    const endpoint = new PrometheusEndpoint(protobuf);
-    const ns = endpoint.MetricFamily.parent;
+describe('the observer is not the observed (lib/exposition.js makeEncoders)', () => {
+  // protobufjs generates a type's encoder at its first use. The encoders are made on the metrics
+  // port's own thread when it starts (lib/responder.js), and every type's code with them.
+  it('every type of the exposition has its encoder and fromObject generated when the encoders are made', () => {
+    const { makeEncoders } = require('../lib/exposition');
+    const { MetricFamily } = makeEncoders(protobuf);
+    const ns = MetricFamily.parent;
     const types = ns.nestedArray.filter((t) => t instanceof protobuf.Type);
     assert.ok(types.length >= 8, types.map((t) => t.name).join(' '));
     for (const t of types) {
       assert.ok(Object.prototype.hasOwnProperty.call(t, 'encode') && Object.prototype.hasOwnProperty.call(t, 'fromObject'), t.name);
     }
+  });
+
+  it('the main thread collects plain data (what a thread can be sent), and the encoders write it as the exporter itself does', async () => {
+    const { MeterProvider } = require('@opentelemetry/sdk-metrics');
+    const { PrometheusEndpoint } = require('../lib/prometheus');
+    const { makeEncoders } = require('../lib/exposition');
+    const endpoint = new PrometheusEndpoint(true);
+    const provider = new MeterProvider({ readers: endpoint.readers() });
+    const m = provider.getMeter('t');
+    m.createCounter('lag_test').add(3, { kind: 'hang' });
+    m.createHistogram('lag_test_histogram').record(6000);
+    const enc = makeEncoders(protobuf);
+    const text = enc.text(structuredClone(await endpoint.render('text', false, {})));
+    assert.match(text, /^lag_test_total\{kind="hang",otel_scope_name="t"\} 3$/m, text);
+    assert.match(text, /^target_info\{/m, text);
+    const bytes = enc.protobuf(structuredClone(await endpoint.render('protobuf', true, {})));
+    const reader = protobuf.Reader.create(bytes);
+    const names = [];
+    while (reader.pos < reader.len) names.push(enc.MetricFamily.decodeDelimited(reader).name);
+    assert.deepStrictEqual(names.sort(), ['lag_test', 'lag_test_histogram', 'target_info']);
+    await provider.shutdown();
   });
 });
 

@@ -54,13 +54,16 @@ function jsonHead(level) {
 // process that is not alone (a cluster's, PM2's) named first (lib/util.js processTag). As JSON
 // (LAGWATCH_LOG_FORMAT=json): one object, the report itself in `fields` ({ stall }, { block },
 // { profile }).
-function say(message, frames = '', fields = null, level = LEVEL.warn) {
+function lineOf(message, frames = '', fields = null, level = LEVEL.warn) {
   if (logFormat === 'json') {
     const { level: l, pid, hostname, ...rest } = jsonHead(level);
-    process.stderr.write(`${JSON.stringify({ level: l, time: Date.now(), pid, hostname, ...rest, msg: message, ...fields })}\n`);
-    return;
+    return `${JSON.stringify({ level: l, time: Date.now(), pid, hostname, ...rest, msg: message, ...fields })}\n`;
   }
-  process.stderr.write(`lagwatch: ${processTag()}${THREAD}${printable(message)}${frames}\n`);
+  return `lagwatch: ${processTag()}${THREAD}${printable(message)}${frames}\n`;
+}
+
+function say(message, frames = '', fields = null, level = LEVEL.warn) {
+  process.stderr.write(lineOf(message, frames, fields, level));
 }
 
 const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
@@ -189,7 +192,7 @@ function readersFor(env, exporters, port) {
         // Served by a thread of lagwatch's own, which answers while the main thread is held.
         responder = require('./responder').startResponder(endpoint,
           { port: plan.port, host: host === null ? '127.0.0.1' : host[1], exclusive: plan.exclusive },
-          (text, level) => say(text, '', null, level === 'info' ? LEVEL.info : LEVEL.warn));
+          (text) => say(text), (text) => lineOf(text, '', null, LEVEL.info));
         if (plan.primary) {
           process.env[cluster.PRIMARY_ENV] = String(process.pid);
           endpoint.gatherFrom(new cluster.Gatherer(), () => cluster.identity());

@@ -21,6 +21,8 @@ const HANG = { name: 'lag_hang_in_progress',
 // the timeout less a tenth of a second. Longer than a cluster's gathering (lib/cluster.js), which
 // the main thread's answer includes.
 const WAIT_MS = 2500;
+// Where the listening line's address goes (the port is known once it listens).
+const URL_MARK = '<metrics-url>';
 
 function waitFor(headers) {
   const s = Number(headers['x-prometheus-scrape-timeout-seconds']);
@@ -28,12 +30,15 @@ function waitFor(headers) {
 }
 
 // Main thread: starts the port's thread for `endpoint` (a PrometheusEndpoint) and collects what it
-// asks for. `say(text, level)` tells the user; returns { setSet(setId) }: the monitor set whose
-// hang the port shows.
-function startResponder(endpoint, { port, host, exclusive }, say) {
+// asks for. `say(text)` warns the user; `infoLine(text)` is the whole line of an informative text,
+// the port's thread says once it listens (written from there: a main thread held from the start
+// would say it only when let go). Returns { setSet(setId) }: the monitor set whose hang the port
+// shows.
+function startResponder(endpoint, { port, host, exclusive }, say, infoLine) {
   const { Worker } = require('worker_threads');
   const worker = new Worker(path.join(__dirname, 'responder.js'), {
-    workerData: { lagwatchOwnThread: 'responder', port, host, exclusive, protobuf: endpoint.native !== null },
+    workerData: { lagwatchOwnThread: 'responder', port, host, exclusive, protobuf: endpoint.native !== null,
+      listeningLine: infoLine(`metrics at ${URL_MARK}`) },
     execArgv: [], // no inherited preloads: `-r lagwatch/register` is the main thread's
   });
   worker.on('message', (msg) => {
@@ -43,15 +48,15 @@ function startResponder(endpoint, { port, host, exclusive }, say) {
       endpoint.render(msg.format, msg.askedProtobuf, msg.headers).then(
         (data) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, data, labels }),
         (err) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, error: String(err && err.message) }));
-    } else if (msg.type === 'listening') {
-      say(`metrics at ${msg.url}`, 'info');
+    } else if (msg.type === 'line') {
+      process.stderr.write(msg.line);
     } else if (msg.type === 'error') {
       say(`cannot serve metrics on ${host}:${port}: ${msg.message} (monitoring goes on` +
-        `${msg.code === 'EADDRINUSE' ? '; each process needs a port of its own: docs/metrics.md#several-processes' : ''})`, 'warn');
+        `${msg.code === 'EADDRINUSE' ? '; each process needs a port of its own: docs/metrics.md#several-processes' : ''})`);
     }
   });
   worker.on('error', (err) => say(`the metrics port's thread failed: ${err && err.message} ` +
-    '(metrics are not served; monitoring goes on)', 'warn'));
+    '(metrics are not served; monitoring goes on)'));
   worker.unref(); // after the listeners, which would ref it again: it never keeps the process alive
   return {
     setSet(setId) {
@@ -153,7 +158,19 @@ function serveOnThisThread() {
   server.on('error', (err) => parentPort.postMessage({ type: 'error', message: err.message, code: err.code }));
   server.listen({ port, host, exclusive }, () => {
     const a = server.address();
-    parentPort.postMessage({ type: 'listening', url: `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics` });
+    const url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics`;
+    // The line as the main thread made it (text, or JSON with its time now), in one write(2).
+    const line = workerData.listeningLine;
+    let out = line.split(URL_MARK).join(url);
+    if (line.startsWith('{')) {
+      const o = JSON.parse(line);
+      out = `${JSON.stringify({ ...o, time: Date.now(), msg: o.msg.split(URL_MARK).join(url) })}\n`;
+    }
+    try {
+      require('fs').writeSync(2, out);
+    } catch {
+      parentPort.postMessage({ type: 'line', line: out }); // a full pipe: the main thread writes it
+    }
   });
 }
 

@@ -8,7 +8,6 @@
 
 static const char *const state_names[LW_STATE_COUNT] = {"active", "passive", "hidden", "frozen",
                                                          "terminated"};
-static const char *const kind_names[LW_KIND_COUNT] = {"hang", "suspend", "pause"};
 static const char *const jump_names[LW_JUMP_COUNT] = {"suspend", "step"};
 
 void lw_conditions_set_cause(lw_conditions_t *c, void (*fn)(void *data, lw_event_t *ev), void *data) {
@@ -139,7 +138,7 @@ const char *lw_state_name(lw_state_t s) {
   return (unsigned)s < LW_STATE_COUNT ? state_names[s] : NULL;
 }
 
-const char *lw_kind_name(lw_kind_t k) { return (unsigned)k < LW_KIND_COUNT ? kind_names[k] : NULL; }
+const char *lw_kind_name(lw_kind_t k) { return (unsigned)k < LW_KIND_COUNT ? lw_kinds[k].name : NULL; }
 
 const char *lw_jump_name(lw_jump_t j) { return (unsigned)j < LW_JUMP_COUNT ? jump_names[j] : NULL; }
 

@@ -35,8 +35,6 @@ typedef enum {
   LW_STATE_COUNT = 5
 } lw_state_t;
 
-typedef enum { LW_KIND_HANG = 0, LW_KIND_SUSPEND = 1, LW_KIND_PAUSE = 2, LW_KIND_COUNT = 3 } lw_kind_t;
-
 typedef enum { LW_JUMP_SUSPEND = 0, LW_JUMP_STEP = 1, LW_JUMP_COUNT = 2 } lw_jump_t;
 
 typedef enum {

@@ -8,9 +8,6 @@
 #include <string.h>
 
 /* Kind precedence: suspend, then pause, then hang. */
-static int kind_rank(lw_kind_t k) {
-  return k == LW_KIND_SUSPEND ? 2 : k == LW_KIND_PAUSE ? 1 : 0;
-}
 
 /* A monitor name that cannot be added to the episode's list is counted as lost. */
 static void add_monitor(lw_conditions_t *c, lw__episode_t *e, uint32_t name_id) {
@@ -41,7 +38,7 @@ int lw_conditions_stall(lw_conditions_t *c, double ws, double we, double value, 
     if (ws < e->window_start) e->window_start = ws;
     if (we > e->window_end) e->window_end = we;
     if (value > e->duration_ms) e->duration_ms = value;
-    if (kind_rank(kind) > kind_rank(e->kind)) e->kind = kind;
+    if (lw_kinds[kind].rank > lw_kinds[e->kind].rank) e->kind = kind;
     e->samples++;
     add_monitor(c, e, name_id);
     return LW_OK;

@@ -3,14 +3,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+const lw_kind_info_t lw_kinds[LW_KIND_COUNT] = {
+    /*                     name       rank */
+    [LW_KIND_HANG] =      {"hang",    0},
+    [LW_KIND_SUSPEND] =   {"suspend", 2},
+    [LW_KIND_PAUSE] =     {"pause",   1},
+};
+
 const lw_reason_info_t lw_reasons[LW_REASON_BUILTIN_COUNT] = {
-    /*                         name         stop stall first */
-    [LW_REASON_HIDDEN] =      {"hidden",    0,   0,    0},
-    [LW_REASON_FROZEN] =      {"frozen",    0,   0,    0},
-    [LW_REASON_SUSPEND] =     {"suspend",   1,   1,    1},
-    [LW_REASON_PAUSE] =       {"pause",     1,   1,    1},
-    [LW_REASON_THROTTLED] =   {"throttled", 0,   0,    0},
-    [LW_REASON_DEBUGGER] =    {"debugger",  1,   0,    0},
+    /*                         name         stop kind             first */
+    [LW_REASON_HIDDEN] =      {"hidden",    0,   -1,              0},
+    [LW_REASON_FROZEN] =      {"frozen",    0,   -1,              0},
+    [LW_REASON_SUSPEND] =     {"suspend",   1,   LW_KIND_SUSPEND, 1},
+    [LW_REASON_PAUSE] =       {"pause",     1,   LW_KIND_PAUSE,   1},
+    [LW_REASON_THROTTLED] =   {"throttled", 0,   -1,              0},
+    [LW_REASON_DEBUGGER] =    {"debugger",  1,   -1,              0},
 };
 
 const char *lw_reason_builtin_name(uint32_t r) {
@@ -21,7 +28,7 @@ size_t lw_reason_stops(int stalls_only, uint32_t *out) {
   size_t n = 0;
   uint32_t r;
   for (r = 0; r < LW_REASON_BUILTIN_COUNT; r++) {
-    if (lw_reasons[r].stop && (!stalls_only || lw_reasons[r].stall)) out[n++] = r;
+    if (lw_reasons[r].stop && (!stalls_only || lw_reasons[r].kind >= 0)) out[n++] = r;
   }
   return n;
 }

@@ -34,15 +34,29 @@ enum {
   LW_REASON_BUILTIN_COUNT = 6
 };
 
+/* The kinds of stall episodes (SPEC §5): a hang, the app's own, and those of the stops that give
+ * a kind of their own. */
+typedef enum { LW_KIND_HANG = 0, LW_KIND_SUSPEND = 1, LW_KIND_PAUSE = 2, LW_KIND_COUNT = 3 } lw_kind_t;
+
+/* The kinds, one row each in the order of their ids above; the one list of them. */
+typedef struct lw_kind_info_s {
+  const char *name;
+  /* An episode whose long samples are of several stop kinds takes the highest-ranked one (the
+   * system slept over the process being stopped); a hang's samples never join a stop's episode. */
+  uint8_t rank;
+} lw_kind_info_t;
+
+extern const lw_kind_info_t lw_kinds[LW_KIND_COUNT];
+
 /* The built-in reasons, one row each in the order of their ids above; the one list of them. */
 typedef struct lw_reason_info_s {
   const char *name;
   /* A stop of the main thread's time (SPEC §5): the system slept, the process was stopped, a
    * debugger held the thread. Evidence of it explains only the time it covers. */
   uint8_t stop;
-  /* A stop whose long samples are stall episodes of the kind of the same name (a debugger's
-   * never are: it is no stall). */
-  uint8_t stall;
+  /* The kind of the stall episodes its long samples make (an lw_kind_t), or -1: none (a
+   * debugger's pause is no stall; the reasons that are not stops make none). */
+  int8_t kind;
   /* Looked for before any other reason when a sample is judged (SPEC §4 step 2), in id order. */
   uint8_t first;
 } lw_reason_info_t;

@@ -106,14 +106,13 @@ static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reas
  * the stop's, whole. */
 #define LW_OWN_NOISE_MS 1000.0
 
-/* Step 2's stall rule: suspend and pause evidence make a long sample a stall of that kind. */
+/* Step 2's stall rule: the evidence of a stop that gives a kind (lw_reasons[].kind: a suspend, a
+ * pause) makes a long sample a stall of that kind. */
 static void stall_from_evidence(lw_conditions_t *c, lw_validator_t *v, uint32_t reason,
                                 double ws, double we, double value, double now) {
-  if (value < v->stall_threshold_ms || v->no_episodes) return;
-  if (reason == LW_REASON_SUSPEND)
-    lw_conditions_stall(c, ws, we, value, LW_KIND_SUSPEND, v->name_id, now);
-  else if (reason == LW_REASON_PAUSE)
-    lw_conditions_stall(c, ws, we, value, LW_KIND_PAUSE, v->name_id, now);
+  if (value < v->stall_threshold_ms || v->no_episodes || reason >= LW_REASON_BUILTIN_COUNT) return;
+  if (lw_reasons[reason].kind >= 0)
+    lw_conditions_stall(c, ws, we, value, (lw_kind_t)lw_reasons[reason].kind, v->name_id, now);
 }
 
 /* SPEC §5, evidence explains only the time it covers: a long sample whose window overlaps stop

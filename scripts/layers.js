@@ -52,7 +52,7 @@ const ROOMS = {
   // descriptors): no file of C lists two of them.
   monitors: { room: null, from: 'monNames' },
   reasons: { room: 'core/tracker.c', from: 'reasonNames' },
-  'stall kinds': { room: 'core/conditions.c', from: 'stallKinds' },
+  'stall kinds': { room: 'core/tracker.c', from: 'stallKinds' },
   'jump kinds': { room: 'core/conditions.c', from: 'jumpKinds' },
   'lifecycle states': { room: 'core/conditions.c', from: 'lifecycleStates' },
   // A monitor's options ('driftLag.intervalMs', ...) are rows of its descriptor, in its own file

@@ -1,8 +1,8 @@
 'use strict';
 // SPEC §12 on the simulation, exact to the millisecond: the cause of a hang from what the main
 // thread did (sim.block(ms, state)), on the 'workerHang' event and the hang episode it overlaps;
-// stops of any length on linux (the worker's lateness without run-queue growth), the seed's rule
-// on darwin and win32; starvation never a pause.
+// stops of any length on linux (the worker's lateness without run-queue growth), SPEC §6's worker
+// rule on darwin and win32; starvation never a pause.
 const assert = require('assert');
 const lagwatch = require('..');
 
@@ -94,13 +94,13 @@ describe('stops of any length (SPEC §12), on the simulation', () => {
     });
   }
 
-  it('darwin, pause 3000 ms: the seed\'s rule (5 s), the stop is recorded as lag', () => {
+  it('darwin, pause 3000 ms: SPEC §6\'s worker rule (5 s), the stop is recorded as lag', () => {
     const { stats } = run('darwin', (sim) => sim.pause(3000));
     assert.strictEqual(stats.discarded.pause, 0);
     assert.strictEqual(stats.monitors.driftLag.max, 2980);
   });
 
-  it('linux, starved whole for 6 s: a hang, never a pause; darwin: the seed\'s pause', () => {
+  it('linux, starved whole for 6 s: a hang, never a pause; darwin: SPEC §6\'s pause', () => {
     const l = run('linux', (sim) => sim.starve(6000));
     assert.deepStrictEqual(l.stats.stalls, { hang: 1, suspend: 0, pause: 0 });
     assert.strictEqual(l.stats.discarded.pause, 0);

@@ -94,7 +94,7 @@ describe('driftLag and macrotaskLag sleep while the loop waits', () => {
   // A suspend: where the monotonic clock counts it (macOS, Windows), timers come late after it, as
   // the firing caught up does. On Linux it stands still: every firing comes on time, and clockDrift
   // shows the suspend over the whole second since its previous reading. A driftLag kept awake has
-  // recorded that second's firings before the evidence came (late evidence, which the seed
+  // recorded that second's firings before the evidence came (late evidence, which SPEC §6
   // accepts); the firings caught up at the next wake-up are judged with it: discarded as suspend.
   const suspend = (sim) => {
     sim.advance(4000);

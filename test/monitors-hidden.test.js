@@ -1,5 +1,5 @@
 'use strict';
-// SPEC §6 (paused while hidden), §7 and the seed's 'Pause while hidden': setupAllMonitors() pauses
+// SPEC §6 (paused while hidden), §7 ('Pause while hidden'): setupAllMonitors() pauses
 // driftLag, macrotaskLag, loopBlock, idleAvailability, worker and liveness while the app is not
 // visible; clockDrift and timerThrottle keep running. pauseWhileHidden() on its own.
 const assert = require('assert');

@@ -1,5 +1,5 @@
 'use strict';
-// SPEC §6 and §8: the seed's stall classification matrix, through setupAllMonitors() on the
+// SPEC §6 and §8: the stall classification matrix, through setupAllMonitors() on the
 // deterministic simulation, on linux, darwin and win32, each with Node's own loop and with an
 // embedded one (Electron's: the loop never waits in its poll, the thread waits outside libuv) —
 // one describe each, the same assertions.
@@ -400,7 +400,7 @@ function matrix(platform, loop) {
 //     made progress (10000), its duration the app's part; a lateness of the threshold or more (the
 //     6 s stop) moves its start instead (SPEC §6). A sleep takes no monotonic time.
 //   darwin, win32: a stop under the threshold cannot be told from starvation there (SPEC §12):
-//     it is the app's time; a 6 s stop is seen by the seed's rule. The monotonic clock counts a
+//     it is the app's time; a 6 s stop is seen by SPEC §6's worker rule. The monotonic clock counts a
 //     sleep: clockDrift's suspend [10000, 46000] accounts for its 30 s only, the worker's
 //     lateness [10100, 40000] for most of them, and the 6 s of work after the wake-up are a hang.
 //   An embedded loop's longest sample of the app's part is driftLag's, 20 ms under loopBlock's.

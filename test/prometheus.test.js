@@ -1,7 +1,7 @@
 'use strict';
 // SPEC §10 and §14 against a real Prometheus (Debian's 2.42): started with
-// --enable-feature=native-histograms, as the seed's third query needs, the seed's three queries
-// run exactly as the seed writes them; beside it a second one with its default flags (as it
+// --enable-feature=native-histograms, as SPEC §10's third query needs, SPEC §10's three queries
+// run exactly as written; beside it a second one with its default flags (as it
 // comes: the text format, counters with _total, classic buckets); every panel of
 // dashboards/grafana.json returns its series from both. The app is test/fixtures/prometheus-app.js under `node -r lagwatch/register` with
 // OTEL_EXPORTER_PROMETHEUS_PORT=0 (register serves /metrics; the app reaches its monitor set with
@@ -187,7 +187,7 @@ async function queryAt(promPort, q, resultType = 'vector') {
   return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]), raw: r.value[1] }));
 }
 
-describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', function () {
+describe('Prometheus scrapes the exporter: the three queries of SPEC §10', function () {
   this.timeout(180000);
 
   const ctx = { tmp: null, app: null, prom: null, appPort: 0, metricsPort: 0, promPort: 0, appMetrics: '' };
@@ -320,7 +320,7 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
     }
   });
 
-  it('Prometheus stored what it scraped as native histograms and counters named as the seed\'s queries', async function () {
+  it('Prometheus stored what it scraped as native histograms and counters named as SPEC §10\'s queries', async function () {
     assert.deepStrictEqual(await query('lag_stalls_total'), [], 'no _total series');
     assert.deepStrictEqual(await query('lag_stall_duration_histogram_bucket'), [], 'no classic buckets');
     // loopBlock's histogram, exported by lagwatch's producer, stored as a native one.
@@ -449,7 +449,7 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
           assert.ok(!t.expr.split(SELECTOR).join('').includes('$'), t.expr);
         }
       }
-      // The seed's three queries, as written, with the variables' selector: each beside its form
+      // SPEC §10's three queries, as written, with the variables' selector: each beside its form
       // for Prometheus as it comes (counters with _total, classic buckets).
       const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr.split(SELECTOR).join('')));
       for (const [seed, plain] of [
@@ -494,8 +494,8 @@ describe('Prometheus scrapes the exporter: the seed\'s queries (SPEC §10)', fun
 // lagwatch/prom-client (SPEC §14): the app serves its own /metrics with prom-client, its default
 // metrics and lagwatch's in prom-client's global registry (test/fixtures/prom-client-app.js, no
 // register, no second port). Prometheus scrapes that route in the text format (prom-client writes
-// no other): counters under their own names (lag_stalls, no _total), so that the first two of the
-// seed's queries run as written; histograms as classic buckets, where the third reads
+// no other): counters under their own names (lag_stalls, no _total), so that the first two of
+// SPEC §10's queries run as written; histograms as classic buckets, where the third reads
 // `sum by (kind, le) (rate(…_bucket[1h]))`. The same 6 s block and 3 s hidden as above.
 describe('Prometheus scrapes the app\'s own prom-client /metrics: lagwatch/prom-client beside collectDefaultMetrics()', function () {
   this.timeout(180000);

@@ -262,7 +262,7 @@ describe('real clock (SPEC §1, uv driver)', () => {
     assert.strictEqual(stalls.length, 1);
   });
 
-  it('validator.dispose() on the real clock cancels a held sample (the seed\'s rule): record is never called', async function () {
+  it('validator.dispose() on the real clock cancels a held sample (SPEC §4): record is never called', async function () {
     this.timeout(10000);
     const c = lw.createConditions();
     const v = c.createValidator({ name: 'x' });

@@ -51,6 +51,15 @@ describe('one room per concept: the sources say what and why', () => {
       assert.deepStrictEqual(bad, []);
     });
   }
+
+  // The tests too: they cite the contract as the sources do. Left out: what the tests build or
+  // fetch (each `out/`: Node's headers, the matrix's downloads) and the two files that hold the
+  // pattern's own examples (this one, and readme.test.js's for the docs).
+  it('no issue number or history in test/', () => {
+    const examples = new Set(['test/rooms.test.js', 'test/readme.test.js']);
+    const bad = walk('test').filter((f) => SOURCE.test(f) && !/\/out\//.test(f) && !examples.has(f)).flatMap(historyLines);
+    assert.deepStrictEqual(bad, []);
+  });
 });
 
 describe('docs/architecture.md: its Layout names every file of src/ and lib/', () => {

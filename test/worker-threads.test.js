@@ -52,7 +52,7 @@ describe('worker_threads', function () {
     assert.strictEqual(main.lifecycle.state, 'active');
     sim.advance(1999); // still within holdMs: held
     assert.strictEqual(main.stats().held, 1);
-    v.dispose(); // the seed's cancel (conditions.dispose() would resolve it)
+    v.dispose(); // cancels its held samples (conditions.dispose() would resolve them)
     assert.strictEqual(main.stats().cancelled, 1);
     main.dispose();
   });

@@ -34,7 +34,7 @@ TEST_IMPL(worker_lateness_stop_or_starvation) {
   ASSERT_EQ(run(&x, 2699, 2690, log, &n), 0); /* due 2299: late 400, waited 200 */
   x.t.worker_runq += 199;
   ASSERT_EQ(run(&x, 3199, 3190, log, &n), 1); /* due 2799: late 400, waited 199 */
-  /* Where the platform cannot tell (no self times), the seed's rule: 4000 ms late is no stop. */
+  /* Where the platform cannot tell (no self times), SPEC §6's worker rule: 4000 ms late is no stop. */
   n = 0;
   x.t.self_known = 0;
   ASSERT_EQ(run(&x, 7299, 7290, log, &n), 0);

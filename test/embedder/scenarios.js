@@ -17,7 +17,7 @@
 //   SIGSTOP 3 s          exactly one pause episode, no hang
 //   SIGSTOP in a task    1 s inside a 1.6 s Chromium task: no monitor records it as lag
 //   hidden, 3 s task     the main process keeps its worker thread: one workerHang; a renderer
-//                        pauses it (the seed's rule for pages): none
+//                        pauses it (SPEC §6, paused while hidden): none
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
@@ -220,7 +220,7 @@ function describeEmbedder(type) {
 
     it(type === 'browser'
       ? `hidden: the main process keeps worker and liveness; a ${HANG_MS / 1000} s task while hidden is one workerHang`
-      : `hidden: a renderer pauses worker and liveness (the seed's rule for pages); a ${HANG_MS / 1000} s task, no workerHang`, async () => {
+      : `hidden: a renderer pauses worker and liveness (SPEC §6, paused while hidden); a ${HANG_MS / 1000} s task, no workerHang`, async () => {
       e.send('js hide()');
       await e.mark();
       const before = await e.report('hidden');

@@ -218,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           else lw_monset_start(set, mon);
         }
         break;
-      case 9: /* a validator disposed (the seed's cancel) */
+      case 9: /* a validator disposed (SPEC §4: its held samples cancelled) */
         if (nv) lw_validator_dispose(&fc->c, vids[take_u8(&in) % nv]);
         break;
       case 10:

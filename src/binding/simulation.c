@@ -72,10 +72,9 @@ static int exception_pending(void *env) {
   return napi_is_exception_pending((napi_env)env, &pending) != napi_ok || pending;
 }
 
-/* simVerb(sim, verb, ms, alignMs? | state?): advance, block (state), sleep, pause, stepWall,
- * stallWorker, throttle (alignMs), starve. The clocks and thread states move; then time passes (advance, block, stallWorker,
- * throttle: due work runs at its due time, in order) or the work that came due runs at the
- * wake-up (sleep, pause). */
+/* simVerb(sim, verb, ms, alignMs? | state?): one of the simulation's verbs, `ms` long (the table
+ * of lw_sim_verb in driver/sim.c names them, driver/sim.h says what each does); `block` takes the
+ * main thread's state, `throttle` its alignment. */
 static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
   napi_value argv[4];
   lw_sim_t *sim;

@@ -20,6 +20,21 @@ double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
   return idle_reading(m) + m->loop.idle_lost;
 }
 
+/* A wait that libuv's idle time lost is still a wait. libuv counts a poll's wait from its last
+ * entry into the kernel's wait: a signal that interrupts the wait (EINTR: the app's SIGTERM or
+ * SIGUSR2, a child's SIGCHLD, a profiler's SIGPROF) restarts the count, and the wait so far is
+ * lost. An idle loop interrupted that way would read as one iteration busy for its whole wait.
+ * Nothing on the main thread marks the poll's end (Node moves libuv's loop time whenever JS sets
+ * a timer), so the worker thread's sightings of the loop inside its wait (poll_seen) decide:
+ * - all of the poll up to the last sighting was wait; what libuv counted of it by then was
+ *   counted, the rest lost;
+ * - libuv's idle time lower at the poll's end than at that sighting shows a restart after it:
+ *   the wait went on after the sighting for the time the thread then spent neither running nor
+ *   waiting for a CPU (at most LW_SEEN_MAX_MS), the callbacks after the poll being on a CPU or
+ *   waiting for one; a synchronous wait in such a callback is the one case read as waiting;
+ * - else nothing after the sighting was lost, and the callbacks' time, synchronous waits
+ *   included, is the iteration's.
+ * A poll no sighting fell in is taken as libuv counted it. */
 void lw_monset_core_poll_wait(lw_monset_core_t *m, double at) {
   m->loop.waiting = 1;
   m->loop.wait_at = at;

@@ -320,25 +320,11 @@ int lw_monset_core_poll_ended(const lw_monset_core_t *m);
  * lw_monset_core_poll_end). Returns 1 if a due time may have changed (the sample was held or
  * discarded, or the loop model switched), else 0: the driver need not re-arm its timer. */
 int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable);
-/* A wait that libuv's idle time lost is still a wait. libuv counts a poll's wait from its last
- * entry into the kernel's wait: a signal that interrupts the wait (EINTR: the app's SIGTERM or
- * SIGUSR2, a child's SIGCHLD, a profiler's SIGPROF) restarts the count, and the wait so far is
- * lost. An idle loop interrupted that way would read as one iteration busy for its whole wait.
- * Nothing on the main thread marks the poll's end (Node moves libuv's loop time whenever JS sets
- * a timer), so the worker thread's sightings of the loop inside its wait (poll_seen) decide:
- * - all of the poll up to the last sighting was wait; what libuv counted of it by then was
- *   counted, the rest lost;
- * - libuv's idle time lower at the poll's end than at that sighting shows a restart after it:
- *   the wait went on after the sighting for the time the thread then spent neither running nor
- *   waiting for a CPU (at most LW_SEEN_MAX_MS, the longest the worker goes without looking),
- *   the callbacks after the poll being on a CPU or waiting for one; a synchronous wait in such a
- *   callback is the one case read as waiting;
- * - else nothing after the sighting was lost, and the callbacks' time, synchronous waits
- *   included, is the iteration's.
- * A poll no sighting fell in is taken as libuv counted it. The driver calls
- * lw_monset_core_poll_wait() when a poll that may wait begins (`at`: the prepare hook's time)
- * and lw_monset_core_poll_woke() once it is over (a callback of it or the check hook runs); an
- * iteration closes a poll nobody judged. */
+/* A wait that libuv's idle time lost to a signal is still a wait (loop.c says how the worker's
+ * sightings of the poll tell). The driver calls lw_monset_core_poll_wait() when a poll that may
+ * wait begins (`at`: the prepare hook's time) and lw_monset_core_poll_woke() once it is over (a
+ * callback of it or the check hook runs); an iteration closes a poll nobody judged.
+ * LW_SEEN_MAX_MS: the longest the worker goes without looking at the poll. */
 #define LW_SEEN_MAX_MS 1000.0
 void lw_monset_core_poll_wait(lw_monset_core_t *m, double at);
 void lw_monset_core_poll_woke(lw_monset_core_t *m, double now);

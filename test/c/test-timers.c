@@ -1,5 +1,6 @@
-/* The timer monitors (SPEC §6, src/core/timers.c): driftLag, macrotaskLag, idleAvailability and
- * timerThrottle, their coalescing, and both lateness timers asleep while the loop waits. */
+/* The timer monitors (SPEC §6: src/core/driftlag.c, macrotasklag.c, idleavailability.c,
+ * timerthrottle.c), their coalescing, and both lateness timers asleep while the loop waits
+ * (asleep.c). */
 #include "fixture-monitors.h"
 
 /* driftLag -------------------------------------------------------------------------------- */

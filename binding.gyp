@@ -32,7 +32,7 @@
         "src/core/statedir.c",
         "src/core/hangline.c",
         "src/driver/sim.c",
-        "src/driver/uv.c",
+        "src/driver/uvtimer.c",
         "src/driver/uvworker.c",
         "src/driver/monset.c",
         "src/driver/monset-sim.c",

@@ -15,7 +15,7 @@
 
 #include "../core/conditions.h"
 #include "../driver/sim.h"
-#include "../driver/uv.h"
+#include "../driver/uvtimer.h"
 #include "binding.h"
 
 void lwb_env_unref(lwb_env_t *e) {

@@ -8,7 +8,7 @@
 #include "../core/conditions.h"
 #include "../core/config.h"
 #include "../driver/sim.h"
-#include "../driver/uv.h"
+#include "../driver/uvtimer.h"
 #include "napi_util.h"
 
 typedef struct lwb_monset_s lwb_monset_t;

@@ -21,7 +21,7 @@
 
 #include "../core/monitors.h"
 #include "sim.h"
-#include "uv.h"
+#include "uvtimer.h"
 #include "uvworker.h"
 #include "hangrec.h"
 #include "../core/spans.h"

@@ -1,4 +1,4 @@
-#include "uv.h"
+#include "uvtimer.h"
 
 #include <math.h>
 

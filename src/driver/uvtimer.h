@@ -1,8 +1,8 @@
 /* The libuv driver: real time. One unref'd uv timer per JS thread, armed at the earliest due
  * time of its clients; the clock is uv_hrtime() on the origin of that thread's
  * performance.now(). The timer is touched on its own loop only. */
-#ifndef LW_DRIVER_UV_H_
-#define LW_DRIVER_UV_H_
+#ifndef LW_DRIVER_UVTIMER_H_
+#define LW_DRIVER_UVTIMER_H_
 
 #include <uv.h>
 
@@ -32,4 +32,4 @@ void lw_uv_rearm(lw_uv_t *d);
 /* Stops and closes the timer; `cb` runs from the close callback. */
 void lw_uv_close(lw_uv_t *d, lw_uv_close_cb cb);
 
-#endif /* LW_DRIVER_UV_H_ */
+#endif /* LW_DRIVER_UVTIMER_H_ */

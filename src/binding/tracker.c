@@ -67,7 +67,7 @@ static napi_value b_tracker_find(napi_env env, napi_callback_info info) {
   char reason[LW_REASON_MAX_LEN + 1];
   size_t len;
   double ws, we;
-  uint32_t rid = LW_REASON_ANY;
+  uint32_t rid = LW_REASON_ANY; /* no reason given: any */
   lw_interval_t iv;
   if (lwb_get_args(env, info, 4, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
@@ -77,7 +77,7 @@ static napi_value b_tracker_find(napi_env env, napi_callback_info info) {
   if (!lwb_is_undefined(env, argv[3])) {
     if (lwb_arg_reason(env, argv[3], "reason", reason, &len)) return NULL;
     rid = lw_tracker_reason_find(lw_conditions_tracker(&c->core), reason, len);
-    if (rid == LW_REASON_ANY) return NULL; /* never seen: nothing can overlap */
+    if (rid == LW_REASON_UNSEEN) return NULL; /* never seen: nothing can overlap */
   }
   if (!lw_tracker_find(lw_conditions_tracker(&c->core), ws, we, rid, lwb_cond_now(c), &iv)) return NULL;
   return interval_to_js(env, lw_conditions_tracker(&c->core), &iv);

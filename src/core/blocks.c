@@ -53,7 +53,7 @@ void lw_blocks_judged(lw_blocks_t *b, lw_conditions_t *c, double value, double w
   lw_event_t *ev;
   int report;
   if (!b->cfg->blocks || !(value >= b->cfg->block_threshold_ms)) return;
-  if (discarded_for != LW_REASON_ANY) {
+  if (discarded_for != LW_REASON_NONE) {
     size_t old = b->discarded_cap;
     b->discarded++;
     if (lw__grow((void **)&b->discarded_by_reason, &b->discarded_cap, (size_t)discarded_for + 1,

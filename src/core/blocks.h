@@ -44,7 +44,7 @@ void lw_blocks_init(lw_blocks_t *b, const lw_monset_core_config_t *cfg,
 void lw_blocks_watch_ended(lw_blocks_t *b, lw_conditions_t *c, const lw_msg_t *msg, double end);
 void lw_blocks_free(lw_blocks_t *b);
 /* The block validator's value over [end - window_ms, end] was judged at `now`: recorded (`discarded_for`
- * LW_REASON_ANY) or discarded for that reason. Pushes the BLOCK event of a recorded block (out of
+ * LW_REASON_NONE) or discarded for that reason. Pushes the BLOCK event of a recorded block (out of
  * memory: `c->lost`). Nothing when blocks are off or the value is under the threshold. */
 void lw_blocks_judged(lw_blocks_t *b, lw_conditions_t *c, double value, double window_ms,
                       double end, uint32_t discarded_for, double now);

@@ -133,7 +133,7 @@ typedef struct lw_name_stats_s {
 } lw_name_stats_t;
 
 /* Called for each judged value of a validator that has a sink (a C monitor): `value` recorded
- * (`discarded_for` LW_REASON_ANY) or discarded for that reason, over the window of `window_ms`
+ * (`discarded_for` LW_REASON_NONE) or discarded for that reason, over the window of `window_ms`
  * that ends at `end`; `now` is the judgement's time. */
 typedef void (*lw_record_cb)(void *data, double value, double window_ms, double end,
                              uint32_t discarded_for, double now);

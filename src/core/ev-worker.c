@@ -87,7 +87,7 @@ void lw_monset_core_receive(lw_monset_core_t *m, const lw_msg_t *msgs, size_t n,
    * sample, the heartbeats' own included, is judged. */
   for (i = 0; i < n; i++)
     if ((msgs[i].type == LW_MSG_HEARTBEAT || msgs[i].type == LW_MSG_EVIDENCE) &&
-        msgs[i].ev_reason != LW_REASON_ANY)
+        msgs[i].ev_reason != LW_REASON_NONE)
       lw__mon_evidence_add(m, msgs[i].ev_start, stop_end(m, &msgs[i]), msgs[i].ev_reason, now);
   for (i = 0; i < n; i++) receive_one(m, &msgs[i], now);
 }

@@ -81,7 +81,7 @@ static void batch_record(void *data, double value, double window_ms, double end,
                          uint32_t discarded_for, double now) {
   struct lw_sink_s *s = data;
   (void)now;
-  if (discarded_for != LW_REASON_ANY) return;
+  if (discarded_for != LW_REASON_NONE) return;
   if (s->m->keep_batches) lw__mon_batch_push(s->m, &s->m->batch[s->mon], value);
   if (s->m->aggs != NULL) lw_agg_record(&s->m->aggs->mon[s->mon], value);
   if (monitors[s->mon]->recorded != NULL) monitors[s->mon]->recorded(s->m, value, window_ms, end);

@@ -73,17 +73,17 @@ void lw_tracker_free(lw_tracker_t *t) {
 
 uint32_t lw_tracker_reason_find(const lw_tracker_t *t, const char *name, size_t len) {
   size_t i;
-  if (len > LW_REASON_MAX_LEN) return LW_REASON_ANY;
+  if (len > LW_REASON_MAX_LEN) return LW_REASON_UNSEEN;
   for (i = 0; i < t->nreasons; i++) {
     if (strncmp(t->names[i], name, len) == 0 && t->names[i][len] == '\0') return (uint32_t)i;
   }
-  return LW_REASON_ANY;
+  return LW_REASON_UNSEEN;
 }
 
 int lw_tracker_reason(lw_tracker_t *t, const char *name, size_t len, uint32_t *id) {
   uint32_t found = lw_tracker_reason_find(t, name, len);
   size_t cap;
-  if (found != LW_REASON_ANY) {
+  if (found != LW_REASON_UNSEEN) {
     *id = found;
     return LW_OK;
   }

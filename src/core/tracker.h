@@ -22,7 +22,10 @@
 #define LW_REASON_MAX_LEN 64
 #define LW_REASONS_MAX 1024    /* distinct reasons one tracker interns */
 #define LW_OPEN_MAX 10000      /* open intervals at once through lw_tracker_open(counted) */
-#define LW_REASON_ANY UINT32_MAX
+/* Three ids that are no reason's (one value: a reason's id is below LW_REASONS_MAX). */
+#define LW_REASON_ANY UINT32_MAX    /* a filter that takes every reason (lw_tracker_find) */
+#define LW_REASON_NONE UINT32_MAX   /* no reason: a sample recorded, a heartbeat with no evidence */
+#define LW_REASON_UNSEEN UINT32_MAX /* a name never interned (lw_tracker_reason_find) */
 
 enum {
   LW_REASON_HIDDEN = 0,
@@ -114,7 +117,7 @@ void lw_tracker_free(lw_tracker_t *t);
 
 /* Interns `name` (must be valid) and stores its id in `*id`. LW_ELIMIT past LW_REASONS_MAX. */
 int lw_tracker_reason(lw_tracker_t *t, const char *name, size_t len, uint32_t *id);
-/* Looks `name` up without interning it: its id, or LW_REASON_ANY if it was never seen. */
+/* Looks `name` up without interning it: its id, or LW_REASON_UNSEEN if it was never seen. */
 uint32_t lw_tracker_reason_find(const lw_tracker_t *t, const char *name, size_t len);
 const char *lw_tracker_reason_name(const lw_tracker_t *t, uint32_t id);
 

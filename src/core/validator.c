@@ -80,7 +80,7 @@ static void count_recorded(lw_conditions_t *c, lw_validator_t *v, double value, 
   c->recorded++;
   ns->recorded++;
   lw_histogram_record(&ns->recorded_hist, value);
-  if (v->record_cb != NULL) v->record_cb(v->record_data, value, we - ws, we, LW_REASON_ANY, now);
+  if (v->record_cb != NULL) v->record_cb(v->record_data, value, we - ws, we, LW_REASON_NONE, now);
 }
 
 static void count_discarded(lw_conditions_t *c, lw_validator_t *v, uint32_t reason, double value,

@@ -438,7 +438,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     o->type = LW_MSG_HEARTBEAT;
     o->sent_at = now;
     o->self_lag = self_lag;
-    o->ev_reason = LW_REASON_ANY;
+    o->ev_reason = LW_REASON_NONE;
     /* The main loop waits in its poll now: it would answer at once. A stop's evidence is no
      * quiet news. */
     o->quiet = !stopped && rd->main_in_poll != NULL && rd->main_in_poll(rd->data);

@@ -15,7 +15,7 @@
 
 /* Messages from the worker thread to the main thread. */
 typedef enum {
-  LW_MSG_HEARTBEAT = 1, /* sent_at, self_lag; evidence when ev_reason != LW_REASON_ANY */
+  LW_MSG_HEARTBEAT = 1, /* sent_at, self_lag; evidence when ev_reason != LW_REASON_NONE */
   LW_MSG_PING = 2,      /* wake the main loop so that it shows progress */
   LW_MSG_HANG_START = 3,
   LW_MSG_HANG_END = 4,  /* hang_start, detected_at, hang_end; the cause readings */
@@ -46,7 +46,7 @@ typedef struct lw_msg_s {
   lw_msg_type_t type;
   double sent_at;
   double self_lag;
-  uint32_t ev_reason; /* LW_REASON_SUSPEND / LW_REASON_PAUSE, or LW_REASON_ANY for none */
+  uint32_t ev_reason; /* LW_REASON_SUSPEND / LW_REASON_PAUSE, or LW_REASON_NONE for none */
   double ev_start;
   double ev_end;
   int ev_exact; /* ev_end is when the stop ended (a SIGCONT), not when the worker saw it */

@@ -326,7 +326,7 @@ TEST_IMPL(monitors_quiet_heartbeat_sample) {
   lw_monset_core_start(&x.m, LW_MON_WORKER, 0);
   memset(msg, 0, sizeof(msg));
   msg[0].type = msg[1].type = LW_MSG_HEARTBEAT;
-  msg[0].ev_reason = msg[1].ev_reason = LW_REASON_ANY;
+  msg[0].ev_reason = msg[1].ev_reason = LW_REASON_NONE;
   msg[0].sent_at = 1000;
   msg[0].quiet = 1;
   msg[1].sent_at = 29000;

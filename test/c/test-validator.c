@@ -34,7 +34,7 @@ static void sink_cb(void *data, double value, double window_ms, double end, uint
   sink_t *s = data;
   (void)now;
   s->last_end = end;
-  if (discarded_for != LW_REASON_ANY) {
+  if (discarded_for != LW_REASON_NONE) {
     s->discarded++;
     s->last_reason = discarded_for;
     return;

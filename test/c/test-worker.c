@@ -475,14 +475,14 @@ TEST_IMPL(monitors_worker_heartbeat) {
   ASSERT_EQ(log.msg[0].type, LW_MSG_HEARTBEAT);
   ASSERT_DBL_EQ(log.msg[0].sent_at, 1000);
   ASSERT_DBL_EQ(log.msg[0].self_lag, 0);
-  ASSERT_EQ(log.msg[0].ev_reason, LW_REASON_ANY);
+  ASSERT_EQ(log.msg[0].ev_reason, LW_REASON_NONE);
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 2000);
   /* Late by 30: self_lag 30; next due = now + interval. */
   ASSERT_EQ(wrun(&x, &log, 2030, 2030), 1);
   ASSERT_EQ(log.msg[1].type, LW_MSG_HEARTBEAT);
   ASSERT_DBL_EQ(log.msg[1].sent_at, 2030);
   ASSERT_DBL_EQ(log.msg[1].self_lag, 30);
-  ASSERT_EQ(log.msg[1].ev_reason, LW_REASON_ANY);
+  ASSERT_EQ(log.msg[1].ev_reason, LW_REASON_NONE);
   ASSERT_DBL_EQ(lw_worker_next_due(&x.m.worker), 3030);
   /* Liveness is off: a main thread without progress gets no ping and no hang. */
   ASSERT_EQ(wrun(&x, &log, 3030, 0), 1);
@@ -555,7 +555,7 @@ TEST_IMPL(monitors_worker_self_lag_evidence) {
   /* The growth counts from the previous run only: a sleep before it is not counted again. */
   x.f.incl += 3000;
   ASSERT_EQ(wrun(&x, &log, 20000.5, 20000.5), 1);
-  ASSERT_EQ(log.msg[4].ev_reason, LW_REASON_ANY); /* on time */
+  ASSERT_EQ(log.msg[4].ev_reason, LW_REASON_NONE); /* on time */
   ASSERT_EQ(wrun(&x, &log, 26000.5, 26000.5), 1);
   ASSERT_EQ(log.msg[5].ev_reason, LW_REASON_PAUSE);
   fx_free(&x);
@@ -597,7 +597,7 @@ TEST_IMPL(monitors_worker_slack_rule) {
       /* The stop also resets the last-progress time: no ping, no hang. */
       ASSERT_EQ(n, 1);
     } else {
-      ASSERT_EQ(o->ev_reason, LW_REASON_ANY);
+      ASSERT_EQ(o->ev_reason, LW_REASON_NONE);
       /* Not a stop: over a quarter of the threshold without progress is worth a ping. */
       ASSERT_EQ(n, 2);
       ASSERT_EQ(log_count(&log, LW_MSG_PING), 1);
@@ -624,7 +624,7 @@ TEST_IMPL(monitors_worker_slack_capped) {
     ASSERT_EQ(wrun(&x, &log, 4000, 4000), 1);
     ASSERT_EQ(wrun(&x, &log, 8000 + late, 8000 + late), 1);
     ASSERT_DBL_EQ(log.msg[1].self_lag, late);
-    ASSERT_EQ(log.msg[1].ev_reason, variant == 0 ? LW_REASON_PAUSE : LW_REASON_ANY);
+    ASSERT_EQ(log.msg[1].ev_reason, variant == 0 ? LW_REASON_PAUSE : LW_REASON_NONE);
     fx_free(&x);
   }
   return 0;

@@ -21,11 +21,12 @@ static napi_value b_validator_create(napi_env env, napi_callback_info info) {
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   if (lwb_arg_string(env, argv[1], "options.name", name, sizeof(name), &len)) return NULL;
   if (len > LW_NAME_MAX_LEN) len = LW_NAME_MAX_LEN + 1; /* too long: the core names it */
-  threshold = lw_conditions_threshold(&c->core);
-  if (!lwb_is_undefined(env, argv[2]) &&
-      lwb_arg_number(env, argv[2], "options.stallThresholdMs", &threshold))
-    return NULL;
-  rc = lw_validator_create(&c->core, name, len, threshold, &id, &err);
+  if (lwb_is_undefined(env, argv[2])) {
+    rc = lw_validator_create_own(&c->core, name, len, &id, &err);
+  } else {
+    if (lwb_arg_number(env, argv[2], "options.stallThresholdMs", &threshold)) return NULL;
+    rc = lw_validator_create(&c->core, name, len, threshold, &id, &err);
+  }
   lwb_cond_report_memory(c);
   if (lwb_throw_core(env, rc, &err, "options.")) return NULL;
   return lwb_make_number(env, id);

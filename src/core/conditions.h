@@ -352,6 +352,9 @@ int lw_name_valid(const char *name, size_t len);
  * NULL). LW_EDISPOSED after lw_conditions_dispose(). */
 int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
                         double stall_threshold_ms, uint32_t *id, lw_err_t *err);
+/* A validator with no threshold of its own: the conditions' stall threshold (SPEC §4). As
+ * lw_validator_create otherwise. */
+int lw_validator_create_own(lw_conditions_t *c, const char *name, size_t len, uint32_t *id, lw_err_t *err);
 lw_validator_t *lw_validator_get(const lw_conditions_t *c, uint32_t id);
 /* Sends every value this validator records to `cb` (C monitors). */
 void lw_validator_set_sink(lw_conditions_t *c, uint32_t id, lw_record_cb cb, void *data);

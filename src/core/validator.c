@@ -58,6 +58,10 @@ int lw_validator_create(lw_conditions_t *c, const char *name, size_t len,
   return LW_OK;
 }
 
+int lw_validator_create_own(lw_conditions_t *c, const char *name, size_t len, uint32_t *id, lw_err_t *err) {
+  return lw_validator_create(c, name, len, lw_conditions_threshold(c), id, err);
+}
+
 lw_validator_t *lw_validator_get(const lw_conditions_t *c, uint32_t id) {
   return id < c->nvalidators ? c->validators[id] : NULL;
 }

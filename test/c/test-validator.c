@@ -427,6 +427,22 @@ TEST_IMPL(validator_invalid_input) {
   return 0;
 }
 
+/* A validator given no threshold takes the conditions' (SPEC §4), whatever it is. */
+TEST_IMPL(validator_own_threshold_is_the_conditions) {
+  lw_conditions_t c;
+  lw_conditions_config_t cfg;
+  uint32_t id;
+  lw_err_t err;
+  lw_conditions_config_default(&cfg);
+  cfg.stall_threshold_ms = 1234;
+  ASSERT_EQ(lw_conditions_init(&c, &cfg), LW_OK);
+  ASSERT_EQ(lw_validator_create_own(&c, "own", 3, &id, &err), LW_OK);
+  ASSERT_DBL_EQ(lw_validator_get(&c, id)->stall_threshold_ms, 1234);
+  ASSERT_EQ(lw_validator_create_own(&c, "", 0, &id, &err), LW_EINVAL);
+  lw_conditions_free(&c);
+  return 0;
+}
+
 TEST_IMPL(validator_dispose_cancels_held) {
   lw_conditions_t c;
   sink_t sink = {{0}, {0}, 0, 0, 0, 0};

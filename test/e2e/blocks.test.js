@@ -50,6 +50,7 @@ describe('e2e: blocks (real processes)', function () {
     // one was explained by evidence (a stop's, counted as such).
     let unmatched = 0;
     let busy = 0;
+    const others = []; // the blocks of another cause, for the message
     const fingerprints = {};
     let withheld = 0;
     for (const c of r.calls) {
@@ -95,6 +96,7 @@ describe('e2e: blocks (real processes)', function () {
       fingerprints[c.name] = fingerprints[c.name] || new Set();
       fingerprints[c.name].add(b.fingerprint);
       if (b.cause.dominant === 'busy' || b.cause.dominant === 'starved') busy++;
+      else others.push(`${c.name} ${b.durationMs} ms: ${JSON.stringify(b.cause)}`);
     }
     // One fingerprint a function, three in all.
     for (const name of ['parseBody', 'renderReport', 'compressLog']) {
@@ -103,7 +105,7 @@ describe('e2e: blocks (real processes)', function () {
     }
     const prints = ['compressLog', 'renderReport', 'parseBody'].map((name) => [...fingerprints[name]][0]);
     assert.strictEqual(new Set(prints).size, 3, prints.join(' '));
-    assert.strictEqual(busy, 3 * N - unmatched - withheld, 'a busy loop reads as busy (or starved, under load): never blocked or gc');
+    assert.strictEqual(busy, 3 * N - unmatched - withheld, `a busy loop reads as busy (or starved, under load): never blocked or gc\n${others.join('\n')}`);
     // The blocking profile: the three call sites ranked by total blocked time, each site the
     // fingerprint of its function's blocks, its count theirs, a stack through the function.
     const p = r.profile;

@@ -66,11 +66,18 @@ async function run(name) {
   let stderr = '';
   p.stderr.on('data', (d) => { stderr += d; });
   const waiting = [];
-  p.on('message', (m) => { if (m.active !== undefined) waiting.shift()(m.active); });
+  let listening = false; // the exporter's server says so over IPC; register on stderr
+  p.on('message', (m) => {
+    if (m.listening !== undefined) listening = true;
+    else if (m.active !== undefined) waiting.shift()(m.active);
+  });
   const active = () => new Promise((resolve) => { waiting.push(resolve); p.send('?'); });
   try {
     // Listening, then settled (start-up's GC and timers done).
-    for (let i = 0; i < 100 && !/metrics at|^$/.test(stderr) && config === 'register'; i++) await sleep(50);
+    for (let i = 0; !listening && !/metrics at/.test(stderr); i++) {
+      if (i === 200 || p.exitCode !== null) throw new Error(`${name}: not listening after 10 s: ${stderr}`);
+      await sleep(50);
+    }
     await sleep(2000);
     const windowOf = async (scrape) => {
       const a = await active();

@@ -23,10 +23,10 @@ const { SCHEMA, PROTOBUF_TYPE, wantsProtobuf, sanitize } = require('./exposition
 const MAX_SCHEMA = 8; // Prometheus's finest native-histogram schema
 const MIN_SCHEMA = -4;
 // The zero bucket's width. OpenTelemetry's zero bucket holds exact zeros only (a lag of 0 ms, an
-// idle share of 0): no width, so that Prometheus reads a quantile inside it as 0 (with the Go
-// client's 2^-128, the p50 of mostly-zero lag read 1.5e-39). But Prometheus 2.4x takes a
-// histogram with no observation, no bucket and no width for a classic one: an empty histogram
-// keeps the Go client's width.
+// idle share of 0): no width, so that Prometheus reads a quantile inside it as 0, where a width
+// would make it a fraction of that width. But Prometheus 2.4x takes a histogram with no
+// observation, no bucket and no width for a classic one: an empty histogram keeps the Go client's
+// width.
 const EMPTY_ZERO_THRESHOLD = 2 ** -128;
 // Runs of at most this many empty buckets stay inside a span (a new span costs more).
 const MAX_GAP = 2;

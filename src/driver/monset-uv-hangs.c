@@ -46,18 +46,23 @@ static void say_line(lw_monset_t *s, const char *line, size_t len) {
   write_stderr(json, len);
 }
 
-/* Worker thread: the hang line of `peek` with its cause so far, as the hang's record has it (GC
- * is the main thread's to tell: unknown), and its frames when the stack's copy is known
- * (`stack_len` >= 0). No stdio: the main thread, held, may hold stdio's locks. */
-static void write_hang_line(lw_monset_t *s, double now, const lw_msg_t *peek, long stack_len) {
+/* Worker thread: the cause so far of the running hang `peek`, as the hang's record has it (GC is
+ * the main thread's to tell: unknown). */
+static void cause_so_far(const lw_msg_t *peek, double now, lw_cause_t *cause) {
   lw_hang_cause_t h;
   lw_causes_t none;
+  memset(&none, 0, sizeof(none));
+  lw_hang_cause_from_msg(&h, peek, now);
+  lw_cause_compute(&none, &h, cause);
+}
+
+/* Worker thread: the hang line of `peek` with its cause so far, and its frames when the stack's
+ * copy is known (`stack_len` >= 0). No stdio: the main thread, held, may hold stdio's locks. */
+static void write_hang_line(lw_monset_t *s, double now, const lw_msg_t *peek, long stack_len) {
   lw_cause_t cause;
   char line[LW_HANGLINE_MAX];
   size_t len;
-  memset(&none, 0, sizeof(none));
-  lw_hang_cause_from_msg(&h, peek, now);
-  lw_cause_compute(&none, &h, &cause);
+  cause_so_far(peek, now, &cause);
   len = lw_hangline_format(line, sizeof(line), lw_hangline_who(&s->hangline), now - peek->hang_start, &cause,
                            stack_len >= 0 ? s->hangline_stack : NULL);
   say_line(s, line, len);
@@ -117,18 +122,12 @@ static void end_if_held(lw_monset_t *s, double now) {
  * read now), for lw_monset_hang_now on other threads. */
 static void show_hang(lw_monset_t *s, double now) {
   lw_msg_t peek;
-  lw_hang_cause_t h;
-  lw_causes_t none;
   lw_cause_t cause;
   lw_set_t *e;
   int active = lw_worker_hang_peek(lw_monset_core_worker(&s->core), now, &peek);
   if (!active && !s->hang_shown) return;
   cause.known = 0;
-  if (active) {
-    memset(&none, 0, sizeof(none));
-    lw_hang_cause_from_msg(&h, &peek, now);
-    lw_cause_compute(&none, &h, &cause);
-  }
+  if (active) cause_so_far(&peek, now, &cause);
   e = lw_sets_lock(s->set_id);
   if (e != NULL) {
     e->hang.since = active ? peek.hang_start : NAN;

@@ -399,7 +399,7 @@ function register(env = process.env) {
     m._byRegister = true;
     if (responder !== null) {
       responder.setSet(native.monSetId(m._h));
-      endpoint.warm();
+      responder.warm();
     }
     const written = { blocks: 0 };
     if (m._blocksOn) {

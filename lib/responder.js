@@ -2,8 +2,8 @@
 // The metrics port, served by a thread of lagwatch's own (SPEC §14: it answers during a hang).
 // A worker_threads Worker listens on the port; at each scrape it asks the main thread for what
 // the body is written from (lib/prometheus.js collects it: the OpenTelemetry readers are the main
-// thread's), waits up to the scrape's deadline, and encodes it here (lib/exposition.js), so that
-// the main thread only collects. A main thread that does not answer in time (held by a hang, a
+// thread's), waits up to the scrape's deadline, and makes the body here (lib/families.js,
+// lib/exposition.js), so that the main thread only collects. A main thread that does not answer in time (held by a hang, a
 // block, a debugger) gets the last body it rendered in that format, so `up` stays 1, and a
 // running hang is not asked at all. Every answer ends with `lag_hang_in_progress`: for the hang
 // holding the main thread now, as the C worker thread last saw it (its registry entry, read
@@ -33,7 +33,7 @@ function waitFor(headers) {
 // asks for. `say(text)` warns the user; `infoLine(text)` is the whole line of an informative text,
 // the port's thread says once it listens (written from there: a main thread held from the start
 // would say it only when let go). Returns { setSet(setId) }: the monitor set whose hang the port
-// shows.
+// shows, and warm().
 function startResponder(endpoint, { port, host, exclusive }, say, infoLine) {
   const { Worker } = require('worker_threads');
   const worker = new Worker(path.join(__dirname, 'responder.js'), {
@@ -41,13 +41,13 @@ function startResponder(endpoint, { port, host, exclusive }, say, infoLine) {
       listeningLine: infoLine(`metrics at ${URL_MARK}`) },
     execArgv: [], // no inherited preloads: `-r lagwatch/register` is the main thread's
   });
+  // Every collection reaches the port's thread, a scrape's or not: the native reader's are deltas.
+  const post = (id, format, rendered) => rendered.then(
+    (data) => worker.postMessage({ type: 'body', id, format, data, labels: endpoint.labels() }),
+    (err) => worker.postMessage({ type: 'body', id, format, error: String(err && err.message) }));
   worker.on('message', (msg) => {
     if (msg.type === 'render') {
-      // The gauge's labels: those that tell a cluster's processes apart, when it is one.
-      const labels = endpoint.gatherer !== null && endpoint.gatherer.clustered() ? endpoint.who() : {};
-      endpoint.render(msg.format, msg.askedProtobuf, msg.headers).then(
-        (data) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, data, labels }),
-        (err) => worker.postMessage({ type: 'body', id: msg.id, format: msg.format, error: String(err && err.message) }));
+      post(msg.id, msg.format, endpoint.render(msg.format, msg.askedProtobuf, msg.headers));
     } else if (msg.type === 'line') {
       process.stderr.write(msg.line);
     } else if (msg.type === 'error') {
@@ -62,6 +62,11 @@ function startResponder(endpoint, { port, host, exclusive }, say, infoLine) {
     setSet(setId) {
       worker.postMessage({ type: 'set', setId });
     },
+    // Each reader once, at set-up, and the port's thread makes a body of each: a first collection
+    // and a first encoding build what later ones reuse, in the app's life otherwise.
+    warm() {
+      for (const format of endpoint.native !== null ? ['text', 'protobuf'] : ['text']) post(null, format, endpoint.render(format, false, {}));
+    },
   };
 }
 
@@ -70,12 +75,14 @@ function serveOnThisThread() {
   const http = require('http');
   const native = require('./native');
   const { PROTOBUF_TYPE, wantsProtobuf, sanitize, makeEncoders } = require('./exposition');
+  const { bodyData } = require('./families');
   const causes = [...native.causeNames(), 'unknown'];
   const encoders = makeEncoders(workerData.protobuf ? require('protobufjs') : null);
   const { MetricFamily } = encoders;
   let setId = 0;
   let labels = [];
   const last = { text: null, protobuf: null }; // the last body the main thread rendered in each
+  const natives = new Map(); // the native histograms' series (lib/families.js)
   const waiting = new Map(); // request id -> (answer) => void
   let next = 0;
 
@@ -85,7 +92,8 @@ function serveOnThisThread() {
     } else if (msg.type === 'body') {
       if (msg.error === undefined) {
         try {
-          last[msg.format] = msg.format === 'protobuf' ? encoders.protobuf(msg.data) : Buffer.from(encoders.text(msg.data));
+          const data = bodyData(msg.format, msg.data, natives, msg.labels);
+          last[msg.format] = msg.format === 'protobuf' ? encoders.protobuf(data) : Buffer.from(encoders.text(data));
         } catch (err) {
           msg.error = `cannot encode the ${msg.format} exposition: ${err && err.message}`;
         }

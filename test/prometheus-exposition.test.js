@@ -1,11 +1,13 @@
 'use strict';
-// lib/prometheus.js without a Prometheus: OpenTelemetry exponential histograms added up as native
-// histograms (bucket by bucket against the values recorded), the protobuf encoding read back, and
-// the content negotiation. test/prometheus.test.js runs the same endpoint against a real one.
+// lib/prometheus.js and lib/families.js without a Prometheus: OpenTelemetry exponential
+// histograms added up as native histograms (bucket by bucket against the values recorded), the
+// protobuf encoding read back, and the content negotiation. test/prometheus.test.js runs the same endpoint against a real one.
 const assert = require('assert');
 const protobuf = require('protobufjs');
 const { MeterProvider } = require('@opentelemetry/sdk-metrics');
-const { NativeHistogramReader, toFamilies, wantsProtobuf, SCHEMA } = require('../lib/prometheus');
+const { NativeHistogramReader } = require('../lib/prometheus');
+const { toFamilies, bodyData } = require('../lib/families');
+const { wantsProtobuf, SCHEMA } = require('../lib/exposition');
 
 // A deterministic stream of numbers in [0, 1).
 function random(seed) {
@@ -48,7 +50,7 @@ function buckets(spans, deltas) {
   return out;
 }
 
-describe('native histograms from OpenTelemetry exponential histograms (lib/prometheus.js)', () => {
+describe('native histograms from OpenTelemetry exponential histograms (lib/families.js)', () => {
   it('every value lies in its bucket (base^(j-1), base^j], across collections at different scales', async () => {
     const next = random(7);
     const batches = [[], [6000], [], [0.25, 0.3, 12, 12, 13], [0, 0]];
@@ -150,10 +152,10 @@ describe('the observer is not the observed (lib/exposition.js makeEncoders)', ()
     m.createCounter('lag_test').add(3, { kind: 'hang' });
     m.createHistogram('lag_test_histogram').record(6000);
     const enc = makeEncoders(protobuf);
-    const text = enc.text(structuredClone(await endpoint.render('text', false, {})));
+    const text = enc.text(bodyData('text', structuredClone(await endpoint.render('text', false, {})), new Map(), {}));
     assert.match(text, /^lag_test_total\{kind="hang",otel_scope_name="t"\} 3$/m, text);
     assert.match(text, /^target_info\{/m, text);
-    const bytes = enc.protobuf(structuredClone(await endpoint.render('protobuf', true, {})));
+    const bytes = enc.protobuf(bodyData('protobuf', structuredClone(await endpoint.render('protobuf', true, {})), new Map(), {}));
     const reader = protobuf.Reader.create(bytes);
     const names = [];
     while (reader.pos < reader.len) names.push(enc.MetricFamily.decodeDelimited(reader).name);
@@ -162,7 +164,7 @@ describe('the observer is not the observed (lib/exposition.js makeEncoders)', ()
   });
 });
 
-describe('content negotiation (lib/prometheus.js wantsProtobuf)', () => {
+describe('content negotiation (lib/exposition.js wantsProtobuf)', () => {
   const cases = [
     ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5,' +
       'application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2', true],

@@ -25,7 +25,7 @@ const ROOT = path.resolve(__dirname, '..');
 const APP = path.join(__dirname, 'fixtures', 'prometheus-app.js');
 const DASHBOARD = path.join(ROOT, 'dashboards', 'grafana.json');
 const { STALL_BUCKETS } = require('../lib/metrics');
-const { SCHEMA, PROTOBUF_TYPE } = require('../lib/prometheus');
+const { SCHEMA, PROTOBUF_TYPE } = require('../lib/exposition');
 const protobuf = require('protobufjs');
 
 // What Prometheus 2.42 sends with native histograms on.

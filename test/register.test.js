@@ -910,7 +910,7 @@ describe('lagwatch/register in a cluster: every line names its process (SPEC §1
 
   it('the protobuf exposition (native histograms) of a cluster: one family each, a series per process, the native histograms each process\'s own', async function () {
     const protobuf = require('protobufjs');
-    const { SCHEMA, PROTOBUF_TYPE } = require('../lib/prometheus');
+    const { SCHEMA, PROTOBUF_TYPE } = require('../lib/exposition');
     const MetricFamily = protobuf.parse(SCHEMA, { keepCase: false }).root.lookupType('io.prometheus.client.MetricFamily');
     const { p, host, port, primary, workers } = await startClusterServer();
     const body = await new Promise((resolve, reject) => {

@@ -18,7 +18,9 @@
 // Under heavy load the machine itself stops: the host holds this VM's CPUs back, about 100 ms at
 // a time, while both are busy (a watcher process sees it: helpers' watchMachine). That is a
 // pause, rightly: taken out of a block it lands in, or, seen by the worker as a stop, the block's
-// samples discarded with their reason. The tests allow that much and no more.
+// samples discarded with their reason. The host may hold back only the main thread's CPU (the
+// machine's steal): to the guest's kernel that time is neither on a CPU nor waiting for one, and
+// a busy block reads as blocked for it. The tests allow that much and no more.
 const assert = require('assert');
 const { spawnFixture, killAll, sleep, underAsan, watchMachine } = require('./helpers');
 const { LATE_MS } = require('../../lib/profile');
@@ -51,6 +53,9 @@ describe('e2e: blocks (real processes)', function () {
     let unmatched = 0;
     let busy = 0;
     const others = []; // the blocks of another cause, for the message
+    // A block the host held back (steal: see watchMachine) reads as blocked for that time, to the
+    // guest's kernel: allowed when the machine's steal during it covers its blocked time.
+    let held = 0;
     const fingerprints = {};
     let withheld = 0;
     for (const c of r.calls) {
@@ -96,6 +101,7 @@ describe('e2e: blocks (real processes)', function () {
       fingerprints[c.name] = fingerprints[c.name] || new Set();
       fingerprints[c.name].add(b.fingerprint);
       if (b.cause.dominant === 'busy' || b.cause.dominant === 'starved') busy++;
+      else if (b.cause.dominant === 'blocked' && b.cause.blockedMs <= machine.stolenMs(r.timeOrigin + b.start, r.timeOrigin + b.end) + 20) held++;
       else others.push(`${c.name} ${b.durationMs} ms: ${JSON.stringify(b.cause)}`);
     }
     // One fingerprint a function, three in all.
@@ -105,7 +111,7 @@ describe('e2e: blocks (real processes)', function () {
     }
     const prints = ['compressLog', 'renderReport', 'parseBody'].map((name) => [...fingerprints[name]][0]);
     assert.strictEqual(new Set(prints).size, 3, prints.join(' '));
-    assert.strictEqual(busy, 3 * N - unmatched - withheld, `a busy loop reads as busy (or starved, under load): never blocked or gc\n${others.join('\n')}`);
+    assert.strictEqual(busy + held, 3 * N - unmatched - withheld, `a busy loop reads as busy (or starved, under load): never blocked or gc\n${others.join('\n')}\n${why}`);
     // The blocking profile: the three call sites ranked by total blocked time, each site the
     // fingerprint of its function's blocks, its count theirs, a stack through the function.
     const p = r.profile;

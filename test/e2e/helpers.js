@@ -399,7 +399,9 @@ async function freezeAtRestStarts(f, cg, tid, stops) {
 
 // The machine's own stops while a test runs (fixtures/machine-stops.js): a watcher process,
 // killed by killAll(). `ms(from, to)` is how long the machine was stopped within [from, to]
-// (epoch ms), `count(from, to)` how many of its stops overlap it; `all()` lists them; `stop()` ends it.
+// (epoch ms), `count(from, to)` how many of its stops overlap it; `all()` lists them; `stolenMs(from,
+// to)` how long the host held any of its CPUs in the waits that overlap [from, to] (steal: a
+// thread held so reads as neither running nor waiting for a CPU); `stop()` ends it.
 async function watchMachine() {
   const f = spawnFixture('machine-stops.js', [], { killAfterMs: 600000 });
   await f.waitFor('ready', 20000);
@@ -410,7 +412,10 @@ async function watchMachine() {
     count: (from = -Infinity, to = Infinity) => within(from, to).length,
     ms: (from = -Infinity, to = Infinity) => within(from, to)
       .reduce((sum, s) => sum + Math.min(s.end, to) - Math.max(s.start, from), 0),
-    describe: () => `the machine's own stops: ${JSON.stringify(stops().map((s) => [Math.round(s.start), Math.round(s.end - s.start)]))}`,
+    stolenMs: (from, to) => f.messages.filter((m) => m.type === 'steal' && m.end > from && m.start < to)
+      .reduce((sum, m) => sum + m.ms, 0),
+    describe: () => `the machine's own stops: ${JSON.stringify(stops().map((s) => [Math.round(s.start), Math.round(s.end - s.start)]))}; ` +
+      `the host's steal: ${JSON.stringify(f.messages.filter((m) => m.type === 'steal').map((m) => [Math.round(m.start), m.ms]))}`,
     stop: () => f.child.kill('SIGKILL'),
   };
 }

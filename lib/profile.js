@@ -19,7 +19,7 @@
 // MAX_DEPTH frames a profile's stack (STACK_DEPTH the first stack's), KEPT hangs a set.
 //
 // Fingerprint. The heaviest path of the profile's call tree (from the root, the child with the
-// most samples each time), reduced to the frames of the app (not `node:` internals, not
+// most samples each time; ties, the one sampled first), reduced to the frames of the app (not `node:` internals, not
 // node_modules; else those of node_modules; else all), each as its function's name and its
 // script relative to the app's directory: no line or column, so an edit that only moves lines
 // keeps it; a different hot function changes it. 64-bit FNV-1a, 16 hex digits.
@@ -190,7 +190,8 @@ function sampleExpression(id, detectedAt, first = false, block = false) {
 }
 
 // The profile of the hang flagged at `detectedAt`: { samples, intervalMs, stacks: [{ frames,
-// count }] (heaviest first), other }, each frame through `map` (source maps); null if no sample.
+// count }] (heaviest first, equals in the order first sampled), other }, each frame through `map`
+// (source maps); null if no sample.
 function profileOf(id, detectedAt, map) {
   const s = sets.get(id);
   return profileFrom(s === undefined ? undefined : s.hangs.get(detectedAt), map);
@@ -221,13 +222,15 @@ function label(f) {
 }
 
 // The heaviest path of the stacks' call tree, outermost first: from the root, the child through
-// which most samples went (ties: the first label in sort order, so the same profile gives the
-// same path).
+// which most samples went. Ties go to the child of the stack listed first: a profile lists its
+// stacks heaviest first and, among equals, in the order they were first sampled, so a tie goes to
+// where the code was nearest its detection (a short block's last sample may come after the
+// blocking call returned, in the rest of the same iteration).
 function heaviestPath(stacks) {
   const path_ = [];
   let cur = stacks.map((st) => ({ frames: st.frames.slice().reverse(), count: st.count }));
   for (let depth = 0; cur.length > 0; depth++) {
-    const by = new Map();
+    const by = new Map(); // in the order of the first stack through each child
     for (const st of cur) {
       if (st.frames.length <= depth) continue;
       const k = label(st.frames[depth]);
@@ -239,12 +242,10 @@ function heaviestPath(stacks) {
       }
     }
     let best = null;
-    for (const [k, e] of by) {
-      if (best === null || e.count > best.e.count || (e.count === best.e.count && k < best.k)) best = { k, e };
-    }
+    for (const e of by.values()) if (best === null || e.count > best.count) best = e;
     if (best === null) break;
-    path_.push(best.e.frame);
-    cur = best.e.stacks;
+    path_.push(best.frame);
+    cur = best.stacks;
   }
   return path_;
 }

@@ -63,6 +63,27 @@ describe('the profile of a hang (lib/profile.js)', () => {
     assert.strictEqual(p.stacks.reduce((n, s) => n + s.count, 0) + p.other, profile.MAX_SAMPLES, 'every sample counted once');
   });
 
+  it('equal counts are listed in the order first sampled, and the heaviest path takes the first: a short block\'s last sample, taken after its call returned, is not its path', () => {
+    // Two call sites under one caller, one sample each: the blocking one first, then the code
+    // that ran after it returned (whose name sorts first).
+    function zzParseBody() {
+      return globalThis[SAMPLE](id, 13);
+    }
+    function aaAfterwards() {
+      return globalThis[SAMPLE](id, 13);
+    }
+    function handler() {
+      assert.strictEqual(zzParseBody(), 'ok');
+      assert.strictEqual(aaAfterwards(), 'ok');
+    }
+    handler();
+    const p = profile.profileOf(id, 13, (f) => f);
+    assert.deepStrictEqual(p.stacks.map((st) => [st.count, st.frames[0].functionName]), [[1, 'zzParseBody'], [1, 'aaAfterwards']]);
+    const names = profile.heaviestPath(p.stacks).map((f) => f.functionName);
+    assert.deepStrictEqual(names.slice(names.indexOf('handler')), ['handler', 'zzParseBody'], names.join(' > '));
+    assert.strictEqual(profile.fingerprint(p.stacks), profile.fingerprint([p.stacks[0]]));
+  });
+
   it('a stopped set takes no more samples and keeps what it has; no samples: no profile', () => {
     assert.strictEqual(globalThis[SAMPLE](id, 9), 'ok');
     profile.stopSampling(id);

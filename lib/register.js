@@ -358,18 +358,9 @@ function setup(exported, env, blocks) {
     logger: { log: (level, message) => { if (level === 'error' || level === 'warn') say(message); } },
     blocks,
   };
-  try {
-    const m = lagwatch.setupAllMonitors(options);
-    m._hangLineAsked = options.hangLine;
-    return m;
-  } catch (err) {
-    // The core checks the threshold's range; a bad LAGWATCH_BLOCK_MS leaves the rest running.
-    if (blocks === undefined || !(err instanceof RangeError) || !/blocks/.test(err.message)) throw err;
-    say(`LAGWATCH_BLOCK_MS=${env.LAGWATCH_BLOCK_MS}: ${err.message} (blocks are not reported)`);
-    const m = lagwatch.setupAllMonitors({ ...options, blocks: undefined });
-    m._hangLineAsked = options.hangLine;
-    return m;
-  }
+  const m = lagwatch.setupAllMonitors(options);
+  m._hangLineAsked = options.hangLine;
+  return m;
 }
 
 function register(env = process.env) {
@@ -393,6 +384,12 @@ function register(env = process.env) {
   let blocks;
   if (env.LAGWATCH_BLOCK_MS !== undefined && env.LAGWATCH_BLOCK_MS !== '' && env.LAGWATCH_BLOCK_MS !== '0') {
     blocks = { thresholdMs: Number(env.LAGWATCH_BLOCK_MS) };
+    try {
+      native.optionCheck('monitors', 'blocks.thresholdMs', blocks.thresholdMs); // the core's range
+    } catch (err) {
+      say(`LAGWATCH_BLOCK_MS=${env.LAGWATCH_BLOCK_MS}: ${err.message} (blocks are not reported)`);
+      blocks = undefined;
+    }
   }
   try {
     const m = setup(exported, env, blocks);

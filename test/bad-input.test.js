@@ -667,9 +667,13 @@ describe('bad input (SPEC §11)', () => {
     };
     const WRONG = { boolean: [1, 'true', null], number: ['10', true, null, 10n, {}] };
     const sim = () => lw.createSimulation();
-    const end = (x) => (typeof x.stop === 'function' ? x.stop() : x.dispose());
+    const end = (x) => (x === undefined ? undefined : typeof x.stop === 'function' ? x.stop() : x.dispose());
     // [entry point, call with the value, the name its error gives].
+    // (native.optionCheck: one option checked alone, as register checks LAGWATCH_BLOCK_MS.)
     function entries(table, name) {
+      return [...userEntries(table, name), ['optionCheck', (v) => native.optionCheck(table, name, v), name]];
+    }
+    function userEntries(table, name) {
       if (table === 'conditions') {
         const out = [
           ['createConditions', (v) => lw.createConditions({ clock: sim(), [name]: v })],
@@ -725,6 +729,14 @@ describe('bad input (SPEC §11)', () => {
         }
       }
     }
+
+    it('optionCheck: an unknown table or option is a RangeError naming the argument', () => {
+      assert.throws(() => native.optionCheck('nope', 'holdMs', 10), { name: 'RangeError', message: 'The "table" argument must be \'conditions\' or \'monitors\'' });
+      assert.throws(() => native.optionCheck('conditions', 'holdMS', 10), { name: 'RangeError', message: 'The "name" argument must be an option of the table' });
+      assert.throws(() => native.optionCheck('conditions', 'x'.repeat(200), 10), RangeError);
+      assert.throws(() => native.optionCheck(1, 'holdMs', 10), TypeError);
+      assert.strictEqual(native.optionCheck('conditions', 'holdMs', 10), undefined);
+    });
 
     it('an unknown option gets the same error from every entry point that takes the same options', () => {
       const messages = [

@@ -2,6 +2,8 @@
  * again: the monitors and their metric histograms, the option tables, the parts of a hang's cause,
  * the reasons, the kinds of a stall and of a clock jump, the lifecycle states, the histograms'
  * bucket bounds, a window's flags, which monitors pause while hidden. */
+#include <string.h>
+
 #include "../core/aggregate.h"
 #include "names.h"
 
@@ -67,6 +69,49 @@ static napi_value b_option_tables(napi_env env, napi_callback_info info) {
       lwb_set_value(env, o, "monitors", option_table(env, LW_OPTIONS_MONITORS)))
     return NULL;
   return o;
+}
+
+/* optionCheck(table, name, value): throws what setting option `name` ('blocks.thresholdMs') of
+ * table 'conditions' or 'monitors' to `value` would throw, the same TypeError or RangeError; an
+ * unknown table or name is a RangeError. For a caller that must tell one option's error from the
+ * rest (register's LAGWATCH_BLOCK_MS: a bad one is said and the rest runs). */
+static napi_value b_option_check(napi_env env, napi_callback_info info) {
+  napi_value argv[3], r;
+  char table[16], name[96];
+  size_t len, i;
+  lw_options_t t;
+  const char *range = NULL;
+  double d;
+  bool b;
+  if (lwb_get_args(env, info, 3, argv) || lwb_arg_string(env, argv[0], "table", table, sizeof(table), &len) ||
+      lwb_arg_string(env, argv[1], "name", name, sizeof(name), &len))
+    return NULL;
+  if (strcmp(table, "conditions") == 0)
+    t = LW_OPTIONS_CONDITIONS;
+  else if (strcmp(table, "monitors") == 0)
+    t = LW_OPTIONS_MONITORS;
+  else {
+    lwb_throw_range(env, "table", "'conditions' or 'monitors'");
+    return NULL;
+  }
+  for (i = 0; i < lw_option_count(t); i++)
+    if (strcmp(lw_option_name(t, i), name) == 0) break;
+  if (i == lw_option_count(t)) {
+    lwb_throw_range(env, "name", "an option of the table");
+    return NULL;
+  }
+  if (lw_option_kind(t, i) == LW_OPTION_BOOLEAN) {
+    if (lwb_arg_bool(env, argv[2], name, &b)) return NULL;
+    d = b;
+  } else if (lwb_arg_number(env, argv[2], name, &d)) {
+    return NULL;
+  }
+  if (!lw_option_ok(lw_option_kind(t, i), d, &range)) {
+    lwb_throw_range(env, name, range);
+    return NULL;
+  }
+  LW_NAPI_CALL(env, napi_get_undefined(env, &r));
+  return r;
 }
 
 /* causeNames() -> the dominant parts of a hang's cause, in the core's order (SPEC §12). */
@@ -177,7 +222,7 @@ static napi_value b_window_flags(napi_env env, napi_callback_info info) {
 
 int lwb_names_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
-      {"monNames", b_mon_names}, {"optionTables", b_option_tables},
+      {"monNames", b_mon_names}, {"optionTables", b_option_tables}, {"optionCheck", b_option_check},
       {"causeNames", b_cause_names}, {"monPausedWhileHidden", b_mon_paused_while_hidden},
       {"bucketBounds", b_bucket_bounds}, {"windowFlags", b_window_flags},
       {"reasonNames", b_reason_names}, {"stallKinds", b_stall_kinds}, {"jumpKinds", b_jump_kinds},

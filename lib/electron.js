@@ -3,7 +3,8 @@
 // and the renderer adapter for a document. The app passes its Electron modules in: this file
 // never requires 'electron' (from Electron 42 a plain-Node require('electron') downloads a binary).
 const native = require('./native');
-// A window's flags for the core's rule (windowsState), as the core numbers them.
+// A window's flags for the core's rule (windowsState), and a renderer page's, as the core
+// numbers them.
 const WIN = native.windowFlags();
 const { Conditions } = require('./conditions');
 const { typeError, checkOptions, checkKeys } = require('./util');
@@ -231,17 +232,14 @@ function attachDocument(conditions, document) {
       typeof document.removeEventListener !== 'function') {
     throw typeError('The "document" argument must be a Document (an EventTarget with visibilityState)');
   }
-  let frozen = false;
-  let terminated = false;
+  let page = 0; // WIN.pageFrozen, WIN.pageTerminated (the core's rule ranks them over windows)
   let detached = false;
   const added = [];
   const stateNow = () => {
-    if (terminated) return 'terminated';
-    if (frozen) return 'frozen';
     // The page is one window for the core's rule: visible, never minimized, focused or not.
     const visible = document.visibilityState === 'visible';
     const focused = typeof document.hasFocus === 'function' ? document.hasFocus() : true;
-    return native.windowsState([(visible ? WIN.visible : 0) | (focused ? WIN.focused : 0)], false);
+    return native.windowsState([(visible ? WIN.visible : 0) | (focused ? WIN.focused : 0)], false, page);
   };
   const update = () => {
     if (!detached) conditions.setLifecycleState(stateNow());
@@ -256,11 +254,11 @@ function attachDocument(conditions, document) {
   };
   on(document, 'visibilitychange', update);
   on(document, 'freeze', () => {
-    frozen = true;
+    page |= WIN.pageFrozen;
     update();
   });
   on(document, 'resume', () => {
-    frozen = false;
+    page &= ~WIN.pageFrozen;
     update();
   });
   on(win, 'focus', update);
@@ -268,15 +266,11 @@ function attachDocument(conditions, document) {
   // The back/forward cache: persisted pagehide freezes the page (the only sign of it outside
   // Chromium); a pagehide that is not persisted is the end of the page.
   on(win, 'pagehide', (event) => {
-    if (event && event.persisted) frozen = true;
-    else terminated = true;
+    page |= event && event.persisted ? WIN.pageFrozen : WIN.pageTerminated;
     update();
   });
   on(win, 'pageshow', (event) => {
-    if (event && event.persisted) {
-      frozen = false;
-      terminated = false;
-    }
+    if (event && event.persisted) page = 0;
     update();
   });
   const reader = () => stateNow();

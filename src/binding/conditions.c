@@ -287,13 +287,13 @@ static napi_value b_get_state(napi_env env, napi_callback_info info) {
   return lwb_make_string(env, lw_state_name(lw_conditions_state(&c->core)));
 }
 
-/* windowsState([flags...], locked) -> state name */
+/* windowsState([flags...], locked[, page]) -> state name (windowFlags() names the flags) */
 static napi_value b_windows_state(napi_env env, napi_callback_info info) {
-  napi_value argv[2], el;
-  uint32_t n, i, f;
+  napi_value argv[3], el;
+  uint32_t n, i, f, page = 0;
   uint8_t flags[256];
   bool locked = false, is_array = false;
-  if (lwb_get_args(env, info, 2, argv)) return NULL;
+  if (lwb_get_args(env, info, 3, argv)) return NULL;
   LW_NAPI_CALL(env, napi_is_array(env, argv[0], &is_array));
   if (!is_array) LW_THROW_TYPE(env, "The \"windows\" argument must be an array");
   LW_NAPI_CALL(env, napi_get_array_length(env, argv[0], &n));
@@ -304,7 +304,8 @@ static napi_value b_windows_state(napi_env env, napi_callback_info info) {
     flags[i] = (uint8_t)f;
   }
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &locked));
-  return lwb_make_string(env, lw_state_name(lw_state_from_windows(flags, n, locked)));
+  if (!lwb_is_undefined(env, argv[2])) LW_NAPI_CALL(env, napi_get_value_uint32(env, argv[2], &page));
+  return lwb_make_string(env, lw_state_name(lw_state_from_page(page, flags, n, locked)));
 }
 
 static napi_value b_state_visible(napi_env env, napi_callback_info info) {

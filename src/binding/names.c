@@ -209,13 +209,15 @@ static napi_value b_mon_metrics(napi_env env, napi_callback_info info) {
   return arr;
 }
 
-/* windowFlags() -> { visible, minimized, focused }: a window's flags for windowsState. */
+/* windowFlags() -> { visible, minimized, focused, pageFrozen, pageTerminated }: a window's flags,
+ * and a renderer page's (windowsState's third argument). */
 static napi_value b_window_flags(napi_env env, napi_callback_info info) {
   napi_value o;
   (void)info;
   LW_NAPI_CALL(env, napi_create_object(env, &o));
   if (lwb_set_number(env, o, "visible", LW_WINDOW_VISIBLE) || lwb_set_number(env, o, "minimized", LW_WINDOW_MINIMIZED) ||
-      lwb_set_number(env, o, "focused", LW_WINDOW_FOCUSED))
+      lwb_set_number(env, o, "focused", LW_WINDOW_FOCUSED) || lwb_set_number(env, o, "pageFrozen", LW_PAGE_FROZEN) ||
+      lwb_set_number(env, o, "pageTerminated", LW_PAGE_TERMINATED))
     return NULL;
   return o;
 }

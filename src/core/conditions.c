@@ -156,6 +156,12 @@ lw_state_t lw_state_from_windows(const uint8_t *windows, size_t n, int locked) {
   return best;
 }
 
+lw_state_t lw_state_from_page(unsigned page, const uint8_t *windows, size_t n, int locked) {
+  if (page & LW_PAGE_TERMINATED) return LW_STATE_TERMINATED;
+  if (page & LW_PAGE_FROZEN) return LW_STATE_FROZEN;
+  return lw_state_from_windows(windows, n, locked);
+}
+
 void lw_conditions_began(lw_conditions_t *c, double now) { c->created_at = now; }
 
 void lw_conditions_hang_rates(const lw_conditions_t *c, double now, lw_hang_rates_t *out) {

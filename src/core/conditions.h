@@ -256,6 +256,12 @@ int lw_state_visible(lw_state_t s);
 #define LW_WINDOW_MINIMIZED 2
 #define LW_WINDOW_FOCUSED 4
 lw_state_t lw_state_from_windows(const uint8_t *windows, size_t n, int locked);
+/* A renderer's page over its windows' rule (the Page Lifecycle): `terminated` (a pagehide not
+ * persisted) before `frozen` (a freeze, or a pagehide into the back/forward cache) before the
+ * windows' state. `page` is LW_PAGE_* flags. */
+#define LW_PAGE_FROZEN 1
+#define LW_PAGE_TERMINATED 2
+lw_state_t lw_state_from_page(unsigned page, const uint8_t *windows, size_t n, int locked);
 
 /* stats() as a snapshot: the counts of the conditions (SPEC §7). */
 typedef struct lw_conditions_stats_s {

@@ -769,3 +769,29 @@ TEST_IMPL(tracker_covered_weighted) {
   lw_tracker_free(&t);
   return 0;
 }
+
+/* The app's state from its windows, and a renderer's page over them: terminated before frozen
+ * before the windows (SPEC §9). */
+TEST_IMPL(state_from_windows_and_page) {
+  const uint8_t focused = LW_WINDOW_VISIBLE | LW_WINDOW_FOCUSED, shown = LW_WINDOW_VISIBLE;
+  const uint8_t minimized = LW_WINDOW_VISIBLE | LW_WINDOW_MINIMIZED | LW_WINDOW_FOCUSED;
+  uint8_t w[2];
+  ASSERT_EQ(lw_state_from_windows(NULL, 0, 0), LW_STATE_HIDDEN);
+  w[0] = shown;
+  w[1] = focused;
+  ASSERT_EQ(lw_state_from_windows(w, 2, 0), LW_STATE_ACTIVE);
+  ASSERT_EQ(lw_state_from_windows(w, 1, 0), LW_STATE_PASSIVE);
+  ASSERT_EQ(lw_state_from_windows(w, 2, 1), LW_STATE_HIDDEN);
+  w[1] = minimized;
+  ASSERT_EQ(lw_state_from_windows(w, 2, 0), LW_STATE_PASSIVE);
+  w[0] = 0;
+  ASSERT_EQ(lw_state_from_windows(w, 2, 0), LW_STATE_HIDDEN);
+  w[0] = focused;
+  ASSERT_EQ(lw_state_from_page(0, w, 1, 0), LW_STATE_ACTIVE);
+  ASSERT_EQ(lw_state_from_page(LW_PAGE_FROZEN, w, 1, 0), LW_STATE_FROZEN);
+  ASSERT_EQ(lw_state_from_page(LW_PAGE_TERMINATED, w, 1, 0), LW_STATE_TERMINATED);
+  ASSERT_EQ(lw_state_from_page(LW_PAGE_FROZEN | LW_PAGE_TERMINATED, w, 1, 0), LW_STATE_TERMINATED);
+  ASSERT_EQ(lw_state_from_page(LW_PAGE_FROZEN, w, 1, 1), LW_STATE_FROZEN);
+  ASSERT_EQ(lw_state_from_page(0, w, 1, 1), LW_STATE_HIDDEN);
+  return 0;
+}

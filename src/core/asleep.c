@@ -49,7 +49,7 @@ int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end) {
   /* The timers that waited for this wake-up: clockDrift reads first (evidence before the samples
    * it may hold, SPEC §4), then idleAvailability's periods that ended in the wait. */
   if (shared) {
-    lw_monset_core_evidence(m, now, 0);
+    lw_monset_core_clock_evidence(m, now, 0);
     lw__mon_idle_caught_up(m, m->asleep_since, idle_end, lw__mon_idle_now(m, now));
   }
   if (idle_end - wake_due >= LW_STOP_MIN_MS) {

@@ -60,7 +60,7 @@ void lw__mon_clock_fire(lw_monset_core_t *m, double now) {
   m->clock.due = now + m->cfg.clock_interval_ms;
 }
 
-void lw_monset_core_evidence(lw_monset_core_t *m, double now, int force) {
+void lw_monset_core_clock_evidence(lw_monset_core_t *m, double now, int force) {
   if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock.due <= now + m->coalesce_ms))
     lw__mon_clock_fire(m, now);
 }

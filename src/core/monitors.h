@@ -414,8 +414,6 @@ static inline int lw_monset_core_sharing(const lw_monset_core_t *m) {
 }
 /* 1 once the loop is recognised as run from outside (Electron's). */
 int lw_monset_core_embedded(const lw_monset_core_t *m);
-/* Messages from the worker thread, received on the main thread at `now`: the evidence of all
- * of them is applied before any of their samples is judged. */
 /* A debugger held the main thread from `since` until `until` (INFINITY: it still does, as the
  * main thread last heard): `debugger` evidence over that span, opened while it lasts and closed
  * when its end is known (SPEC §2: discarded, never a stall; §5: no part of a sample's own time). */
@@ -424,11 +422,13 @@ void lw_monset_core_debugged(lw_monset_core_t *m, double since, double until, do
  * of its threads was last seen running: pause evidence over [seen, at] (SPEC §5: a stop shorter
  * than the worker can see is known this way). Returns 1 if evidence was added. */
 int lw_monset_core_continued(lw_monset_core_t *m, double seen, double at, double now);
+/* Messages from the worker thread, received on the main thread at `now`: the evidence of all
+ * of them is applied before any of their samples is judged. */
 void lw_monset_core_receive(lw_monset_core_t *m, const lw_msg_t *msgs, size_t n, double now);
-/* Evidence before judgment (SPEC §4): takes clockDrift's reading if it is due (or at once with
- * `force`, the final evidence of a stop). Drivers call it, after handing over the worker's
+/* Evidence before judgment (SPEC §4), the clock's part: takes clockDrift's reading if it is due
+ * (or at once with `force`, the final evidence of a stop). Drivers call it, after handing over the worker's
  * messages, whenever the main thread runs and before anything is judged. */
-void lw_monset_core_evidence(lw_monset_core_t *m, double now, int force);
+void lw_monset_core_clock_evidence(lw_monset_core_t *m, double now, int force);
 
 /* The main thread's cumulative times by state now, each counted once: on a CPU, waiting on a run
  * queue, held by its cgroup's quota (NAN where unknown). Returns LW_OK, or LW_ENOENT if nothing

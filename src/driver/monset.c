@@ -24,7 +24,7 @@ int lw_monset_main_times(lw_monset_t *s, lw_thread_times_t *out) {
 int lw__monset_evidence(lw_monset_t *s, double now) {
   size_t before = lw_conditions_event_count(s->c);
   int got = s->be->receive(s, now);
-  lw_monset_core_evidence(&s->core, now, 0);
+  lw_monset_core_clock_evidence(&s->core, now, 0);
   return got || lw_conditions_event_count(s->c) != before;
 }
 
@@ -224,7 +224,7 @@ void lw_monset_finish(lw_monset_t *s) {
   s->be->stop_worker(s);
   now = lw_monset_now(s);
   worker_wind_down(s, now);
-  lw_monset_core_evidence(&s->core, now, 1);
+  lw_monset_core_clock_evidence(&s->core, now, 1);
   if (s->be->last_iteration != NULL) s->be->last_iteration(s, now);
   /* driftLag's firings while it slept, judged before the conditions go. */
   lw__monset_awake(s, now, &got);

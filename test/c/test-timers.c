@@ -382,9 +382,9 @@ TEST_IMPL(monitors_coalesce_rules) {
   ASSERT_DBL_EQ(x.m.idle.due, 2995);
   ASSERT_DBL_EQ(x.m.clock.due, 2995);
   /* The evidence step reads clockDrift early too: not at 2984 (+ 10 < 2995), at 2986. */
-  lw_monset_core_evidence(&x.m, 2984, 0);
+  lw_monset_core_clock_evidence(&x.m, 2984, 0);
   ASSERT_DBL_EQ(x.m.clock.due, 2995);
-  lw_monset_core_evidence(&x.m, 2986, 0);
+  lw_monset_core_clock_evidence(&x.m, 2986, 0);
   ASSERT_DBL_EQ(x.m.clock.due, 3986);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);

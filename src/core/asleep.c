@@ -1,5 +1,25 @@
 /* driftLag's and macrotaskLag's timers asleep while the loop waits in its poll, and what they
- * would have done meanwhile done when it runs again (monitors.h: lw_monset_core_idle). */
+ * would have done meanwhile done when it runs again. An idle loop woken every 20 ms costs as much
+ * as Node's own monitor; yet while the loop waits in its poll, a timer's firing is known in
+ * advance: on time. The driver calls lw_monset_core_idle() when the loop is about to wait:
+ * driftLag's timer is then no longer armed (returns 1 if the due time changed), provided it is not
+ * overdue, its last firing was on time over a window in which the loop mostly waited, the loop is
+ * Node's own (an embedded loop never waits in its poll) and no throttled interval is open (its end
+ * needs a real firing). When the loop runs again the driver calls lw_monset_core_awake():
+ * `idle_end` is when the loop stopped waiting. What the timer would have done meanwhile is done:
+ * - the wake-up came LW_STOP_MIN_MS or more after the armed timer's due (a stop, starvation,
+ *   throttled timers held the loop): the timer was held as well, from the start of the wait at the
+ *   latest: its first due time after that fires now, as late as the real timer's would have;
+ * - else each due time up to the wake-up fired on time, unless a stop the evidence shows covers it
+ *   (the interval's start less one worker check; a suspend only where the monotonic clock counts
+ *   it): that firing came when the process ran again; the first due time after the wake-up (a poll
+ *   that ended when a callback began, not when a timer was due) fires now.
+ * macrotaskLag's timer sleeps as well, once a task ran on time over a window in which the loop
+ * mostly waited (a busy loop may wait at every iteration: sleeping would only add work to each),
+ * unless its task is queued or its interval is due: each of its due times up to the wake-up queued
+ * a task that ran at once, a sample of 0 then (or when the process ran again, after a stop), and
+ * its next interval counts from that firing; after a held wake-up its due time has passed and it
+ * fires in the next run, as the real timer would. */
 #include "monitors-internal.h"
 
 #include <math.h>

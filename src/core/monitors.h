@@ -334,28 +334,10 @@ static inline int lw_monset_core_poll_waiting(const lw_monset_core_t *m) { retur
  * (nothing keeps the loop alive), 0 if it cannot wait (an immediate, a pending callback, a due
  * timer). A poll that could wait and left libuv's idle time unchanged ran from an embedder. */
 void lw_monset_core_poll(lw_monset_core_t *m, int could_wait);
-/* driftLag while the loop waits. An idle loop woken every 20 ms costs as much as
- * Node's own monitor; yet while the loop waits in its poll, a timer's firing is known in advance:
- * on time. The driver calls lw_monset_core_idle() when the loop is about to wait: driftLag's timer is
- * then no longer armed (returns 1 if the due time changed), provided it is not overdue, its last
- * firing was on time over a window in which the loop mostly waited, the loop is Node's own (an
- * embedded loop never waits in its poll) and no throttled interval is open (its end needs a real
- * firing). When the loop runs again the driver calls lw_monset_core_awake(): `idle_end` is when
- * the loop stopped waiting. What the timer would have done meanwhile is done:
- * - the wake-up came LW_STOP_MIN_MS or more after the armed timer's due (a stop, starvation,
- *   throttled timers held the loop): the timer was held as well, from the start of the wait at the
- *   latest: its first due time after that fires now, as late as the real timer's would have;
- * - else each due time up to the wake-up fired on time, unless a stop the evidence shows covers
- *   it (the interval's start less one worker check; a suspend only where the monotonic clock
- *   counts it): that firing came when the process ran again; the first due time after the
- *   wake-up (a poll that ended when a callback began, not when a timer was due) fires now.
- * macrotaskLag's timer sleeps as well, once a task ran on time over a window in which the loop
- * mostly waited (a busy loop may wait at every iteration: sleeping would only add work to each),
- * unless its task is queued or its interval is due: each of
- * its due times up to the wake-up queued a task that ran at once, a sample of 0 then (or when the
- * process ran again, after a stop), and its next interval counts from that firing; after a held
- * wake-up its due time has passed and it fires in the next run, as the real timer would.
- * Returns 1 if a due time changed (the driver re-arms). Drivers apply the evidence first. */
+/* Timers asleep while the loop waits (asleep.c says how): the driver calls lw_monset_core_idle()
+ * when the loop is about to wait in its poll, and lw_monset_core_awake() when it runs again
+ * (`idle_end`: when it stopped waiting), after applying the evidence. Each returns 1 if a due
+ * time changed (the driver re-arms). */
 int lw_monset_core_idle(lw_monset_core_t *m, double now);
 int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end);
 /* Whether a timer sleeps (lw_monset_core_idle): the driver then calls lw_monset_core_awake(). */

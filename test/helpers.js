@@ -7,6 +7,15 @@ const ROOT = path.resolve(__dirname, '..');
 const lw = require(ROOT);
 
 const BUILTIN_REASONS = ['hidden', 'frozen', 'suspend', 'pause', 'throttled', 'debugger'];
+// The monitors as the core's table has them (test/monitors-api.test.js checks it against SPEC §6):
+// every name in order, the validated ones (each with a histogram of recorded samples), and those
+// setupAllMonitors pauses while the app is hidden (in a Node process).
+const native = require(path.join(ROOT, 'lib', 'native'));
+const MONITORS = {
+  names: native.monNames(),
+  validated: native.monMetrics().map(([name]) => name),
+  pausedWhileHidden: native.monNames().filter((name) => native.monPausedWhileHidden(name, false)),
+};
 const MONITOR_KEYS = ['cancelled', 'discarded', 'held', 'max', 'mean', 'min', 'p50', 'p99',
   'recorded', 'submitted'];
 
@@ -115,6 +124,6 @@ function collectStalls(c, sim) {
 }
 
 module.exports = {
-  lw, ROOT, BUILTIN_REASONS, MONITOR_KEYS, fresh, advanceTo, sumDiscarded, assertConservation,
+  lw, ROOT, BUILTIN_REASONS, MONITORS, MONITOR_KEYS, fresh, advanceTo, sumDiscarded, assertConservation,
   snapshot, assertRejects, rng, overlaps, collectStalls,
 };

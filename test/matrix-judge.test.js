@@ -3,12 +3,13 @@
 // wine) and on GitHub's runners: each check fails on a result that breaks it.
 const assert = require('assert');
 const { judge } = require('./matrix/judge');
+const { MONITORS } = require('./helpers');
 
 // A win32 result as wine gives it on a quiet host: the busy loop's cause busy, no run-queue figure.
 function win32(over = {}) {
   return {
     platform: 'win32', arch: 'x64', node: 'v20.20.2', execPath: 'Z:\\app\\node.exe',
-    running: Object.fromEntries(['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness', 'clockDrift', 'timerThrottle'].map((n) => [n, true])),
+    running: Object.fromEntries(MONITORS.names.map((n) => [n, true])),
     idleJumps: 0, jumps: [], workerHangs: 1, busyMs: 6000, loopCpuMs: 5900, workerWaitMs: null,
     stats: { stalls: { hang: 1, suspend: 0, pause: 0 }, lost: 0 },
     stalls: [{ kind: 'hang', durationMs: 6004 }],

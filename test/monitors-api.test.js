@@ -8,9 +8,14 @@ const diagnosticsChannel = require('diagnostics_channel');
 const { inspect } = require('util');
 const lagwatch = require('..');
 
+const { MONITORS } = require('./helpers');
+
+// SPEC §6's monitors, written out here once: the other suites take them from the core's table
+// (test/helpers.js MONITORS), which the first test below holds to this.
 const NAMES = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness',
   'clockDrift', 'timerThrottle'];
 const VALIDATED = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker'];
+const PAUSED_WHILE_HIDDEN = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness'];
 
 function advanceTo(sim, t) {
   assert.ok(t >= sim.now(), `cannot go back from ${sim.now()} to ${t}`);
@@ -78,6 +83,14 @@ function traces(ctx) {
     s.discarded.throttled > 0;
   return out;
 }
+
+describe('the monitors (SPEC §6)', () => {
+  it('the core\'s table has SPEC §6\'s monitors in order, the five validated ones, and the six paused while hidden', () => {
+    assert.deepStrictEqual(MONITORS.names, NAMES);
+    assert.deepStrictEqual(MONITORS.validated, VALIDATED);
+    assert.deepStrictEqual(MONITORS.pausedWhileHidden, PAUSED_WHILE_HIDDEN);
+  });
+});
 
 describe('setupAllMonitors() options (SPEC §7)', () => {
   it('control: with every monitor on, each leaves its trace', () => {

@@ -5,11 +5,12 @@
 const assert = require('assert');
 const lagwatch = require('..');
 
-const NAMES = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness',
-  'clockDrift', 'timerThrottle'];
-const PAUSED = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness'];
-const NOT_PAUSED = ['clockDrift', 'timerThrottle'];
-const VALIDATED = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker'];
+const { MONITORS } = require('./helpers');
+
+const NAMES = MONITORS.names;
+const PAUSED = MONITORS.pausedWhileHidden;
+const NOT_PAUSED = NAMES.filter((n) => !PAUSED.includes(n));
+const VALIDATED = MONITORS.validated;
 
 function advanceTo(sim, t) {
   assert.ok(t >= sim.now(), `cannot go back from ${sim.now()} to ${t}`);

@@ -14,7 +14,7 @@ const assert = require('assert');
 const lagwatch = require('..');
 
 const PLATFORMS = ['linux', 'darwin', 'win32'];
-const VALIDATED = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker'];
+const VALIDATED = require('./helpers').MONITORS.validated;
 const MAIN_THREAD = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability'];
 const T0 = 10000;
 

@@ -9,6 +9,7 @@ const { spawn, spawnSync } = require('child_process');
 const http = require('http');
 const net = require('net');
 const path = require('path');
+const { MONITORS } = require('./helpers');
 
 const ROOT = path.resolve(__dirname, '..');
 const FIXTURES = path.join(__dirname, 'fixtures');
@@ -499,8 +500,7 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     assert.strictEqual(out.isObject, true, 'not null: the monitors started');
     assert.strictEqual(out.sameOnSecondRequire, true, 'one monitor set per process');
     assert.strictEqual(out.stopType, 'function');
-    const names = ['driftLag', 'macrotaskLag', 'loopBlock', 'idleAvailability', 'worker', 'liveness',
-      'clockDrift', 'timerThrottle'];
+    const names = MONITORS.names;
     assert.deepStrictEqual(Object.keys(out.monitors).sort(), [...names].sort());
     for (const name of names) {
       assert.deepStrictEqual(out.monitors[name], { name, running: true, start: 'function', stop: 'function' });

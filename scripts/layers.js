@@ -51,8 +51,8 @@ const ROOMS = {
   // A monitor's name is in its descriptor, in its own file (src/core/monitors.h's table lists the
   // descriptors): no file of C lists two of them.
   monitors: { room: null, from: 'monNames' },
-  reasons: { room: 'core/tracker.c', from: 'reasonNames' },
-  'stall kinds': { room: 'core/tracker.c', from: 'stallKinds' },
+  reasons: { room: 'core/reasons.c', from: 'reasonNames' },
+  'stall kinds': { room: 'core/reasons.c', from: 'stallKinds' },
   'jump kinds': { room: 'core/conditions.c', from: 'jumpKinds' },
   'lifecycle states': { room: 'core/conditions.c', from: 'lifecycleStates' },
   // A monitor's options ('driftLag.intervalMs', ...) are rows of its descriptor, in its own file

@@ -18,64 +18,10 @@
 #define LW_CORE_TRACKER_H_
 
 #include "common.h"
+#include "reasons.h"
 
-#define LW_REASON_MAX_LEN 64
 #define LW_REASONS_MAX 1024    /* distinct reasons one tracker interns */
 #define LW_OPEN_MAX 10000      /* open intervals at once through lw_tracker_open(counted) */
-/* Three ids that are no reason's (one value: a reason's id is below LW_REASONS_MAX). */
-#define LW_REASON_ANY UINT32_MAX    /* a filter that takes every reason (lw_tracker_find) */
-#define LW_REASON_NONE UINT32_MAX   /* no reason: a sample recorded, a heartbeat with no evidence */
-#define LW_REASON_UNSEEN UINT32_MAX /* a name never interned (lw_tracker_reason_find) */
-
-enum {
-  LW_REASON_HIDDEN = 0,
-  LW_REASON_FROZEN = 1,
-  LW_REASON_SUSPEND = 2,
-  LW_REASON_PAUSE = 3,
-  LW_REASON_THROTTLED = 4,
-  LW_REASON_DEBUGGER = 5,
-  LW_REASON_BUILTIN_COUNT = 6
-};
-
-/* The kinds of stall episodes (SPEC §5): a hang, the app's own, and those of the stops that give
- * a kind of their own. */
-typedef enum { LW_KIND_HANG = 0, LW_KIND_SUSPEND = 1, LW_KIND_PAUSE = 2, LW_KIND_COUNT = 3 } lw_kind_t;
-
-/* The kinds, one row each in the order of their ids above; the one list of them. */
-typedef struct lw_kind_info_s {
-  const char *name;
-  /* An episode whose long samples are of several stop kinds takes the highest-ranked one (the
-   * system slept over the process being stopped); a hang's samples never join a stop's episode. */
-  uint8_t rank;
-} lw_kind_info_t;
-
-extern const lw_kind_info_t lw_kinds[LW_KIND_COUNT];
-
-/* The built-in reasons, one row each in the order of their ids above; the one list of them. */
-typedef struct lw_reason_info_s {
-  const char *name;
-  /* A stop of the main thread's time (SPEC §5): the system slept, the process was stopped, a
-   * debugger held the thread. Evidence of it explains only the time it covers. */
-  uint8_t stop;
-  /* The kind of the stall episodes its long samples make (an lw_kind_t), or -1: none (a
-   * debugger's pause is no stall; the reasons that are not stops make none). */
-  int8_t kind;
-  /* Looked for before any other reason when a sample is judged (SPEC §4 step 2), in id order. */
-  uint8_t first;
-} lw_reason_info_t;
-
-extern const lw_reason_info_t lw_reasons[LW_REASON_BUILTIN_COUNT];
-
-static inline int lw_reason_is_stop(uint32_t r) {
-  return r < LW_REASON_BUILTIN_COUNT && lw_reasons[r].stop;
-}
-
-/* The name of the built-in reason `r`; NULL for another id. */
-const char *lw_reason_builtin_name(uint32_t r);
-
-/* The built-in reasons that are stops (`stalls_only`: stops that are stalls), in id order, into
- * `out` (room for LW_REASON_BUILTIN_COUNT): their count. */
-size_t lw_reason_stops(int stalls_only, uint32_t *out);
 
 typedef struct lw_interval_s {
   double start;
@@ -108,9 +54,6 @@ typedef struct lw_tracker_s {
   uint64_t next_seq;
   double min_closed_end; /* smallest end among closed intervals, or +INFINITY */
 } lw_tracker_t;
-
-/* Returns 1 if `s` (of `len` bytes) is a valid reason: 1..64 characters of [a-z0-9_.-]. */
-int lw_reason_valid(const char *s, size_t len);
 
 int lw_tracker_init(lw_tracker_t *t, double retention_ms);
 void lw_tracker_free(lw_tracker_t *t);

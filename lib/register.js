@@ -2,7 +2,7 @@
 // Zero-code set-up: `node -r lagwatch/register app.js` runs every monitor of SPEC §6 on the app's
 // threads with no change to the app, and prints one line on stderr per stall episode. Metrics go
 // where OpenTelemetry's environment variables say (the SDK's own names, so that a fleet configured
-// for OpenTelemetry needs nothing more):
+// for OpenTelemetry needs nothing more; lib/exporters.js reads them):
 //   OTEL_METRICS_EXPORTER            prometheus, otlp, console, none (a comma-separated list). Unset:
 //                                    prometheus if a Prometheus port is set, otlp if an OTLP
 //                                    endpoint is set, else none (nothing served, nothing pushed).
@@ -22,8 +22,7 @@ const lagwatch = require('./index');
 const native = require('./native');
 const { printable, processRole, processTag } = require('./util');
 const { formatStack } = require('./metrics');
-const { version } = require('./otel');
-const cluster = require('./cluster');
+const { meterFrom } = require('./exporters');
 const { stacksFrom, hangLineFrom, workersFrom, logFormatFrom, unknownFrom } = require('./env');
 
 // A worker thread's lines name it ("lagwatch: worker 3 (resizer): …"); a line without a thread
@@ -36,9 +35,6 @@ const THREAD = (() => {
 })();
 // LAGWATCH_LOG_FORMAT: 'text' until register has read it.
 let logFormat = 'text';
-// The metrics port's thread (lib/responder.js), once it is started.
-let responder = null;
-let endpoint = null;
 // Pino's numbers for the levels of lagwatch's lines.
 const LEVEL = { info: 30, warn: 40, error: 50 };
 
@@ -64,193 +60,6 @@ function lineOf(message, frames = '', fields = null, level = LEVEL.warn) {
 
 function say(message, frames = '', fields = null, level = LEVEL.warn) {
   process.stderr.write(lineOf(message, frames, fields, level));
-}
-
-const EXPORTERS = ['prometheus', 'otlp', 'console', 'none'];
-// What every exporter needs: the SDK's MeterProvider and the resource of OTEL_SERVICE_NAME.
-const SDK = ['@opentelemetry/sdk-metrics', '@opentelemetry/resources'];
-// The OTLP exporter package of each OTEL_EXPORTER_OTLP_(METRICS_)PROTOCOL.
-const OTLP_PACKAGES = {
-  'http/protobuf': '@opentelemetry/exporter-metrics-otlp-proto',
-  'http/json': '@opentelemetry/exporter-metrics-otlp-http',
-  grpc: '@opentelemetry/exporter-metrics-otlp-grpc',
-};
-
-// The first variable of `names` that is set (not empty): [name, value], or null.
-function first(env, names) {
-  for (const name of names) if (env[name] !== undefined && env[name] !== '') return [name, env[name]];
-  return null;
-}
-
-// A port from the environment: a number, or null (unset), or undefined (bad: already reported).
-function portFrom(env) {
-  const set = first(env, ['OTEL_EXPORTER_PROMETHEUS_PORT', 'LAGWATCH_PROMETHEUS_PORT']);
-  if (set === null) return null;
-  const [name, raw] = set;
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || port > 65535) {
-    say(`${name} must be a port number from 0 to 65535, not ${JSON.stringify(raw)}: ` +
-      'metrics are not served (monitoring goes on)');
-    return undefined;
-  }
-  return port;
-}
-
-// A positive number of milliseconds from `name`, or `fallback`.
-function msFrom(env, name, fallback) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const ms = Number(raw);
-  if (!(ms > 0) || !Number.isFinite(ms)) {
-    say(`${name} must be a positive number of milliseconds, not ${JSON.stringify(raw)}: ${fallback} is used`);
-    return fallback;
-  }
-  return ms;
-}
-
-// Which exporters the environment asks for.
-function exportersFrom(env, port) {
-  if (String(env.OTEL_SDK_DISABLED).trim().toLowerCase() === 'true') return [];
-  const raw = env.OTEL_METRICS_EXPORTER;
-  if (raw !== undefined && raw.trim() !== '') {
-    const out = [];
-    for (const name of raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
-      if (!EXPORTERS.includes(name)) {
-        say(`OTEL_METRICS_EXPORTER: ${JSON.stringify(name)} is not one of ${EXPORTERS.join(', ')}: ignored`);
-      } else if (name !== 'none' && !out.includes(name)) {
-        out.push(name);
-      }
-    }
-    return out;
-  }
-  const out = [];
-  if (port !== null) out.push('prometheus'); // set, even if bad (then reported, not served)
-  if (first(env, ['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'])) out.push('otlp');
-  return out;
-}
-
-// `require` of optional peer dependencies: the modules, or null after one line saying what to
-// install.
-function load(what, packages) {
-  const missing = [];
-  const mods = packages.map((name) => {
-    try {
-      return require(name);
-    } catch (err) {
-      if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes(name)) {
-        missing.push(name);
-        return null;
-      }
-      throw err;
-    }
-  });
-  if (missing.length === 0) return mods;
-  const names = missing.length > 1 ? `${missing.slice(0, -1).join(', ')} and ${missing[missing.length - 1]}` : missing[0];
-  say(`${what} needs ${names}: npm install ${missing.join(' ')} ` +
-    '(monitoring goes on without these metrics)');
-  return null;
-}
-
-// The readers of each exporter asked for (those whose packages are there), and the
-// MetricProducers that give them the histograms of recorded samples (lib/producer.js: no JS per
-// sample), one per reader, in the temporality its exporter asks for.
-function readersFor(env, exporters, port) {
-  const readers = [];
-  const producers = [];
-  const periodic = (sdk, exporter, temporality = 'cumulative') => {
-    const producer = lagwatch.createMetricProducer({ temporality });
-    producers.push(producer);
-    return new sdk.PeriodicExportingMetricReader({
-      exporter,
-      exportIntervalMillis: msFrom(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60000),
-      exportTimeoutMillis: msFrom(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30000),
-      metricProducers: [producer],
-    });
-  };
-  for (const name of exporters) {
-    if (name === 'prometheus') {
-      if (port === undefined) continue; // a bad port: already reported
-      const mods = load('OTEL_METRICS_EXPORTER=prometheus', [...SDK, '@opentelemetry/exporter-prometheus']);
-      if (mods === null) continue;
-      const { PrometheusEndpoint } = require('./prometheus');
-      // protobufjs is loaded where bodies are encoded, on the port's own thread (lib/responder.js).
-      let protobuf = true;
-      try {
-        require.resolve('protobufjs');
-      } catch {
-        protobuf = false; // text only; said when a scraper first asks for native histograms
-      }
-      endpoint = new PrometheusEndpoint(protobuf, () => say('a scraper asked for native histograms ' +
-        '(protobuf), which need protobufjs: npm install protobufjs (the text format is served)'));
-      const host = first(env, ['OTEL_EXPORTER_PROMETHEUS_HOST', 'LAGWATCH_PROMETHEUS_HOST']);
-      // OTEL_METRICS_EXPORTER=prometheus alone: the SDK's default port. A cluster's workers leave it
-      // to their primary, or serve a port of their own (lib/cluster.js).
-      const plan = cluster.servingPlan(env, port === null ? 9464 : port);
-      if (plan === null) {
-        cluster.answerPrimary((format) => endpoint.snapshot(format));
-      } else {
-        // Served by a thread of lagwatch's own, which answers while the main thread is held.
-        responder = require('./responder').startResponder(endpoint,
-          { port: plan.port, host: host === null ? '127.0.0.1' : host[1], exclusive: plan.exclusive },
-          (text) => say(text), (text) => lineOf(text, '', null, LEVEL.info));
-        if (plan.primary) {
-          process.env[cluster.PRIMARY_ENV] = String(process.pid);
-          endpoint.gatherFrom(new cluster.Gatherer(), () => cluster.identity());
-        }
-      }
-      readers.push(...endpoint.readers());
-      producers.push(...endpoint.producers());
-    } else if (name === 'otlp') {
-      const set = first(env, ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']);
-      const protocol = set === null ? 'http/protobuf' : set[1].trim();
-      const pkg = OTLP_PACKAGES[protocol];
-      if (pkg === undefined) {
-        say(`${set[0]} must be one of ${Object.keys(OTLP_PACKAGES).join(', ')}, not ${JSON.stringify(set[1])}: ` +
-          'metrics are not pushed (monitoring goes on)');
-        continue;
-      }
-      const mods = load(`OTLP metrics over ${protocol}`, [...SDK, pkg]);
-      if (mods === null) continue;
-      // The exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout, temporality) itself;
-      // histograms are deltas for its 'delta' and 'lowmemory' preferences.
-      const preference = String(env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE || '').trim().toLowerCase();
-      readers.push(periodic(mods[0], new mods[2].OTLPMetricExporter(),
-        preference === 'delta' || preference === 'lowmemory' ? 'delta' : 'cumulative'));
-    } else if (name === 'console') {
-      const mods = load('OTEL_METRICS_EXPORTER=console', SDK);
-      if (mods !== null) readers.push(periodic(mods[0], new mods[0].ConsoleMetricExporter()));
-    }
-  }
-  return { readers, producers };
-}
-
-// A MeterProvider of its own for lagwatch's metrics (never the global one: the app may register
-// its own SDK), with the resource of OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. Pushed
-// metrics are flushed once when the app's loop runs dry, so that a short script's last values
-// reach the collector. Returns { meter, producers } (lib/producer.js: the histograms of recorded
-// samples), or undefined (then the global API's meter, SPEC §7).
-function meterFrom(env) {
-  const port = portFrom(env);
-  const exporters = exportersFrom(env, port);
-  if (exporters.length === 0) return undefined;
-  const { readers, producers } = readersFor(env, exporters, port);
-  if (readers.length === 0) return undefined;
-  const { MeterProvider } = require('@opentelemetry/sdk-metrics');
-  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = require('@opentelemetry/resources');
-  let resource = defaultResource().merge(detectResources({ detectors: [envDetector] }));
-  // service.instance.id and process.pid name this process among several (lib/cluster.js).
-  const who = cluster.identity(resource.attributes);
-  resource = resource.merge(resourceFromAttributes({ 'service.instance.id': who['service.instance.id'], 'process.pid': process.pid }));
-  const provider = new MeterProvider({ resource, readers });
-  if (exporters.includes('otlp') || exporters.includes('console')) {
-    let flushed = false;
-    process.on('beforeExit', () => {
-      if (flushed) return;
-      flushed = true;
-      provider.forceFlush().catch((err) => say(`cannot push the last metrics: ${err && err.message}`));
-    });
-  }
-  return { meter: provider.getMeter('lagwatch', version()), producers };
 }
 
 // ", cause: starved (run queue 5200 ms, cpu 600 ms of 5800 ms)": the dominant part first, then
@@ -376,7 +185,7 @@ function register(env = process.env) {
   try {
     // Metrics are the main thread's to export (one server, one push); a worker's set records to
     // the global API's meter, as a library's would.
-    if (isMainThread) exported = meterFrom(env);
+    if (isMainThread) exported = meterFrom(env, { say, infoLine: (text) => lineOf(text, '', null, LEVEL.info) });
   } catch (err) {
     say(`cannot export metrics: ${err && err.message} (monitoring goes on)`);
   }
@@ -394,6 +203,7 @@ function register(env = process.env) {
   try {
     const m = setup(exported, env, blocks);
     m._byRegister = true;
+    const responder = exported ? exported.responder : null;
     if (responder !== null) {
       responder.setSet(native.monSetId(m._h));
       responder.warm();

@@ -10,26 +10,10 @@ const { SignalWatch } = require('./signals');
 const native = require('./native');
 const { StateDir } = require('./statedir');
 const { Conditions, createConditions, CONDITIONS_KEYS } = require('./conditions');
-const { typeError, checkOptions, checkKeys, checkFunction, processTag } = require('./util');
+const { setupOptions, optionValue } = require('./setup-options');
+const { typeError, checkFunction, processTag } = require('./util');
 
-// The monitors' options of the core's table, with their defaults ('driftLag.intervalMs', ...,
-// 'clockDrift.sleepClock', 'flushIntervalMs', 'blocks.thresholdMs'): this file only shapes the
-// user's object into these names; the binding checks each value against the table.
-const OPTIONS = native.optionTables().monitors;
 const NAMES = native.monNames();
-// The set's own options of that table ('flushIntervalMs'), passed as they are; `blocks` is shaped
-// by blockOptions().
-const SET_OPTIONS = Object.keys(OPTIONS).filter((n) => !n.includes('.') && n !== 'blocks');
-// The options of setupAllMonitors().
-const SETUP_KEYS = [...CONDITIONS_KEYS, 'monitors', ...SET_OPTIONS, 'metricProducers', 'stacks', 'stateDir', 'blocks', 'exitHook', 'hangLine'];
-// The signals that end a process by default, at which a set reports what it holds (SPEC §14).
-// The `blocks` option's keys ('blocks.thresholdMs', ...) are the set's, not a monitor's.
-const OPTION_KEYS = Object.fromEntries(NAMES.map((n) => [n, []]));
-OPTION_KEYS.blocks = [];
-for (const option of Object.keys(OPTIONS)) {
-  const dot = option.indexOf('.');
-  if (dot > 0) OPTION_KEYS[option.slice(0, dot)].push(option.slice(dot + 1));
-}
 
 let current = null; // the one setupAllMonitors of this JS thread
 
@@ -77,73 +61,9 @@ function pauseWhileHidden(monitor, conditions) {
   };
 }
 
-// { driftLag: { intervalMs: 10 }, worker: false } -> which run, and the flat native options.
-function monitorOptions(monitors) {
-  const m = checkKeys(checkOptions(monitors, 'options.monitors'), NAMES, 'options.monitors');
-  const enabled = new Set(NAMES);
-  const flat = {};
-  for (const name of Object.keys(m)) {
-    const v = m[name];
-    if (v === false) {
-      enabled.delete(name);
-    } else if (v !== true && v !== undefined) {
-      const opts = checkKeys(checkOptions(v, `options.monitors.${name}`), OPTION_KEYS[name], `options.monitors.${name}`);
-      for (const key of Object.keys(opts)) {
-        flat[`${name}.${key}`] = opts[key];
-      }
-    }
-  }
-  return { enabled, flat };
-}
-
-// `blocks: true | { thresholdMs, maxReportsPerMinute }` -> the flat native options (the core
-// checks the ranges). Blocks are loopBlock's long iterations: they need that monitor.
-function blockOptions(blocks, enabled, flat, stacks) {
-  if (blocks === undefined || blocks === false) return;
-  // `blocks.stacks`, the worker's watch of each block while it runs (its cause, its stack and
-  // samples), follows the set's `stacks` unless given; it needs the set's stack thread.
-  flat['blocks.stacks'] = stacks;
-  if (blocks !== true) {
-    const b = checkKeys(checkOptions(blocks, 'options.blocks'), OPTION_KEYS.blocks, 'options.blocks');
-    for (const key of Object.keys(b)) {
-      if (b[key] !== undefined) flat[`blocks.${key}`] = b[key];
-    }
-  }
-  if (!enabled.has('loopBlock')) {
-    const err = new RangeError('The "options.blocks" argument needs the loopBlock monitor, which "options.monitors" turns off');
-    err.code = 'ERR_OUT_OF_RANGE';
-    throw err;
-  }
-  if (flat['blocks.stacks'] === true && !stacks) {
-    const err = new RangeError('The "options.blocks.stacks" argument needs "options.stacks": true (the stack thread)');
-    err.code = 'ERR_OUT_OF_RANGE';
-    throw err;
-  }
-  flat.blocks = true;
-}
-
 class MonitorSet {
   constructor(options) {
-    const o = checkKeys(checkOptions(options), SETUP_KEYS);
-    if (o.exitHook !== undefined && typeof o.exitHook !== 'boolean') {
-      throw typeError('The "options.exitHook" argument must be of type boolean');
-    }
-    if (o.hangLine !== undefined && typeof o.hangLine !== 'boolean') {
-      throw typeError('The "options.hangLine" argument must be of type boolean');
-    }
-    if (o.stacks !== undefined && typeof o.stacks !== 'boolean') {
-      throw typeError('The "options.stacks" argument must be of type boolean');
-    }
-    if (o.stateDir !== undefined && o.stateDir !== false && (typeof o.stateDir !== 'string' || o.stateDir === '')) {
-      throw typeError('The "options.stateDir" argument must be a non-empty string or false');
-    }
-    if (o.blocks !== undefined && typeof o.blocks !== 'boolean' && (o.blocks === null || typeof o.blocks !== 'object')) {
-      throw typeError('The "options.blocks" argument must be of type boolean or an object');
-    }
-    const { enabled, flat } = monitorOptions(o.monitors);
-    blockOptions(o.blocks, enabled, flat, o.stacks === true);
-    for (const name of SET_OPTIONS) if (o[name] !== undefined) flat[name] = o[name];
-    native.monCheck(flat); // a bad option throws here, before anything exists
+    const { o, enabled, flat } = setupOptions(options); // a bad option throws here, before anything exists
     this._state = new StateDir(o.stateDir, o.clock === undefined); // so does a bad state directory
     // lib/producer.js is loaded only for a set that is given producers.
     const producers = o.metricProducers === undefined ? [] : require('./producer').checkProducers(o.metricProducers);
@@ -189,9 +109,8 @@ class MonitorSet {
       for (const name of NAMES) if (enabled.has(name)) this.monitors[name].start();
       // SPEC §12: the main thread's time by state for lag_main_thread_time, read at most once per
       // clockDrift interval.
-      const clockMs = flat['clockDrift.intervalMs'] === undefined ? OPTIONS['clockDrift.intervalMs'].default : flat['clockDrift.intervalMs'];
       this.conditions._guard('metrics', () => this.conditions._metrics.observeMainThread(
-        () => (this._stopped ? null : native.monTimes(this._h)), clockMs));
+        () => (this._stopped ? null : native.monTimes(this._h)), optionValue(flat, 'clockDrift.intervalMs')));
       // SPEC §10: nodejs.eventloop.* from the recorded samples (after stop(), the final sums).
       this.conditions._guard('metrics', () => this.conditions._metrics.observeEventLoop(
         () => native.monLoopTime(this._h), () => native.monReadDelay(this._h), () => native.monKeepDelay(this._h)));

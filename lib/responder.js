@@ -75,10 +75,11 @@ function serveOnThisThread() {
   const http = require('http');
   const native = require('./native');
   const { PROTOBUF_TYPE, wantsProtobuf, sanitize, makeEncoders } = require('./exposition');
-  const { bodyData } = require('./families');
   const causes = [...native.causeNames(), 'unknown'];
-  const encoders = makeEncoders(workerData.protobuf ? require('protobufjs') : null);
-  const { MetricFamily } = encoders;
+  // What bodies are made with (OpenTelemetry's SDK and serializer, protobufjs' generated code),
+  // made once the port is bound: a port in use is said first, before a short-lived app ends.
+  let made = null;
+  const make = () => made || (made = { ...makeEncoders(workerData.protobuf ? require('protobufjs') : null), ...require('./families') });
   let setId = 0;
   let labels = [];
   const last = { text: null, protobuf: null }; // the last body the main thread rendered in each
@@ -92,8 +93,9 @@ function serveOnThisThread() {
     } else if (msg.type === 'body') {
       if (msg.error === undefined) {
         try {
+          const { bodyData, protobuf, text } = make();
           const data = bodyData(msg.format, msg.data, natives, msg.labels);
-          last[msg.format] = msg.format === 'protobuf' ? encoders.protobuf(data) : Buffer.from(encoders.text(data));
+          last[msg.format] = msg.format === 'protobuf' ? protobuf(data) : Buffer.from(text(data));
         } catch (err) {
           msg.error = `cannot encode the ${msg.format} exposition: ${err && err.message}`;
         }
@@ -110,6 +112,7 @@ function serveOnThisThread() {
     const hang = fresh ? null : native.hangNow(setId);
     const points = causes.map((cause) => ({ cause, value: hang !== null && hang.cause === cause ? hang.heldMs : 0 }));
     if (format === 'protobuf') {
+      const { MetricFamily } = make();
       const family = { name: HANG.name, help: HANG.help, type: 'GAUGE', metric: points.map((p) => ({
         label: [['cause', p.cause], ...labels].map(([name, value]) => ({ name, value })), gauge: { value: p.value } })) };
       return Buffer.from(MetricFamily.encodeDelimited(MetricFamily.fromObject(family)).finish());
@@ -129,7 +132,7 @@ function serveOnThisThread() {
 
   function scrape(req, res) {
     const askedProtobuf = wantsProtobuf(req.headers.accept);
-    const format = askedProtobuf && MetricFamily !== null ? 'protobuf' : 'text';
+    const format = askedProtobuf && workerData.protobuf ? 'protobuf' : 'text';
     // A running hang holds the main thread: its last body, at once.
     if (native.hangNow(setId) !== null) {
       answer(res, format, last[format], false);
@@ -164,6 +167,7 @@ function serveOnThisThread() {
     }
   });
   server.on('error', (err) => parentPort.postMessage({ type: 'error', message: err.message, code: err.code }));
+  setImmediate(make); // after the listen below has bound the port (or failed to)
   server.listen({ port, host, exclusive }, () => {
     const a = server.address();
     const url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics`;

@@ -21,11 +21,12 @@ const {
 } = require('@opentelemetry/sdk-metrics');
 const { toFamilies } = require('./families');
 
-// The histograms of this reader are base-2 exponential, collected as deltas: the port's
-// thread adds them up itself (lib/families.js NativeSeries), because the SDK's cumulative sum of exponential histograms takes
-// the scale of an empty collection as 0 (@opentelemetry/sdk-metrics 2.12: an accumulation with
-// no observation reports scale 0, and a merge keeps the smaller scale), which would leave every
-// histogram scraped once before its first observation at schema 0 (buckets of x2) for good.
+// The histograms of this reader are base-2 exponential, collected as deltas: the port's thread
+// adds them up itself (lib/families.js NativeSeries), because the SDK's cumulative sum of
+// exponential histograms takes the scale of an empty collection as 0 (@opentelemetry/sdk-metrics
+// 2.12: an accumulation with no observation reports scale 0, and a merge keeps the smaller
+// scale), which would leave every histogram scraped once before its first observation at schema 0
+// (buckets of x2) for good.
 // Everything else stays cumulative.
 // (A MetricProducer's histograms, lagwatch's own, come cumulative: each collection replaces
 // their series.)
@@ -103,7 +104,8 @@ class PrometheusEndpoint {
     const gathered = clustered ? await this.gatherer.gather(format, { headers }) : null;
     const reader = format === 'protobuf' && this.native !== null ? this.native : this.text;
     const { resourceMetrics } = await reader.collect();
-    return { own: { resource: { attributes: resourceMetrics.resource.attributes }, scopeMetrics: resourceMetrics.scopeMetrics }, gathered };
+    const own = { resource: { attributes: resourceMetrics.resource.attributes }, scopeMetrics: resourceMetrics.scopeMetrics };
+    return { own, gathered };
   }
 
   // The labels that tell this process apart in a cluster; none outside one.

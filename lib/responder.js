@@ -1,15 +1,15 @@
 'use strict';
-// The metrics port, served by a thread of lagwatch's own (SPEC §14: it answers during a hang).
-// A worker_threads Worker listens on the port; at each scrape it asks the main thread for what
-// the body is written from (lib/prometheus.js collects it: the OpenTelemetry readers are the main
+// The metrics port, served by a thread of lagwatch's own (SPEC §14: it answers during a hang). A
+// worker_threads Worker listens on the port; at each scrape it asks the main thread for what the
+// body is written from (lib/prometheus.js collects it: the OpenTelemetry readers are the main
 // thread's), waits up to the scrape's deadline, and makes the body here (lib/families.js,
-// lib/exposition.js), so that the main thread only collects. A main thread that does not answer in time (held by a hang, a
-// block, a debugger) gets the last body it rendered in that format, so `up` stays 1, and a
-// running hang is not asked at all. Every answer ends with `lag_hang_in_progress`: for the hang
-// holding the main thread now, as the C worker thread last saw it (its registry entry, read
-// here without the main thread), how long it has held it (ms) under its cause so far; 0 under
-// every cause when none runs. An alert can fire during the hang, and a hang that ends in a kill
-// was seen.
+// lib/exposition.js), so that the main thread only collects. A main thread that does not answer in
+// time (held by a hang, a block, a debugger) gets the last body it rendered in that format, so `up`
+// stays 1, and a running hang is not asked at all. Every answer ends with `lag_hang_in_progress`:
+// for the hang holding the main thread now, as the C worker thread last saw it (its registry entry,
+// read here without the main thread), how long it has held it (ms) under its cause so far; 0 under
+// every cause when none runs. An alert can fire during the hang, and a hang that ends in a kill was
+// seen.
 //
 // The same file is both sides: startResponder() on the main thread, the server on the Worker.
 const path = require('path');
@@ -65,7 +65,8 @@ function startResponder(endpoint, { port, host, exclusive }, say, infoLine) {
     // Each reader once, at set-up, and the port's thread makes a body of each: a first collection
     // and a first encoding build what later ones reuse, in the app's life otherwise.
     warm() {
-      for (const format of endpoint.native !== null ? ['text', 'protobuf'] : ['text']) post(null, format, endpoint.render(format, false, {}));
+      const formats = endpoint.native !== null ? ['text', 'protobuf'] : ['text'];
+      for (const format of formats) post(null, format, endpoint.render(format, false, {}));
     },
   };
 }

@@ -141,21 +141,29 @@ int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg, con
     const char *range = NULL;
     char name[96];
     napi_value v;
-    bool has, b;
+    bool has;
     double d;
     snprintf(name, sizeof(name), "%s%s", prefix, lw_option_name(t, i));
     LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, lw_option_name(t, i), &has), -1);
     if (!has) continue;
     LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, lw_option_name(t, i), &v), -1);
     if (lwb_is_undefined(env, v)) continue;
-    if (lw_option_kind(t, i) == LW_OPTION_BOOLEAN) {
-      if (lwb_arg_bool(env, v, name, &b)) return -1;
-      d = b;
-    } else if (lwb_arg_number(env, v, name, &d)) {
-      return -1;
-    }
+    if (lwb_arg_option(env, v, t, i, name, &d)) return -1;
     if (lw_option_set(t, cfg, i, d, &range) != LW_OK) return lwb_throw_range(env, name, range);
   }
+  return 0;
+}
+
+int lwb_arg_option(napi_env env, napi_value v, lw_options_t t, size_t i, const char *name, double *out) {
+  const char *range = NULL;
+  bool b;
+  if (lw_option_kind(t, i) == LW_OPTION_BOOLEAN) {
+    if (lwb_arg_bool(env, v, name, &b)) return -1;
+    *out = b;
+  } else if (lwb_arg_number(env, v, name, out)) {
+    return -1;
+  }
+  if (!lw_option_ok(lw_option_kind(t, i), *out, &range)) return lwb_throw_range(env, name, range);
   return 0;
 }
 

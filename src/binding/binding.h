@@ -73,6 +73,9 @@ int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size
  * each naming the option as `prefix` and its name. Keys that are none of the table's are not
  * read: lib/ checks the names, against the same table. */
 int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg, const char *prefix);
+/* One value `v` of option `i` of table `t`, as lwb_arg_options reads each (the same errors,
+ * naming it `name`), into `*out`: 0, or -1 with the exception pending. */
+int lwb_arg_option(napi_env env, napi_value v, lw_options_t t, size_t i, const char *name, double *out);
 /* A tracker reason: 1 to 64 characters of [a-z0-9_.-], else RangeError. */
 int lwb_arg_reason(napi_env env, napi_value v, const char *name, char *buf, size_t *len);
 void *lwb_unwrap_tagged(napi_env env, napi_value v, const napi_type_tag *tag, const char *what);

@@ -80,9 +80,7 @@ static napi_value b_option_check(napi_env env, napi_callback_info info) {
   char table[16], name[96];
   size_t len, i;
   lw_options_t t;
-  const char *range = NULL;
   double d;
-  bool b;
   if (lwb_get_args(env, info, 3, argv) || lwb_arg_string(env, argv[0], "table", table, sizeof(table), &len) ||
       lwb_arg_string(env, argv[1], "name", name, sizeof(name), &len))
     return NULL;
@@ -100,16 +98,7 @@ static napi_value b_option_check(napi_env env, napi_callback_info info) {
     lwb_throw_range(env, "name", "an option of the table");
     return NULL;
   }
-  if (lw_option_kind(t, i) == LW_OPTION_BOOLEAN) {
-    if (lwb_arg_bool(env, argv[2], name, &b)) return NULL;
-    d = b;
-  } else if (lwb_arg_number(env, argv[2], name, &d)) {
-    return NULL;
-  }
-  if (!lw_option_ok(lw_option_kind(t, i), d, &range)) {
-    lwb_throw_range(env, name, range);
-    return NULL;
-  }
+  if (lwb_arg_option(env, argv[2], t, i, name, &d)) return NULL;
   LW_NAPI_CALL(env, napi_get_undefined(env, &r));
   return r;
 }

@@ -19,10 +19,11 @@
 // MAX_DEPTH frames a profile's stack (STACK_DEPTH the first stack's), KEPT hangs a set.
 //
 // Fingerprint. The heaviest path of the profile's call tree (from the root, the child with the
-// most samples each time; ties, the one sampled first), reduced to the frames of the app (not `node:` internals, not
-// node_modules; else those of node_modules; else all), each as its function's name and its
-// script relative to the app's directory: no line or column, so an edit that only moves lines
-// keeps it; a different hot function changes it. 64-bit FNV-1a, 16 hex digits.
+// most samples each time; ties, the one sampled first), reduced to the frames of the app (not
+// `node:` internals, not node_modules; else those of node_modules; else all), each as its
+// function's name and its script relative to the app's directory: no line or column, so an edit
+// that only moves lines keeps it; a different hot function changes it. 64-bit FNV-1a, 16 hex
+// digits.
 const path = require('path');
 const { pathToFileURL, fileURLToPath } = require('url');
 const { hash64 } = require('./util');

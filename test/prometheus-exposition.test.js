@@ -1,7 +1,8 @@
 'use strict';
 // lib/prometheus.js and lib/families.js without a Prometheus: OpenTelemetry exponential
 // histograms added up as native histograms (bucket by bucket against the values recorded), the
-// protobuf encoding read back, and the content negotiation. test/prometheus.test.js runs the same endpoint against a real one.
+// protobuf encoding read back, and the content negotiation. test/prometheus.test.js runs the
+// same endpoint against a real one.
 const assert = require('assert');
 const protobuf = require('protobufjs');
 const { MeterProvider } = require('@opentelemetry/sdk-metrics');

@@ -408,8 +408,8 @@ int lw_monset_core_continued(lw_monset_core_t *m, double seen, double at, double
  * of them is applied before any of their samples is judged. */
 void lw_monset_core_receive(lw_monset_core_t *m, const lw_msg_t *msgs, size_t n, double now);
 /* Evidence before judgment (SPEC §4), the clock's part: takes clockDrift's reading if it is due
- * (or at once with `force`, the final evidence of a stop). Drivers call it, after handing over the worker's
- * messages, whenever the main thread runs and before anything is judged. */
+ * (or at once with `force`, the final evidence of a stop). Drivers call it, after handing over
+ * the worker's messages, whenever the main thread runs and before anything is judged. */
 void lw_monset_core_clock_evidence(lw_monset_core_t *m, double now, int force);
 
 /* The main thread's cumulative times by state now, each counted once: on a CPU, waiting on a run

@@ -399,9 +399,9 @@ async function freezeAtRestStarts(f, cg, tid, stops) {
 
 // The machine's own stops while a test runs (fixtures/machine-stops.js): a watcher process,
 // killed by killAll(). `ms(from, to)` is how long the machine was stopped within [from, to]
-// (epoch ms), `count(from, to)` how many of its stops overlap it; `all()` lists them; `stolenMs(from,
-// to)` how long the host held any of its CPUs in the waits that overlap [from, to] (steal: a
-// thread held so reads as neither running nor waiting for a CPU); `stop()` ends it.
+// (epoch ms), `count(from, to)` how many of its stops overlap it; `all()` lists them;
+// `stolenMs(from, to)` how long the host held any of its CPUs in the waits that overlap [from,
+// to] (steal: a thread held so reads as neither running nor waiting for a CPU); `stop()` ends it.
 async function watchMachine() {
   const f = spawnFixture('machine-stops.js', [], { killAfterMs: 600000 });
   await f.waitFor('ready', 20000);

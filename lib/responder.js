@@ -62,11 +62,20 @@ function startResponder(endpoint, { port, host, exclusive }, say, infoLine) {
     setSet(setId) {
       worker.postMessage({ type: 'set', setId });
     },
-    // Each reader once, at set-up, and the port's thread makes a body of each: a first collection
-    // and a first encoding build what later ones reuse, in the app's life otherwise.
+    // Each reader once, after set-up, and the port's thread makes a body of each: a first
+    // collection and a first encoding build what later ones reuse, in the app's life otherwise.
+    // One reader a loop iteration, none in set-up's own: first collections are the port's
+    // costliest work on the main thread, and added to set-up's iteration they would make it, on a
+    // loaded machine, long enough to be reported as a block of the app's.
     warm() {
       const formats = endpoint.native !== null ? ['text', 'protobuf'] : ['text'];
-      for (const format of formats) post(null, format, endpoint.render(format, false, {}));
+      const next = () => {
+        const format = formats.shift();
+        if (format === undefined) return;
+        post(null, format, endpoint.render(format, false, {}));
+        setImmediate(next).unref();
+      };
+      setImmediate(next).unref();
     },
   };
 }

@@ -165,6 +165,28 @@ describe('the observer is not the observed (lib/exposition.js makeEncoders)', ()
   });
 });
 
+describe('the metrics port\'s warm-up (lib/responder.js)', () => {
+  it('collects each reader in a loop iteration of its own, none in set-up\'s: its main-thread time is never one iteration', async () => {
+    const { startResponder } = require('../lib/responder');
+    const made = [];
+    const endpoint = {
+      native: {},
+      labels: () => ({}),
+      render: (format) => {
+        made.push(format);
+        return Promise.resolve({ own: { resource: { attributes: {} }, scopeMetrics: [] }, gathered: null });
+      },
+    };
+    const port = startResponder(endpoint, { port: 0, host: '127.0.0.1', exclusive: true }, () => {}, () => '');
+    port.warm();
+    assert.deepStrictEqual(made, [], 'nothing in set-up\'s iteration');
+    await new Promise(setImmediate);
+    assert.deepStrictEqual(made, ['text']);
+    await new Promise(setImmediate);
+    assert.deepStrictEqual(made, ['text', 'protobuf']);
+  });
+});
+
 describe('content negotiation (lib/exposition.js wantsProtobuf)', () => {
   const cases = [
     ['application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5,' +

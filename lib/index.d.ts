@@ -376,8 +376,10 @@ export interface Simulation {
   starve(ms: number): void;
   /** System suspend: nothing runs; wall and sleep-inclusive clocks advance; monotonic only on darwin/win32. */
   sleep(ms: number): void;
-  /** The process is stopped: nothing runs; every clock advances. */
+  /** The process is stopped, and nothing tells it (a cgroup freezer, a paused VM): nothing runs; every clock advances. */
   pause(ms: number): void;
+  /** The process is stopped by a signal (SIGSTOP, SIGTSTP) and continued by SIGCONT: as pause, and the continue is known at once. */
+  sigstop(ms: number): void;
   /** A debugger holds the main thread (a breakpoint): no progress, no hang; samples over it discarded as 'debugger'. */
   debug(ms: number): void;
   /** A synchronous wait in a callback after the poll (execSync, Atomics.wait): off-CPU; the app's block in Node's loop, time available to the loop in an embedded one, which cannot tell it from the embedder's own waiting (docs/electron.md). */
@@ -399,7 +401,7 @@ export interface Simulation {
   iteration(steps: Array<
     | ['block', number]
     | ['block', number, 'cpu' | 'gc' | 'blocked' | 'starved' | 'throttled']
-    | ['wait' | 'pause' | 'sleep' | 'stepWall' | 'debug', number]
+    | ['wait' | 'pause' | 'sigstop' | 'sleep' | 'stepWall' | 'debug', number]
   >): void;
 }
 

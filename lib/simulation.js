@@ -46,9 +46,17 @@ class Simulation {
     native.simVerb(handles.get(this), 'sleep', ms);
   }
 
-  // The process is stopped (SIGSTOP, a debugger): nothing runs; every clock advances.
+  // The process is stopped: nothing runs; every clock advances. Nothing tells the process (a
+  // cgroup freezer, a paused VM): the worker sees the stop by its own lateness.
   pause(ms) {
     native.simVerb(handles.get(this), 'pause', ms);
+  }
+
+  // The process is stopped by a signal (SIGSTOP, SIGTSTP) for ms and continued by SIGCONT: as
+  // pause, and both threads read the continue's time when they next run, so a stop shorter than
+  // the worker's check is known too.
+  sigstop(ms) {
+    native.simVerb(handles.get(this), 'sigstop', ms);
   }
 
   // A debugger holds the main thread for ms (a breakpoint, a step, an inspector's
@@ -89,19 +97,20 @@ class Simulation {
   }
 
   // One callback of the main loop made of steps, each [verb, ms, state?]: 'block' (the callback
-  // works; state as for block()), 'wait' (a synchronous wait in it), 'pause' (the process is stopped inside it), 'sleep' (the system
-  // sleeps inside it), 'debug' (a breakpoint in it), 'stepWall'. A stop or a sleep lands mid-iteration: its time is the
-  // iteration's (the loop does not wait in its poll), and the iteration ends after the last step,
-  // when overdue main work runs (SPEC §5's compound cases: a stop then the app's work, the app's
-  // work with a stop inside).
+  // works; state as for block()), 'wait' (a synchronous wait in it), 'pause' or 'sigstop' (the
+  // process is stopped inside it), 'sleep' (the system sleeps inside it), 'debug' (a breakpoint
+  // in it), 'stepWall'. A stop or a sleep lands mid-iteration: its time is the iteration's (the
+  // loop does not wait in its poll), and the iteration ends after the last step, when overdue
+  // main work runs (SPEC §5's compound cases: a stop then the app's work, the app's work with a
+  // stop inside).
   iteration(steps) {
     if (!Array.isArray(steps)) throw typeError('The "steps" argument must be an array of [verb, ms, state?]');
     for (const [i, step] of steps.entries()) {
       if (!Array.isArray(step) || typeof step[0] !== 'string') {
         throw typeError(`The "steps[${i}]" argument must be an array [verb, ms, state?]`);
       }
-      if (!['block', 'wait', 'pause', 'sleep', 'stepWall', 'debug'].includes(step[0])) {
-        const err = new RangeError(`The "steps[${i}]" argument must name 'block', 'wait', 'pause', 'sleep', 'stepWall' or 'debug'`);
+      if (!['block', 'wait', 'pause', 'sigstop', 'sleep', 'stepWall', 'debug'].includes(step[0])) {
+        const err = new RangeError(`The "steps[${i}]" argument must name 'block', 'wait', 'pause', 'sigstop', 'sleep', 'stepWall' or 'debug'`);
         err.code = 'ERR_OUT_OF_RANGE';
         throw err;
       }

@@ -64,9 +64,9 @@ const ROOMS = {
 const WAIVED = {};
 const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
 const VALUES = new Set([
-  // in: options, errors, the clocks' readings, the worker's messages
+  // in: options, errors, the clocks' readings, the worker's messages, a SIGCONT as read
   'lw_conditions_config_s', 'lw_monset_core_config_s', 'lw_err_s', 'lw_readings_s', 'lw_main_readings_s',
-  'lw_worker_readings_s', 'lw_msg_s',
+  'lw_worker_readings_s', 'lw_msg_s', 'lw_continue_s',
   // out: events, causes, intervals, stats and snapshots, the read-only views of batches and
   // metric histograms handed out for a flush or a collection, a monitor's metric's names
   'lw_event_s', 'lw_cause_s', 'lw_interval_s', 'lw_conditions_stats_s', 'lw_hang_rates_s', 'lw_name_snapshot_s',

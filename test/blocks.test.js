@@ -111,6 +111,25 @@ describe('blocks (simulation)', () => {
     m.stop();
   });
 
+  it('a stop by a signal is known from its SIGCONT: exact inside a long block, and a stop shorter than the worker can see still explains its iteration', () => {
+    const run = (steps) => {
+      const { sim, m, got } = setup({ thresholdMs: 100 });
+      sim.advance(1000);
+      sim.iteration(steps);
+      sim.advance(3000);
+      const out = { blocks: got.map((b) => [b.start, b.end, b.durationMs]), discarded: m.conditions.stats().blocks.discarded };
+      m.stop();
+      return out;
+    };
+    // Stopped 1800-2800: from the worker's run at 1800 to the continue, with no second of
+    // uncertainty (the freezer's pause above leaves 100 ms of it to the app).
+    assert.deepStrictEqual(run([['block', 800], ['sigstop', 1000], ['block', 700]]), { blocks: [[1000, 3500, 1500]], discarded: {} });
+    // An 80 ms stop, under the worker's 100 ms of lateness: only the continue tells it. The
+    // freezer's (no signal) leaves the 170 ms iteration to the app.
+    assert.deepStrictEqual(run([['block', 60], ['sigstop', 80], ['block', 30]]), { blocks: [], discarded: { pause: 1 } });
+    assert.deepStrictEqual(run([['block', 60], ['pause', 80], ['block', 30]]), { blocks: [[1000, 1170, 170]], discarded: {} });
+  });
+
   it('a sleep inside an iteration: on darwin, whose monotonic clock counts it, the suspend explains the block; on linux it never was one', () => {
     for (const platform of ['darwin', 'linux']) {
       const sim = lagwatch.createSimulation({ platform });

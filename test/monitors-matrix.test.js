@@ -215,6 +215,25 @@ function matrix(platform, loop) {
     cleanUp(ctx);
   });
 
+  // A stop by a signal: the worker reads the SIGCONT's time at its first run after it (16000),
+  // before the main thread (evidence first at a wake-up): the process was stopped from its run
+  // before (10000), exactly, beside its own lateness from its due time (10100).
+  it('sigstop 6 s (SIGSTOP, then SIGCONT): the same pause episode, the stop exact from the continue, no hang', () => {
+    const ctx = setup(platform, loop);
+    const { sim, m, ev } = ctx;
+    sim.sigstop(6000);
+    assert.strictEqual(sim.now(), 16000);
+    advanceTo(sim, 30000);
+    assert.deepStrictEqual(m.conditions.tracker.intervals(), [
+      { start: 10000, end: 16000, reason: 'pause' },
+      { start: 10100, end: 16000, reason: 'pause' },
+    ]);
+    assert.deepStrictEqual(ev.stall.map(({ t, e }) => [t, e.kind, e.durationMs, e.start, e.end]), [[18000, 'pause', 5980, 10000, 16000]]);
+    assert.deepStrictEqual(m.conditions.stats().stalls, { hang: 0, suspend: 0, pause: 1 });
+    noHang(ctx);
+    cleanUp(ctx);
+  });
+
   // SPEC §8 says pause >= 5 s. 5050 ms from t = 10000: driftLag's firing due at 10020 comes
   // 5030 ms late (a stall sample), while the worker's timer, due at 10100, is only 4950 ms late.
   it('pause 5.05 s (>= 5 s): one pause episode, no hang', () => {

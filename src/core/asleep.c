@@ -80,7 +80,7 @@ int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end) {
     return 1;
   }
   /* The loop ran on time: no gap in its activity (activity() would see one after each wait). */
-  m->last_activity = now;
+  m->seen.last = now;
   until = idle_end < wake_due ? idle_end : wake_due;
   /* Each due time up to the wake-up fired on time, unless a stop covers it: then when the
    * process ran again. */

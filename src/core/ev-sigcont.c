@@ -1,13 +1,27 @@
 /* A SIGCONT's evidence (SPEC §5): the process was stopped after the last moment any of its
- * threads was seen running and continued now, a `pause` over that span, exact, even when the
- * stop was shorter than the worker can see. */
+ * threads was seen running and continued at the continue's time, a `pause` over that span, exact,
+ * even when the stop was shorter than the worker can see. The main thread's looks for evidence
+ * are kept as a ring: a continue may be read a look or two after it came. */
 #include "monitors-internal.h"
 
 #include <math.h>
 
-int lw_monset_core_continued(lw_monset_core_t *m, double seen, double at, double now) {
-  if (!(seen > -INFINITY) || !(at > seen)) return 0;
+static int continued(lw_monset_core_t *m, const lw_continue_t *cont, double now) {
+  double seen = cont->worker_before;
+  unsigned i;
+  /* A worker that ran since the continue told the stop itself (lw_worker_continued), from its
+   * run before: sharper than this thread's looks when it ran while this thread was busy. */
+  if (cont->worker_after) return 0;
+  for (i = 0; i < 4; i++)
+    if (m->seen.looks[i] <= cont->at && m->seen.looks[i] > seen) seen = m->seen.looks[i];
+  if (!(seen > -INFINITY) || !(cont->at > seen)) return 0;
   lw__mon_activity(m, now);
-  lw__mon_evidence_add(m, seen, at, LW_REASON_PAUSE, now);
+  lw__mon_evidence_add(m, seen, cont->at, LW_REASON_PAUSE, now);
   return 1;
+}
+
+int lw_monset_core_look(lw_monset_core_t *m, const lw_continue_t *cont, double now) {
+  int added = cont != NULL && continued(m, cont, now);
+  m->seen.looks[m->seen.nlooks++ % 4] = now;
+  return added;
 }

@@ -17,8 +17,15 @@ static double stop_end(const lw_monset_core_t *m, const lw_msg_t *msg) {
    * the stop (at the worker's last run), which must not cut it short. */
   if (msg->ev_exact) return end;
   for (i = 0; i < 8; i++)
-    if (m->resumed[i] > msg->ev_start && m->resumed[i] < end) end = m->resumed[i];
+    if (m->seen.resumed[i] > msg->ev_start && m->seen.resumed[i] < end) end = m->seen.resumed[i];
   return end;
+}
+
+/* The end of a hang or a block the worker watched: where the main thread resumed, if it did
+ * between the worker's flag and the end the worker saw (which comes a check later). */
+static double watched_end(const lw_monset_core_t *m, const lw_msg_t *msg) {
+  double r = m->seen.resumed_at;
+  return r >= msg->detected_at && r <= msg->hang_end ? r : msg->hang_end;
 }
 
 /* One message, after the evidence of every message received with it is in the tracker. */
@@ -44,8 +51,7 @@ static void receive_one(lw_monset_core_t *m, const lw_msg_t *msg, double now) {
       m->worker_hangs++;
       break;
     case LW_MSG_HANG_END:
-      end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
-                                                                               : msg->hang_end;
+      end = watched_end(m, msg);
       /* Its time: from where the loop last made progress, less the stops inside it. */
       lw_histogram_record(&m->hang_hist, end - msg->hang_start - msg->hang_stopped);
       if ((h = lw_causes_next(&m->causes)) == NULL) {
@@ -68,8 +74,7 @@ static void receive_one(lw_monset_core_t *m, const lw_msg_t *msg, double now) {
       m->blocks.watched++;
       break;
     case LW_MSG_BLOCK_END:
-      end = m->resumed_at >= msg->detected_at && m->resumed_at <= msg->hang_end ? m->resumed_at
-                                                                               : msg->hang_end;
+      end = watched_end(m, msg);
       lw_blocks_watch_ended(&m->blocks, m->c, msg, end);
       break;
     case LW_MSG_EVIDENCE:

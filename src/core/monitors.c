@@ -137,9 +137,10 @@ int lw_monset_core_init(lw_monset_core_t *m, lw_conditions_t *c, const lw_monset
   lw_causes_init(&m->causes, LW_HANG_CAUSES, rd->main.gc_ms, rd->main.data);
   m->flush_due = LW_NEVER;
   m->macro.posted = INFINITY;
-  m->last_activity = -INFINITY;
-  m->resumed_at = -INFINITY;
-  for (i = 0; i < 8; i++) m->resumed[i] = -INFINITY;
+  m->seen.last = -INFINITY;
+  m->seen.resumed_at = -INFINITY;
+  for (i = 0; i < 8; i++) m->seen.resumed[i] = -INFINITY;
+  for (i = 0; i < 4; i++) m->seen.looks[i] = -INFINITY;
   if (lw_histogram_init(&m->self_lag_hist) != LW_OK || lw_histogram_init(&m->hang_hist) != LW_OK)
     return LW_ENOMEM;
   lw_delay_window_init(&m->delay);
@@ -276,11 +277,11 @@ double lw_monset_core_next_due_armed(const lw_monset_core_t *m) {
 /* The main thread ran at `now`. A hang ends when the main thread first runs again: the worker
  * sees that only at its next check, so the main thread remembers when it resumed. */
 void lw__mon_activity(lw_monset_core_t *m, double now) {
-  if (now - m->last_activity >= 2 * m->cfg.liveness_interval_ms) {
-    m->resumed_at = now;
-    m->resumed[m->nresumed++ % 8] = now;
+  if (now - m->seen.last >= 2 * m->cfg.liveness_interval_ms) {
+    m->seen.resumed_at = now;
+    m->seen.resumed[m->seen.nresumed++ % 8] = now;
   }
-  m->last_activity = now;
+  m->seen.last = now;
 }
 
 int lw_monset_core_run(lw_monset_core_t *m, double now) {

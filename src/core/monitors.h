@@ -216,10 +216,15 @@ typedef struct lw_monset_core_s {
   double self_lag_last;
   uint64_t self_lag_count;
   lw_histogram_t self_lag_hist;
-  double last_activity; /* the main thread's last run, iteration or receipt */
-  double resumed_at;    /* its first activity after a gap of 2 liveness intervals */
-  double resumed[8];    /* the last such resumptions, a ring (-INFINITY: none) */
-  unsigned nresumed;
+  /* When the main thread was seen running (lw__mon_activity, lw_monset_core_look). */
+  struct lw_main_seen_s {
+    double last;       /* its last run, iteration or receipt */
+    double resumed_at; /* its first activity after a gap of 2 liveness intervals */
+    double resumed[8]; /* the last such resumptions, a ring (-INFINITY: none) */
+    unsigned nresumed;
+    double looks[4];   /* its last looks for evidence, a ring (-INFINITY: none) */
+    unsigned nlooks;
+  } seen;
   struct lw_debugger_state_s {
     uint64_t seq; /* the open `debugger` interval (lw_monset_core_debugged), or 0 */
     double since; /* when it began */
@@ -400,10 +405,18 @@ int lw_monset_core_embedded(const lw_monset_core_t *m);
  * main thread last heard): `debugger` evidence over that span, opened while it lasts and closed
  * when its end is known (SPEC §2: discarded, never a stall; §5: no part of a sample's own time). */
 void lw_monset_core_debugged(lw_monset_core_t *m, double since, double until, double now);
-/* The process was continued at `at` (SIGCONT) after a stop that began after `seen`, when any
- * of its threads was last seen running: pause evidence over [seen, at] (SPEC §5: a stop shorter
- * than the worker can see is known this way). Returns 1 if evidence was added. */
-int lw_monset_core_continued(lw_monset_core_t *m, double seen, double at, double now);
+/* A SIGCONT that came since the main thread last looked for evidence, as the driver read it. */
+typedef struct lw_continue_s {
+  double at;            /* when the process was continued (its handler's clock reading) */
+  double worker_before; /* the worker thread's last run at or before `at`; -INFINITY: none */
+  int worker_after;     /* the worker ran after `at`: that run tells the stop itself (worker.h) */
+} lw_continue_t;
+/* The main thread looks for evidence at `now` (each time the driver hands the worker's messages
+ * over), with `cont`, or NULL if no SIGCONT came since its last look. The process was stopped from
+ * the last moment any of its threads was seen running before the continue (this thread's looks,
+ * the worker's last run) until the continue: `pause` evidence over that span, exact, even for a
+ * stop shorter than the worker can see (SPEC §5). Returns 1 if evidence was added. */
+int lw_monset_core_look(lw_monset_core_t *m, const lw_continue_t *cont, double now);
 /* Messages from the worker thread, received on the main thread at `now`: the evidence of all
  * of them is applied before any of their samples is judged. */
 void lw_monset_core_receive(lw_monset_core_t *m, const lw_msg_t *msgs, size_t n, double now);

@@ -1,6 +1,7 @@
 /* The monitor set on the simulation (monset-internal.h): the simulation's clocks as readings, the
  * worker as a client of its own whose messages wait in a timestamped queue until the main thread
  * runs, and the loop's turns as the iteration hook. */
+#include <math.h>
 #include <string.h>
 
 #include "monset-internal.h"
@@ -74,13 +75,26 @@ static void sim_queue_push(lw_monset_t *s, const lw_msg_t *msgs, size_t n, doubl
   }
 }
 
-/* The messages that have arrived by `now`, in the order they were sent, and a debugger's pause
- * once it is over. */
+/* The main thread looks for evidence: a SIGCONT since its last look (sigstop), with the worker's
+ * runs around it, as monset-uv.c reads them. Returns 1 if that made evidence. */
+static int sim_look(lw_monset_t *s, double now) {
+  lw_continue_t cont;
+  uint64_t conts = lw_sim_continues(s->sim, &cont.at);
+  if (conts == s->cont_seen) return lw_monset_core_look(&s->core, NULL, now);
+  s->cont_seen = conts;
+  cont.worker_after = s->inflight.worker_conts == conts;
+  cont.worker_before = s->inflight.worker_ran <= cont.at ? s->inflight.worker_ran : -INFINITY;
+  return lw_monset_core_look(&s->core, &cont, now);
+}
+
+/* The messages that have arrived by `now`, in the order they were sent, a SIGCONT's evidence and
+ * a debugger's pause once it is over. */
 static int sim_receive(lw_monset_t *s, double now) {
   size_t n = 0;
   double since, until;
-  int dbg = lw_sim_debug_take(s->sim, &since, &until);
-  if (dbg) lw_monset_core_debugged(&s->core, since, until, now);
+  int dbg = sim_look(s, now), paused = lw_sim_debug_take(s->sim, &since, &until);
+  if (paused) lw_monset_core_debugged(&s->core, since, until, now);
+  dbg |= paused;
   while (n < s->inflight.n && s->inflight.at[n] <= now) n++;
   if (n == 0) return dbg;
   lw_monset_core_receive(&s->core, s->inflight.msgs, n, now);
@@ -146,15 +160,27 @@ static double worker_next_due(lw_client_t *c) {
 }
 static void worker_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, worker_client);
-  lw_msg_t out[LW_WORKER_MSGS_MAX];
-  size_t n;
+  lw_msg_t out[LW_WORKER_MSGS_MAX + 1]; /* a continue's evidence, then a run's */
+  size_t n = 0;
+  double at;
+  uint64_t conts = lw_sim_continues(s->sim, &at);
   /* The worker sees the main loop inside its poll's wait, as uv's looks (core: poll_seen). */
   lw_sim_look_at_poll(s->sim);
-  n = lw_worker_run(lw_monset_core_worker(&s->core), now, s->sim->progress, out);
+  if (conts != s->inflight.worker_conts) {
+    /* A SIGCONT since the last run: the process was stopped from after that run. */
+    s->inflight.worker_conts = conts;
+    n = lw_worker_continued(lw_monset_core_worker(&s->core), at, out);
+  }
+  n += lw_worker_run(lw_monset_core_worker(&s->core), now, s->sim->progress, out + n);
+  s->inflight.worker_ran = now;
   if (n) sim_queue_push(s, out, n, now);
 }
 
 static int sim_setup(lw_monset_t *s) {
+  double at;
+  /* Continues count from now on. */
+  s->cont_seen = s->inflight.worker_conts = lw_sim_continues(s->sim, &at);
+  s->inflight.worker_ran = -INFINITY;
   s->main_client.run = sim_main_run_cb;
   s->main_client.iteration = main_iteration_cb;
   s->main_client.poll_end = main_poll_end_cb;

@@ -15,24 +15,18 @@ static double uv_now_of(const lw_monset_t *s) { return lw_uv_now(s->uv); }
  * read. The hooks keep it raw (an integer compare) and convert it only when they use it. */
 static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->origin_ms; }
 
-/* A SIGCONT since the last look: the process was stopped from when its threads were last seen
- * running (the latest of this thread's hooks and the worker's runs before the continue) until
- * the continue. Returns 1 if that made evidence. */
-static int continued(lw_monset_t *s, double now) {
+/* The main thread looks for evidence: a SIGCONT since the last look, with the worker's runs
+ * around it (the core finds when the process was last seen running). Returns 1 if that made
+ * evidence. */
+static int look(lw_monset_t *s, double now) {
   uint64_t at_ns, count = lw_sigcont_last(&at_ns);
-  double at, seen = -INFINITY, w;
-  unsigned i;
-  if (count == s->cont_seen) return 0;
+  lw_continue_t cont;
+  if (count == s->cont_seen) return lw_monset_core_look(&s->core, NULL, now);
   s->cont_seen = count;
-  at = (double)(int64_t)(at_ns - s->uv->origin_ns) / 1e6;
-  /* A worker that ran since the continue tells the stop itself, from its run before it
-   * (uvworker.c): sharper than this thread's hooks when it ran while this thread was busy. */
-  if (lw_uvworker_ran_before(s->uw, INFINITY) > at) return 0;
-  for (i = 0; i < 4 && i < s->nhooks; i++)
-    if (s->hooks[i] <= at && s->hooks[i] > seen) seen = s->hooks[i];
-  w = lw_uvworker_ran_before(s->uw, at);
-  if (w > seen) seen = w;
-  return lw_monset_core_continued(&s->core, seen, at, now);
+  cont.at = (double)(int64_t)(at_ns - s->uv->origin_ns) / 1e6;
+  cont.worker_after = lw_uvworker_ran_before(s->uw, INFINITY) > cont.at;
+  cont.worker_before = lw_uvworker_ran_before(s->uw, cont.at);
+  return lw_monset_core_look(&s->core, &cont, now);
 }
 
 /* A debugger's pauses (debugger.h) since the last look, as evidence: one atomic load when
@@ -57,9 +51,8 @@ static int uv_receive(lw_monset_t *s, double now) {
   uint64_t lost = 0;
   int cont;
   if (s->uw == NULL) return 0;
-  cont = continued(s, now);
+  cont = look(s, now);
   cont |= debugged(s, now);
-  s->hooks[s->nhooks++ % 4] = now;
   lw_uvworker_await_overdue(s->uw, now);
   if (!lw_uvworker_pending(s->uw)) return cont;
   n = lw_uvworker_drain(s->uw, &msgs, &lost);

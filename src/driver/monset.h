@@ -60,12 +60,15 @@ struct lw_monset_s {
   int finished;
   int worker_error; /* the libuv error of the last worker start that failed, or 0 */
 
-  /* Simulation: the worker's messages in flight, with the time each was sent. */
+  /* Simulation: the worker's messages in flight, with the time each was sent; the worker
+   * thread's last run and the SIGCONTs it has seen (sim.h), as uvworker.c keeps them. */
   struct lw_monset_inflight_s {
     lw_msg_t *msgs;
     double *at;
     size_t n;
     size_t cap;
+    double worker_ran;
+    uint64_t worker_conts;
   } inflight;
 
   /* Real time. */
@@ -91,12 +94,8 @@ struct lw_monset_s {
   uv_async_t async;
   lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
   lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */
-  /* SIGCONT (platform/sigcont.h): the count last seen, and the main thread's last hook times
-   * (ring), so that a continue finds when the process was last seen running before it. */
-  uint64_t cont_seen;
+  uint64_t cont_seen;    /* the SIGCONTs seen (platform/sigcont.h; the simulation's in sim.h) */
   uint64_t dbg_changes; /* lw_debugger_changes() at the last look */
-  double hooks[4];
-  unsigned nhooks;
   lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
   uint64_t set_id; /* real time: its entry in the registry of sets (sets.h), 0 if none */
   lw_spans_t gc; /* V8's GC pauses on the main thread, for the causes of its hangs */

@@ -124,9 +124,12 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
                 double *target, lw_err_t *err) {
   static const char *const verbs[] = {"advance",  "block",    "sleep",  "pause",    "stepWall", "stallWorker",
                                       "throttle", "starve",   "callback", "return", "debug",
-                                      "wait",     "outside",  "signal"};
+                                      "wait",     "outside",  "signal",   "sigstop"};
   static const char *const states[LW_SIM_STATES] = {"cpu", "gc", "blocked", "starved",
                                                     "throttled"};
+  /* The verbs that can happen to a running callback, by their index above. */
+  static const unsigned in_callback = 1u << 1 | 1u << 2 | 1u << 3 | 1u << 4 | 1u << 9 | 1u << 10 |
+                                      1u << 11 | 1u << 14;
   const int nverbs = (int)(sizeof(verbs) / sizeof(verbs[0]));
   int v, st = LW_SIM_CPU;
   for (v = 0; v < nverbs && strcmp(verb, verbs[v]) != 0; v++) {
@@ -134,14 +137,14 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
   if (v == nverbs)
     return lw__refuse(err, LW_EINVAL, "verb",
                       "one of advance, block, sleep, pause, stepWall, stallWorker, throttle, "
-                      "starve, callback, return, debug, wait, outside, signal");
+                      "starve, callback, return, debug, wait, outside, signal, sigstop");
   /* Inside a callback only what can happen to a running callback: it works or waits, the process
    * is stopped or the system sleeps, the wall clock steps, a debugger holds it; "return" ends it. */
-  if (sim->in_callback ? !(v == 1 || v == 2 || v == 3 || v == 4 || v == 9 || v == 10 || v == 11)
-                       : v == 9)
+  if (sim->in_callback ? !((1u << v) & in_callback) : v == 9)
     return lw__refuse(err, LW_EINVAL, "verb",
-                      sim->in_callback ? "block, wait, sleep, pause, stepWall, debug or return inside a callback"
-                                       : "return only inside a callback");
+                      sim->in_callback
+                          ? "block, wait, sleep, pause, sigstop, stepWall, debug or return inside a callback"
+                          : "return only inside a callback");
   /* Only an embedder runs the loop from outside: Node's thread is in uv_run all along. */
   if (v == 12 && sim->loop != LW_LOOP_EMBEDDED)
     return lw__refuse(err, LW_EINVAL, "verb", "outside only in an embedded loop");
@@ -172,6 +175,7 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
     case 11: lw_sim_wait(sim, ms); *target += ms; break;
     case 12: lw_sim_outside(sim, ms); *target += ms; break;
     case 13: lw_sim_signal(sim); break; /* the handler runs now */
+    case 14: lw_sim_sigstop(sim, ms); *target = sim->now; break;
     default: lw_sim_throttle(sim, ms, align_ms); *target += ms; break;
   }
   return LW_OK;
@@ -312,6 +316,12 @@ void lw_sim_sleep(lw_sim_t *sim, double ms) {
 void lw_sim_pause(lw_sim_t *sim, double ms) {
   sim->now += ms;
   if (sim->in_callback) callback_held(sim, ms);
+}
+
+void lw_sim_sigstop(lw_sim_t *sim, double ms) {
+  lw_sim_pause(sim, ms);
+  sim->conts++;
+  sim->cont_at = sim->now;
 }
 
 void lw_sim_step_wall(lw_sim_t *sim, double ms) { sim->wall_off += ms; }

@@ -10,7 +10,10 @@
  *   advances; both threads' run-queue delays grow (on linux the worker tells this from a stop).
  * - sleep(ms): system suspend; nothing runs; wall and sleep-inclusive clocks advance, the
  *   monotonic clock only on darwin and win32 (there it counts sleep, as uv_hrtime does).
- * - pause(ms): the process is stopped; nothing runs; every clock advances.
+ * - pause(ms): the process is stopped; nothing runs; every clock advances (a cgroup freezer, a
+ *   VM paused: nothing tells the process, the worker sees it by its own lateness).
+ * - sigstop(ms): the process is stopped by a signal (SIGSTOP, SIGTSTP) and continued by SIGCONT:
+ *   as pause, and both threads read the continue's time when they next run (its handler's).
  * - stepWall(ms): the wall clock jumps.
  * - stallWorker(ms): only the worker thread stops.
  * - throttle(ms, align): main-thread timers fire only at multiples of `align` for `ms`.
@@ -67,6 +70,8 @@ typedef struct lw_sim_s {
   unsigned refs;
   int advancing;
   int in_callback; /* between "callback" and "return": one iteration of the main loop */
+  uint64_t conts; /* the SIGCONTs so far (sigstop), and the time of the last */
+  double cont_at;
   double debug_since; /* the last debug(): a debugger held the main thread over [since, until) */
   double debug_until;
   int debug_taken;    /* the main thread has taken it as evidence */
@@ -119,6 +124,12 @@ int lw_sim_debug_take(lw_sim_t *sim, double *since, double *until);
 void lw_sim_starve(lw_sim_t *sim, double ms);
 void lw_sim_sleep(lw_sim_t *sim, double ms);
 void lw_sim_pause(lw_sim_t *sim, double ms);
+void lw_sim_sigstop(lw_sim_t *sim, double ms);
+/* The SIGCONTs so far (sigstop), and in `*at` the time of the last. */
+static inline uint64_t lw_sim_continues(const lw_sim_t *sim, double *at) {
+  *at = sim->cont_at;
+  return sim->conts;
+}
 void lw_sim_step_wall(lw_sim_t *sim, double ms);
 void lw_sim_stall_worker(lw_sim_t *sim, double ms);
 /* How far the simulated clocks reach, start included: 1e10 ms (about 116 days). A verb that would
@@ -130,7 +141,7 @@ void lw_sim_stall_worker(lw_sim_t *sim, double ms);
 #define LW_SIM_ALIGN_MS 1000.0
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
 
-/* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "stepWall",
+/* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "sigstop", "stepWall",
  * "stallWorker", "throttle", "starve", "callback", "return", "debug", ...), checked then applied: `ms` must be >= 0 and keep
  * the time within LW_SIM_MAX_MS (stepWall: any value within it of 0), `align_ms` finite and > 0 (throttle only), `state` NULL or one of
  * "cpu", "gc", "blocked", "starved", "throttled" (block only). LW_EINVAL names the argument in

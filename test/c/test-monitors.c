@@ -356,17 +356,17 @@ TEST_IMPL(monitors_receive_hang_end) {
   lw_monset_core_start(&x.m, LW_MON_LIVENESS, 0);
   /* The main thread resumes at its first activity after a gap of 2 liveness intervals. */
   lw_monset_core_iteration(&x.m, 800, 0);
-  ASSERT_DBL_EQ(x.m.resumed_at, 800);
+  ASSERT_DBL_EQ(x.m.seen.resumed_at, 800);
   lw_monset_core_iteration(&x.m, 899.75, 0);
-  ASSERT_DBL_EQ(x.m.resumed_at, 800);
+  ASSERT_DBL_EQ(x.m.seen.resumed_at, 800);
   lw_monset_core_run(&x.m, 999.75);
-  ASSERT_DBL_EQ(x.m.resumed_at, 999.75);
+  ASSERT_DBL_EQ(x.m.seen.resumed_at, 999.75);
   lw_monset_core_iteration(&x.m, 1000, 0);
-  ASSERT_DBL_EQ(x.m.resumed_at, 999.75);
+  ASSERT_DBL_EQ(x.m.seen.resumed_at, 999.75);
   /* Blocked from 1000; the main thread's first turn after that is at 8980. */
   lw_monset_core_iteration(&x.m, 8980, 0);
   lw_monset_core_iteration(&x.m, 8990, 0);
-  ASSERT_DBL_EQ(x.m.resumed_at, 8980);
+  ASSERT_DBL_EQ(x.m.seen.resumed_at, 8980);
   memset(&msg, 0, sizeof(msg));
   msg.type = LW_MSG_HANG_START;
   msg.hang_start = 1000;
@@ -394,7 +394,7 @@ TEST_IMPL(monitors_receive_hang_end) {
   msg.detected_at = 25000;
   msg.hang_end = 27000;
   lw_monset_core_receive(&x.m, &msg, 1, 27010);
-  ASSERT_DBL_EQ(x.m.resumed_at, 27010);
+  ASSERT_DBL_EQ(x.m.seen.resumed_at, 27010);
   ev = lw_conditions_events(&x.c, &n);
   ASSERT_EQ(n, 1);
   ASSERT_DBL_EQ(ev[0].end, 27000);
@@ -761,21 +761,33 @@ TEST_IMPL(monitors_poll_wait_lost_to_a_signal) {
   return 0;
 }
 
-/* SPEC §5: a SIGCONT at `at` after the process was last seen running at `seen`: pause evidence
- * over [seen, at], which the iteration that held the stop then finds (its sample discarded). */
+/* SPEC §5: a SIGCONT at `at` after the process was last seen running at `seen` (the latest of
+ * the main thread's looks and the worker's runs before it): pause evidence over [seen, at], which
+ * the iteration that held the stop then finds (its sample discarded). */
 TEST_IMPL(monitors_continued_is_pause_evidence) {
   fx_t x;
   lw_interval_t iv;
   const lw_name_stats_t *ns;
+  lw_continue_t cont = {1500, -INFINITY, 0};
   fx_init(&x, NULL, 0);
   ns = stats_of(&x, LW_MON_LOOPBLOCK);
   lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 1000);
   /* Nothing seen yet, or a continue not after it: nothing. */
-  ASSERT_EQ(lw_monset_core_continued(&x.m, -INFINITY, 1500, 1600), 0);
-  ASSERT_EQ(lw_monset_core_continued(&x.m, 1500, 1500, 1600), 0);
+  ASSERT_EQ(lw_monset_core_look(&x.m, &cont, 1600), 0);
+  cont.worker_before = 1500;
+  ASSERT_EQ(lw_monset_core_look(&x.m, &cont, 1600), 0);
   ASSERT_EQ(n_intervals(&x, 1600), 0);
-  /* Last seen at 1602 (a hook), continued at 1907: a 300 ms stop inside the iteration. */
-  ASSERT_EQ(lw_monset_core_continued(&x.m, 1602, 1907, 1908), 1);
+  /* A worker that ran after the continue tells the stop itself: nothing here. */
+  cont.at = 1907;
+  cont.worker_before = 1000;
+  cont.worker_after = 1;
+  ASSERT_EQ(lw_monset_core_look(&x.m, NULL, 1602), 0);
+  ASSERT_EQ(lw_monset_core_look(&x.m, &cont, 1908), 0);
+  ASSERT_EQ(n_intervals(&x, 1908), 0);
+  /* Last seen at 1602 (a look; the one at 1908 came after the continue, the worker's run at
+   * 1000 before), continued at 1907: a 300 ms stop inside the iteration. */
+  cont.worker_after = 0;
+  ASSERT_EQ(lw_monset_core_look(&x.m, &cont, 1908), 1);
   iv = only_interval(&x, 1908);
   ASSERT_DBL_EQ(iv.start, 1602);
   ASSERT_DBL_EQ(iv.end, 1907);

@@ -442,7 +442,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     /* The main loop waits in its poll now: it would answer at once. A stop's evidence is no
      * quiet news. */
     o->quiet = !stopped && rd->main_in_poll != NULL && rd->main_in_poll(rd->data);
-    if (stopped && ev_gap > 0) {
+    if (stopped) {
       o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
       o->ev_start = now - ev_gap;
       o->ev_end = now;
@@ -450,10 +450,8 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     }
     w->heartbeat_due = now + cfg->worker_interval_ms;
   }
-  /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. One
-   * known only from a continue (a run on time after it) has the continue's evidence: an empty
-   * span at this run would read as a stop just now to a timer caught up after the loop's wait. */
-  if (stopped && ev_gap > 0 && !evidence_sent) {
+  if (stopped && !evidence_sent) {
+    /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. */
     lw_msg_t *o = &out[n++];
     memset(o, 0, sizeof(*o));
     o->type = LW_MSG_EVIDENCE;

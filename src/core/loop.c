@@ -155,7 +155,7 @@ static void loopblock_start(lw_monset_core_t *m, double now) {
 /* loopBlock (SPEC §6): each iteration's busy time, sampled by lw_monset_core_iteration(). */
 const lw__mon_desc_t lw__mon_loopblock = {
     .name = "loopBlock",
-    .flags = LW__MON_VALIDATED,
+    .flags = LW__MON_VALIDATED | LW__MON_LOOP_HOOKS,
     .metric = {"lag_loop_block_histogram",
                "Busy time of each event-loop iteration (recorded samples)", "ms"},
     .start = loopblock_start,

@@ -23,6 +23,8 @@ void lw__mon_activity(lw_monset_core_t *m, double now);
 #define LW__MON_EVIDENCE 4u      /* evidence only: never paused while the app is hidden */
 #define LW__MON_WORKER_THREAD 8u /* runs on the worker thread: Electron's main process keeps it
                                   * running while every window is hidden */
+#define LW__MON_LOOP_HOOKS 16u   /* needs the loop's iteration hooks (its samples, the progress
+                                  * stamp the worker reads) */
 /* What a monitor's main-thread timer is (lw__mon_desc_t.timer). */
 typedef enum {
   LW__TIMER_NONE = 0, /* not armed */

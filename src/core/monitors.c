@@ -243,11 +243,20 @@ void lw_monset_core_stop(lw_monset_core_t *m, lw_mon_t mon, double now) {
   if (!any_running(m)) m->flush_due = now;
 }
 
-int lw_monset_core_worker_needed(const lw_monset_core_t *m) {
+/* 1 if a running monitor has `flag`. */
+static int any_running_with(const lw_monset_core_t *m, unsigned flag) {
   int i;
   for (i = 0; i < LW_MON_COUNT; i++)
-    if (m->running[i] && lw_mon_on_worker((lw_mon_t)i)) return 1;
+    if (m->running[i] && has_flag((lw_mon_t)i, flag)) return 1;
   return 0;
+}
+
+int lw_monset_core_worker_needed(const lw_monset_core_t *m) {
+  return any_running_with(m, LW__MON_WORKER_THREAD);
+}
+
+int lw_monset_core_hooks_needed(const lw_monset_core_t *m) {
+  return any_running_with(m, LW__MON_LOOP_HOOKS);
 }
 
 /* Monitor `i`'s main-thread timer, if it runs and has one armed. */

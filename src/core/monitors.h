@@ -292,8 +292,11 @@ void lw_monset_core_release(lw_monset_core_t *m);
  * leaves its validator alive; its recorded values stay in the batch until the next flush. */
 void lw_monset_core_start(lw_monset_core_t *m, lw_mon_t mon, double now);
 void lw_monset_core_stop(lw_monset_core_t *m, lw_mon_t mon, double now);
-/* 1 if the worker thread is needed (heartbeat or liveness running). */
+/* 1 if the worker thread is needed (a monitor on it runs: the heartbeat, liveness). */
 int lw_monset_core_worker_needed(const lw_monset_core_t *m);
+/* 1 if the loop's iteration hooks are needed (a monitor that reads them runs: loopBlock's
+ * samples, liveness's progress stamp). */
+int lw_monset_core_hooks_needed(const lw_monset_core_t *m);
 
 /* Main thread. */
 double lw_monset_core_next_due(const lw_monset_core_t *m);

@@ -37,7 +37,7 @@ const lw__mon_desc_t lw__mon_worker = {
 
 const lw__mon_desc_t lw__mon_liveness = {
     .name = "liveness",
-    .flags = LW__MON_WORKER_THREAD,
+    .flags = LW__MON_WORKER_THREAD | LW__MON_LOOP_HOOKS,
     .start = liveness_start,
     .stop = liveness_stop,
     .timer = NULL,

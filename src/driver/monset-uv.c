@@ -310,13 +310,13 @@ static int uv_make(lw_monset_t *s) {
   return 0;
 }
 
-/* Puts the real-time pieces in line with what runs: the prepare hook for loopBlock and
- * liveness, the worker thread for worker and liveness. Returns the thread's start error. */
+/* Puts the real-time pieces in line with what runs: the loop's hooks and the worker thread, for
+ * the monitors that need them. Returns the thread's start error. */
 static int uv_sync(lw_monset_t *s) {
   lw_monset_core_t *k = &s->core;
   int rc = 0;
   if (!s->uv_ready || uv_is_closing((uv_handle_t *)&s->async)) return 0;
-  if (lw_monset_core_running(k, LW_MON_LOOPBLOCK) || lw_monset_core_running(k, LW_MON_LIVENESS)) {
+  if (lw_monset_core_hooks_needed(k)) {
     uv_prepare_start(&s->prepare, prepare_cb);
     uv_check_start(&s->check, check_cb);
     s->hook.check_on = 1; /* until the first prepare says otherwise */

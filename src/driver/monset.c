@@ -157,9 +157,10 @@ int lw_monset_start(lw_monset_t *s, lw_mon_t mon) {
   rc = s->be->sync(s);
   if (rc != 0) {
     /* No thread (no file descriptor, a thread limit): the worker's monitors do not run. */
+    int i;
     s->worker_error = rc;
-    lw_monset_core_stop(&s->core, LW_MON_WORKER, now);
-    lw_monset_core_stop(&s->core, LW_MON_LIVENESS, now);
+    for (i = 0; i < LW_MON_COUNT; i++)
+      if (lw_mon_on_worker((lw_mon_t)i)) lw_monset_core_stop(&s->core, (lw_mon_t)i, now);
     s->be->sync(s);
     return LW_ETHREAD;
   }

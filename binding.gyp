@@ -6,6 +6,7 @@
         "src/platform/alloc.c",
         "src/core/alloc.c",
         "src/core/tracker.c",
+        "src/core/tracker-find.c",
         "src/core/reasons.c",
         "src/core/histogram.c",
         "src/core/delaywindow.c",

@@ -4,6 +4,17 @@
 
 #include <stdint.h>
 
+/* The loop model (SPEC §6, embedded loops). Node runs its loop itself and waits in its poll,
+ * where libuv counts the idle time. An embedder such as Electron runs one non-waiting
+ * iteration at a time from its own message loop, so the thread waits outside libuv and libuv's
+ * idle time does not grow. The model is read from what the poll does: a poll that waited
+ * (libuv's idle time grew across an iteration) makes the loop Node's for good; a poll that
+ * could have waited (lw_monset_core_poll) and did not, followed by time off a CPU before the next
+ * iteration, is the embedder's, and LW_OUTSIDE_ITERATIONS of those make the loop embedded.
+ * A synchronous wait in a callback leaves the same gap, but in Node's loop a poll that could
+ * wait always waits. From the switch on the thread is available to its loop whenever it is
+ * not on a CPU. */
+
 static double runnable_now(const lw_monset_core_t *m) {
   return m->rd.runnable ? m->rd.runnable(m->rd.data) : 0;
 }
@@ -164,3 +175,5 @@ const lw__mon_desc_t lw__mon_loopblock = {
     .fire = NULL,
     .recorded = NULL,
 };
+
+int lw_monset_core_poll_waiting(const lw_monset_core_t *m) { return m->loop.waiting; }

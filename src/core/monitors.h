@@ -16,6 +16,7 @@
 #include "conditions.h"
 #include "config.h"
 #include "delaywindow.h"
+#include "loop.h"
 #include "worker.h"
 
 /* The monitor table: one row per monitor, in the order of their ids (the public names' order):
@@ -85,12 +86,6 @@ typedef struct lw_readings_s {
  * a heartbeat up to 100 ms early with a check of its rest). What they measure over the wait is
  * caught up (lw_monset_core_awake). */
 #define LW_SHARE_MS 150.0
-
-/* An iteration that starts this long off a CPU after the previous one's poll ended, when that
- * poll could have waited and did not, ran from outside libuv. */
-#define LW_OUTSIDE_MIN_MS 5.0
-/* After this many such iterations the loop is an embedded one (for good). */
-#define LW_OUTSIDE_ITERATIONS 2
 
 /* Per-monitor recorded values on their way to JS (one batch per flush). */
 typedef struct lw_batch_s {
@@ -164,16 +159,7 @@ typedef struct lw_monset_core_s {
     double wait_at, wait_idle;
     double idle_lost; /* the waits libuv's idle time lost (lw_monset_core_poll_woke) */
   } loop;
-  /* The loop model (SPEC §6, embedded loops). Node runs its loop itself and waits in its poll,
-   * where libuv counts the idle time. An embedder such as Electron runs one non-waiting
-   * iteration at a time from its own message loop, so the thread waits outside libuv and libuv's
-   * idle time does not grow. The model is read from what the poll does: a poll that waited
-   * (libuv's idle time grew across an iteration) makes the loop Node's for good; a poll that
-   * could have waited (lw_monset_core_poll) and did not, followed by time off a CPU before the next
-   * iteration, is the embedder's, and LW_OUTSIDE_ITERATIONS of those make the loop embedded.
-   * A synchronous wait in a callback leaves the same gap, but in Node's loop a poll that could
-   * wait always waits. From the switch on the thread is available to its loop whenever it is
-   * not on a CPU. */
+  /* The loop model (SPEC §6, embedded loops; loop.c says how it is read). */
   struct lw_loop_model_s {
     int embedded;
     int poll_waited;       /* libuv's idle time grew across an iteration: Node's loop for good */
@@ -312,36 +298,6 @@ double lw_monset_core_next_due_armed(const lw_monset_core_t *m);
  * then hands the batches to JS and calls lw_monset_core_flushed(). */
 int lw_monset_core_run(lw_monset_core_t *m, double now);
 void lw_monset_core_flushed(lw_monset_core_t *m, double now);
-/* The loop model's readings (SPEC §6), the same from every driver: when a poll ended (libuv's
- * check phase), the time and the thread's runnable time then (on a CPU, or on Linux waiting for
- * one; NAN if it could not be read); at the next iteration, the time and the runnable time again.
- * The core takes libuv's idle time at both itself, and counts as outside libuv the gap less the
- * runnable time and the idle time it holds: what the thread spent off every CPU after the poll,
- * in a synchronous wait of a timer or an immediate in Node's loop, in the embedder's message loop
- * (and such waits) in an embedded one. A driver that takes no reading at a poll's end (the real
- * driver, while nothing suspects an embedder) counts nothing as outside. */
-void lw_monset_core_poll_end(lw_monset_core_t *m, double at, double runnable);
-/* 1 while a poll end's readings wait for the next iteration: the driver then reads the runnable
- * time for lw_monset_core_iteration(), which ignores it otherwise. */
-int lw_monset_core_poll_ended(const lw_monset_core_t *m);
-/* The loop-iteration hook (uv_prepare): loopBlock's sample, and the loop model's reading (see
- * lw_monset_core_poll_end). Returns 1 if a due time may have changed (the sample was held or
- * discarded, or the loop model switched), else 0: the driver need not re-arm its timer. */
-int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable);
-/* A wait that libuv's idle time lost to a signal is still a wait (loop.c says how the worker's
- * sightings of the poll tell). The driver calls lw_monset_core_poll_wait() when a poll that may
- * wait begins (`at`: the prepare hook's time) and lw_monset_core_poll_woke() once it is over (a
- * callback of it or the check hook runs); an iteration closes a poll nobody judged.
- * LW_SEEN_MAX_MS: the longest the worker goes without looking at the poll. */
-#define LW_SEEN_MAX_MS 1000.0
-void lw_monset_core_poll_wait(lw_monset_core_t *m, double at);
-void lw_monset_core_poll_woke(lw_monset_core_t *m, double now);
-static inline int lw_monset_core_poll_waiting(const lw_monset_core_t *m) { return m->loop.waiting; }
-/* After the iteration hook, before the poll: `could_wait` is 1 if the poll that follows would
- * wait in Node's own loop (libuv gives it a non-zero timeout) or Node's run would end here
- * (nothing keeps the loop alive), 0 if it cannot wait (an immediate, a pending callback, a due
- * timer). A poll that could wait and left libuv's idle time unchanged ran from an embedder. */
-void lw_monset_core_poll(lw_monset_core_t *m, int could_wait);
 /* Timers asleep while the loop waits (asleep.c says how): the driver calls lw_monset_core_idle()
  * when the loop is about to wait in its poll, and lw_monset_core_awake() when it runs again
  * (`idle_end`: when it stopped waiting), after applying the evidence. Each returns 1 if a due
@@ -402,8 +358,6 @@ static inline void lw_monset_core_set_share(lw_monset_core_t *m, double ms) { m-
 static inline int lw_monset_core_sharing(const lw_monset_core_t *m) {
   return m->share_ms > 0 && (m->drift.asleep || m->macro.asleep) && m->running[LW_MON_WORKER];
 }
-/* 1 once the loop is recognised as run from outside (Electron's). */
-int lw_monset_core_embedded(const lw_monset_core_t *m);
 /* A debugger held the main thread from `since` until `until` (INFINITY: it still does, as the
  * main thread last heard): `debugger` evidence over that span, opened while it lasts and closed
  * when its end is known (SPEC §2: discarded, never a stall; §5: no part of a sample's own time). */

@@ -55,6 +55,9 @@ extern const lw_monset_backend_t lw__monset_uv;
 /* monset-uv-readings.c: the real-time readings of a set; libuv's idle time (main thread). */
 void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd);
 double lw__monset_uv_idle(void *d);
+/* monset-uv-readings.c: the main thread looks for the evidence others tell (a SIGCONT, a
+ * debugger's pauses) and hands it to the core. 1 if evidence came. */
+int lw__monset_uv_signals(lw_monset_t *s, double now);
 /* monset-uv-hangs.c: the worker thread's callbacks at a hang's flag and after each of its runs. */
 void lw__monset_uv_stacks_wake(void *data, double detected_at, int block);
 void lw__monset_uv_record_hang(void *data, const lw_msg_t *msgs, size_t n, double now);

@@ -1,8 +1,10 @@
 /* The real-time set's readings (lw_readings_t): the platform's clocks, libuv's idle time, the
- * threads' times and the debugger's hold, as the core reads them on the main and worker threads. */
+ * threads' times and the debugger's hold, as the core reads them on the main and worker threads;
+ * and what the main thread reads of the stops that others tell: a SIGCONT, a debugger's pauses. */
 #include <math.h>
 
 #include "../platform/clocks.h"
+#include "../platform/sigcont.h"
 #include "debugger.h"
 #include "monset-internal.h"
 
@@ -141,4 +143,37 @@ void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd) {
 #if defined(__APPLE__) || defined(_WIN32)
   rd->main.mono_includes_sleep = 1;
 #endif
+}
+
+/* The main thread looks for evidence: a SIGCONT since the last look, with the worker's runs
+ * around it (the core finds when the process was last seen running). Returns 1 if that made
+ * evidence. */
+static int look(lw_monset_t *s, double now) {
+  uint64_t at_ns, count = lw_sigcont_last(&at_ns);
+  lw_continue_t cont;
+  if (count == s->cont_seen) return lw_monset_core_look(&s->core, NULL, now);
+  s->cont_seen = count;
+  cont.at = (double)(int64_t)(at_ns - s->uv->origin_ns) / 1e6;
+  cont.worker_after = lw_uvworker_ran_before(s->uw, INFINITY) > cont.at;
+  cont.worker_before = lw_uvworker_ran_before(s->uw, cont.at);
+  return lw_monset_core_look(&s->core, &cont, now);
+}
+
+/* A debugger's pauses (debugger.h) since the last look, as evidence: one atomic load when
+ * nothing changed. Returns 1 if evidence was added. */
+static int debugged(lw_monset_t *s, double now) {
+  double ended[LW_DEBUGGER_KEPT][2], since;
+  uint64_t changes = lw_debugger_changes();
+  size_t n, i;
+  if (changes == s->dbg_changes) return 0;
+  s->dbg_changes = changes;
+  n = lw_debugger_take(s->set_id, ended, LW_DEBUGGER_KEPT, &since);
+  for (i = 0; i < n; i++) lw_monset_core_debugged(&s->core, ended[i][0], ended[i][1], now);
+  if (!isnan(since)) lw_monset_core_debugged(&s->core, since, INFINITY, now);
+  return n > 0 || !isnan(since);
+}
+
+int lw__monset_uv_signals(lw_monset_t *s, double now) {
+  int got = look(s, now);
+  return debugged(s, now) | got;
 }

@@ -1,11 +1,11 @@
 /* The monitor set in real time on libuv (monset-internal.h): the worker thread (uvworker.c) whose
  * messages reach the main loop through a uv_async_t, and the loop's prepare and check hooks
  * (loopBlock's iteration, the progress stamp, the loop model). The platform's clocks as the
- * core's readings are in monset-uv-readings.c, a running hang's reports from the worker thread
- * in monset-uv-hangs.c. */
+ * core's readings, and the stops others tell (a SIGCONT, a debugger), are in
+ * monset-uv-readings.c, a running hang's reports from the worker thread in monset-uv-hangs.c. */
 #include "../platform/clocks.h"
 #include "../platform/sigcont.h"
-#include "debugger.h"
+#include "sets.h"
 #include "monset-internal.h"
 
 static double uv_now_of(const lw_monset_t *s) { return lw_uv_now(s->uv); }
@@ -15,34 +15,6 @@ static double uv_now_of(const lw_monset_t *s) { return lw_uv_now(s->uv); }
  * read. The hooks keep it raw (an integer compare) and convert it only when they use it. */
 static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->origin_ms; }
 
-/* The main thread looks for evidence: a SIGCONT since the last look, with the worker's runs
- * around it (the core finds when the process was last seen running). Returns 1 if that made
- * evidence. */
-static int look(lw_monset_t *s, double now) {
-  uint64_t at_ns, count = lw_sigcont_last(&at_ns);
-  lw_continue_t cont;
-  if (count == s->cont_seen) return lw_monset_core_look(&s->core, NULL, now);
-  s->cont_seen = count;
-  cont.at = (double)(int64_t)(at_ns - s->uv->origin_ns) / 1e6;
-  cont.worker_after = lw_uvworker_ran_before(s->uw, INFINITY) > cont.at;
-  cont.worker_before = lw_uvworker_ran_before(s->uw, cont.at);
-  return lw_monset_core_look(&s->core, &cont, now);
-}
-
-/* A debugger's pauses (debugger.h) since the last look, as evidence: one atomic load when
- * nothing changed. Returns 1 if evidence was added. */
-static int debugged(lw_monset_t *s, double now) {
-  double ended[LW_DEBUGGER_KEPT][2], since;
-  uint64_t changes = lw_debugger_changes();
-  size_t n, i;
-  if (changes == s->dbg_changes) return 0;
-  s->dbg_changes = changes;
-  n = lw_debugger_take(s->set_id, ended, LW_DEBUGGER_KEPT, &since);
-  for (i = 0; i < n; i++) lw_monset_core_debugged(&s->core, ended[i][0], ended[i][1], now);
-  if (!isnan(since)) lw_monset_core_debugged(&s->core, since, INFINITY, now);
-  return n > 0 || !isnan(since);
-}
-
 /* The worker's messages that have arrived by `now` (an overdue check of the worker awaited),
  * a SIGCONT's evidence and a debugger's. */
 static int uv_receive(lw_monset_t *s, double now) {
@@ -51,8 +23,7 @@ static int uv_receive(lw_monset_t *s, double now) {
   uint64_t lost = 0;
   int cont;
   if (s->uw == NULL) return 0;
-  cont = look(s, now);
-  cont |= debugged(s, now);
+  cont = lw__monset_uv_signals(s, now);
   lw_uvworker_await_overdue(s->uw, now);
   if (!lw_uvworker_pending(s->uw)) return cont;
   n = lw_uvworker_drain(s->uw, &msgs, &lost);

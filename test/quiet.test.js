@@ -84,6 +84,32 @@ describe('a quiet process is quiet (SPEC §14, simulation)', () => {
     m.stop();
   });
 
+  // A shell's Ctrl-Z then `fg`, or `kill -STOP` then `-CONT`: the continue tells both threads
+  // when the stop ended. The lateness timers slept through the loop's wait and are caught up
+  // when it runs again: a firing the stop covered came when the process ran again (discarded as
+  // pause), every other one on time, whichever thread read the continue first.
+  for (const liveness of [true, false]) {
+    for (const stopMs of [50, 700, 6000]) {
+      it(`idle, stopped ${stopMs} ms by a signal and continued${liveness ? '' : ' (no liveness checks)'}: no lag, no block, no hang (a pause at most)`, () => {
+        const sim = lagwatch.createSimulation({ platform: 'linux' });
+        const m = lagwatch.setupAllMonitors({ clock: sim, blocks: { thresholdMs: 100 }, monitors: { liveness } });
+        const got = [];
+        for (const name of ['block', 'stall', 'workerHang']) m.conditions.on(name, (e) => got.push([name, e]));
+        sim.advance(1210);
+        sim.sigstop(stopMs);
+        sim.advance(8000);
+        const stats = m.conditions.stats();
+        assert.deepStrictEqual(got.filter(([name, e]) => name !== 'stall' || e.kind !== 'pause'), []);
+        for (const name of ['driftLag', 'macrotaskLag', 'loopBlock', 'worker']) {
+          assert.ok(stats.monitors[name].max <= 1, `${name}: ${JSON.stringify(stats.monitors[name])}`);
+        }
+        assert.ok(stats.discarded.pause >= 1, JSON.stringify(stats.discarded));
+        assert.strictEqual(stats.stalls.hang, 0);
+        m.stop();
+      });
+    }
+  }
+
   it('signal() is refused inside a callback, naming the verb', () => {
     const sim = lagwatch.createSimulation({ platform: 'linux' });
     assert.throws(() => sim.iteration([['signal', 0]]), /steps\[0\]/);

@@ -22,6 +22,8 @@ static int continued(lw_monset_core_t *m, const lw_continue_t *cont, double now)
 
 int lw_monset_core_look(lw_monset_core_t *m, const lw_continue_t *cont, double now) {
   int added = cont != NULL && continued(m, cont, now);
+  /* The loop's poll, if it waited then, restarted its wait (loop.c). */
+  if (cont != NULL) lw__mon_continued_at(m, cont->at);
   m->seen.looks[m->seen.nlooks++ % 4] = now;
   return added;
 }

@@ -35,8 +35,10 @@ double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
  * entry into the kernel's wait: a signal that interrupts the wait (EINTR: the app's SIGTERM or
  * SIGUSR2, a child's SIGCHLD, a profiler's SIGPROF) restarts the count, and the wait so far is
  * lost. An idle loop interrupted that way would read as one iteration busy for its whole wait.
- * Nothing on the main thread marks the poll's end (Node moves libuv's loop time whenever JS sets
- * a timer), so the worker thread's sightings of the loop inside its wait (poll_seen) decide:
+ * A stop ends every thread's wait with EINTR too (on Linux, handler or not): a continue that came
+ * during the poll (lw__mon_continued_at) makes all of it wait. Else nothing on the main thread
+ * marks the poll's end (Node moves libuv's loop time whenever JS sets a timer), so the worker
+ * thread's sightings of the loop inside its wait (poll_seen) decide:
  * - all of the poll up to the last sighting was wait; what libuv counted of it by then was
  *   counted, the rest lost;
  * - libuv's idle time lower at the poll's end than at that sighting shows a restart after it:
@@ -52,25 +54,51 @@ void lw_monset_core_poll_wait(lw_monset_core_t *m, double at) {
   m->loop.wait_idle = idle_reading(m);
 }
 
+/* The wait the core takes in the poll that just ended at `now`, of which libuv counted `counted`:
+ * all of it after a continue (a stop ends with EINTR in every thread's wait, on Linux even
+ * without a handler), else what the worker's sightings show (0: libuv's count). */
+static double poll_lost(lw_monset_core_t *m, double now, double counted) {
+  double seen_at, seen_idle, seen_runnable, tail;
+  if (m->loop.restarted) return (now - m->loop.wait_at) - counted;
+  if (m->rd.poll_seen == NULL || !m->rd.poll_seen(m->rd.data, &seen_at, &seen_idle, &seen_runnable))
+    return 0;
+  if (!(seen_at > m->loop.wait_at && seen_at <= now)) return 0; /* no sighting of this poll */
+  if (idle_reading(m) >= seen_idle) return (seen_at - m->loop.wait_at) - (seen_idle - m->loop.wait_idle);
+  /* A restart after the sighting: the wait went on for the thread's time off every CPU since. */
+  tail = (now - seen_at) - (runnable_now(m) - seen_runnable);
+  if (!(tail > 0)) tail = 0;
+  if (tail > LW_SEEN_MAX_MS) tail = LW_SEEN_MAX_MS;
+  return (seen_at - m->loop.wait_at) + tail - counted;
+}
+
 void lw_monset_core_poll_woke(lw_monset_core_t *m, double now) {
-  double seen_at, seen_idle, seen_runnable, counted, lost, tail;
+  double counted, lost;
   if (!m->loop.waiting) return;
   m->loop.waiting = 0;
   /* An embedded loop's idle time is its own measure of the thread (lw__mon_idle_now). */
-  if (m->model.embedded || m->rd.poll_seen == NULL) return;
-  if (!m->rd.poll_seen(m->rd.data, &seen_at, &seen_idle, &seen_runnable)) return;
-  if (!(seen_at > m->loop.wait_at && seen_at <= now)) return; /* no sighting of this poll */
+  if (m->model.embedded) return;
   counted = idle_reading(m) - m->loop.wait_idle;
-  if (idle_reading(m) >= seen_idle) {
-    lost = (seen_at - m->loop.wait_at) - (seen_idle - m->loop.wait_idle);
-  } else {
-    /* A restart after the sighting: the wait went on for the thread's time off every CPU since. */
-    tail = (now - seen_at) - (runnable_now(m) - seen_runnable);
-    if (!(tail > 0)) tail = 0;
-    if (tail > LW_SEEN_MAX_MS) tail = LW_SEEN_MAX_MS;
-    lost = (seen_at - m->loop.wait_at) + tail - counted;
-  }
+  lost = poll_lost(m, now, counted);
+  m->loop.restarted = 0;
   if (lost > 0) m->loop.idle_lost += lost;
+  m->loop.last_at = m->loop.wait_at;
+  m->loop.last_end = now;
+  m->loop.last_wait = counted + (lost > 0 ? lost : 0);
+}
+
+void lw__mon_continued_at(lw_monset_core_t *m, double at) {
+  double lost;
+  if (m->model.embedded) return;
+  if (m->loop.waiting) {
+    if (at > m->loop.wait_at) m->loop.restarted = 1;
+    return;
+  }
+  /* Read after the poll it fell in was judged: that poll was all wait. */
+  if (!(at > m->loop.last_at && at <= m->loop.last_end)) return;
+  lost = (m->loop.last_end - m->loop.last_at) - m->loop.last_wait;
+  if (!(lost > 0)) return;
+  m->loop.idle_lost += lost;
+  m->loop.last_wait += lost;
 }
 
 int lw_monset_core_embedded(const lw_monset_core_t *m) { return m->model.embedded; }

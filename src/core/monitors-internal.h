@@ -62,6 +62,8 @@ const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n);
 /* loop.c */
 /* The time the main thread was available to its loop, up to `now` (both loop models). */
 double lw__mon_idle_now(const lw_monset_core_t *m, double now);
+/* The process was continued at `at` (SIGCONT): a poll that waited then restarted its wait. */
+void lw__mon_continued_at(lw_monset_core_t *m, double at);
 /* The loop's busy time up to `now`, counting the iteration in progress. */
 double lw__mon_busy_until(const lw_monset_core_t *m, double now);
 

@@ -235,7 +235,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   double self_lag = now - due, late, cur = 0, slept = 0, gap, ev_gap, since = now - w->prev_fire;
   double threshold = cfg->stall_threshold_ms, slack;
   size_t n = 0;
-  int has, stopped = 0, evidence_sent = 0;
+  int has, stopped = 0, seen, evidence_sent = 0;
   if (due > now) return 0;
   if (self_lag < 0) self_lag = 0;
   /* What a stop may explain: the lateness from the due time, or from the end of the driver's
@@ -268,6 +268,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   if (stopped && slept > gap) gap = slept < since ? slept : since;
   /* The evidence of this run covers `ev_gap` before now: the stop's least extent. */
   ev_gap = gap;
+  seen = stopped; /* this run's lateness showed the stop: evidence of its own */
   /* A SIGCONT came since the last run (lw_worker_continued): the process was stopped, from after
    * that run at the earliest. The hang clock takes out all of that time, as the continue's own
    * evidence covers it, so that a hang and its episode agree. */
@@ -442,7 +443,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     /* The main loop waits in its poll now: it would answer at once. A stop's evidence is no
      * quiet news. */
     o->quiet = !stopped && rd->main_in_poll != NULL && rd->main_in_poll(rd->data);
-    if (stopped) {
+    if (seen) {
       o->ev_reason = slept >= cfg->suspend_min_ms ? LW_REASON_SUSPEND : LW_REASON_PAUSE;
       o->ev_start = now - ev_gap;
       o->ev_end = now;
@@ -450,8 +451,10 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     }
     w->heartbeat_due = now + cfg->worker_interval_ms;
   }
-  if (stopped && !evidence_sent) {
-    /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. */
+  /* A stop seen between heartbeats (or with the heartbeat off) is evidence all the same. One
+   * known only from a continue has the continue's evidence: a span at this run, which was about
+   * on time, would read as a stop just then to the timers caught up after the loop's wait. */
+  if (seen && !evidence_sent) {
     lw_msg_t *o = &out[n++];
     memset(o, 0, sizeof(*o));
     o->type = LW_MSG_EVIDENCE;

@@ -319,7 +319,15 @@ void lw_sim_pause(lw_sim_t *sim, double ms) {
 }
 
 void lw_sim_sigstop(lw_sim_t *sim, double ms) {
+  double began = sim->main_free_at > sim->wait_since ? sim->main_free_at : sim->wait_since;
+  int waiting = sim->loop != LW_LOOP_EMBEDDED && !sim->in_callback && sim->main_free_at <= sim->now;
   lw_sim_pause(sim, ms);
+  /* On Linux every thread's wait ends with EINTR when a stop ends: libuv's poll loses its wait so
+   * far, as for signal(), and waits again, its count starting now. */
+  if (waiting && sim->platform == LW_PLATFORM_LINUX && sim->now > began) {
+    sim->idle_lost += sim->now - began;
+    sim->wait_since = sim->now;
+  }
   sim->conts++;
   sim->cont_at = sim->now;
 }

@@ -13,7 +13,8 @@
  * - pause(ms): the process is stopped; nothing runs; every clock advances (a cgroup freezer, a
  *   VM paused: nothing tells the process, the worker sees it by its own lateness).
  * - sigstop(ms): the process is stopped by a signal (SIGSTOP, SIGTSTP) and continued by SIGCONT:
- *   as pause, and both threads read the continue's time when they next run (its handler's).
+ *   as pause, and both threads read the continue's time when they next run (its handler's); on
+ *   linux a poll that waited loses its wait so far from libuv's idle time (EINTR), as signal().
  * - stepWall(ms): the wall clock jumps.
  * - stallWorker(ms): only the worker thread stops.
  * - throttle(ms, align): main-thread timers fire only at multiples of `align` for `ms`.

@@ -761,6 +761,47 @@ TEST_IMPL(monitors_poll_wait_lost_to_a_signal) {
   return 0;
 }
 
+/* SPEC §14: a stop that ends while the loop waits ends the poll's wait with EINTR (on Linux in
+ * every thread, handler or not): libuv's count restarts, and the wait before is lost. The continue
+ * tells it where no sighting of the worker's does: the whole poll was wait, whether the main
+ * thread reads the continue while the poll still waits or once it woke (before the iteration's
+ * sample is judged); a continue before the poll began changes nothing. */
+TEST_IMPL(monitors_poll_wait_restarted_by_a_continue) {
+  fx_t x;
+  lw_continue_t cont = {0, -INFINITY, 1};
+  fx_init(&x, NULL, 0);
+  lw_monset_core_start(&x.m, LW_MON_LOOPBLOCK, 0);
+  lw_monset_core_iteration(&x.m, 10, NAN);
+  /* Waiting from 10; stopped 500-550; libuv counts from 550 only; woken at 1000, read then. */
+  lw_monset_core_poll_wait(&x.m, 10);
+  x.f.idle = 450;
+  cont.at = 550;
+  ASSERT_EQ(lw_monset_core_look(&x.m, &cont, 1000), 0); /* the worker tells the stop */
+  lw_monset_core_poll_woke(&x.m, 1000);
+  lw_monset_core_iteration(&x.m, 1000, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 0);
+  /* The same, the continue read once the poll woke: 400 ms of wait lost, then a 3 ms callback. */
+  lw_monset_core_poll_wait(&x.m, 1000);
+  x.f.idle += 597;
+  lw_monset_core_poll_woke(&x.m, 2000);
+  cont.at = 1400;
+  lw_monset_core_look(&x.m, &cont, 2003);
+  lw_monset_core_iteration(&x.m, 2003, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 0, 3);
+  ASSERT_DBL_EQ(x.m.loop.idle_lost, 540 + 403);
+  /* Read twice: counted once. A continue from before this poll: libuv's count stands. */
+  lw_monset_core_look(&x.m, &cont, 2003);
+  lw_monset_core_poll_wait(&x.m, 2003);
+  x.f.idle += 500;
+  lw_monset_core_poll_woke(&x.m, 2803);
+  cont.at = 2001;
+  lw_monset_core_look(&x.m, &cont, 2803);
+  lw_monset_core_iteration(&x.m, 2803, NAN);
+  ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 0, 3, 300);
+  fx_free(&x);
+  return 0;
+}
+
 /* SPEC §5: a SIGCONT at `at` after the process was last seen running at `seen` (the latest of
  * the main thread's looks and the worker's runs before it): pause evidence over [seen, at], which
  * the iteration that held the stop then finds (its sample discarded). */

@@ -755,6 +755,31 @@ TEST_IMPL(worker_continued_evidence) {
   return 0;
 }
 
+/* A run about on time after a continue (a stop the worker's lateness never showed, its timer's
+ * jitter aside): the continue's evidence covers the stop, and the run sends none of its own,
+ * neither with the liveness checks nor with the heartbeat: a span at the run would read as a stop
+ * just then to the lateness timers caught up after the loop's wait. */
+TEST_IMPL(worker_continued_then_on_time) {
+  fx_t x;
+  msg_log_t log;
+  lw_msg_t out[1];
+  int mon;
+  for (mon = 0; mon < 2; mon++) {
+    fx_init(&x, NULL, 0);
+    memset(&log, 0, sizeof(log));
+    lw_monset_core_start(&x.m, mon ? LW_MON_WORKER : LW_MON_LIVENESS, 1000);
+    wrun(&x, &log, mon ? 2000 : 1100, 1000);
+    ASSERT_EQ(lw_worker_continued(&x.m.worker, mon ? 2050 : 1150, out), 1);
+    ASSERT_EQ(out[0].type, LW_MSG_EVIDENCE);
+    wrun(&x, &log, mon ? 3000.5 : 1200.5, 1200);
+    ASSERT_EQ(log_count(&log, LW_MSG_EVIDENCE), 0);
+    ASSERT_EQ(log_count(&log, LW_MSG_HANG_START), 0);
+    if (mon) ASSERT_EQ(log.msg[log.n - 1].ev_reason, LW_REASON_NONE);
+    fx_free(&x);
+  }
+  return 0;
+}
+
 /* The worker runs once after the process resumed and before the SIGCONT handler read the clock
  * (seen under ASan beside other suites): that run sees only its lateness, from its due time; the
  * continue told just after it still covers the stop from the run before (a pause of 6 s was

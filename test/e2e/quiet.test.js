@@ -13,7 +13,8 @@ const { spawnFixture, killAll, sleep, tmpDir } = require('./helpers');
 
 const IDLE_MS = 4000;
 
-async function idleWoken(wake) {
+// `idle`: what the idle time is besides (the test's stops of the process); by default a sleep.
+async function idleWoken(wake, idle = () => sleep(IDLE_MS)) {
   const dir = tmpDir('quiet');
   const file = path.join(dir, 'watched');
   fs.writeFileSync(file, '');
@@ -23,7 +24,7 @@ async function idleWoken(wake) {
   });
   try {
     const ready = await f.waitFor('ready', 20000);
-    await sleep(IDLE_MS);
+    await idle(f);
     if (wake === 'socket') await (await fetch(`http://127.0.0.1:${ready.port}/`)).text();
     if (wake === 'signal') f.signal('SIGUSR2');
     if (wake === 'fs.watch') fs.writeFileSync(file, 'now');
@@ -57,6 +58,28 @@ describe('e2e: a quiet server stays quiet (SPEC §14, real processes)', function
       assert.ok(Math.min(...idle) > 0.9, `idle periods ${idle}: ${why}`);
       const loopBlock = Math.max(...f.messages.filter((m) => m.type === 'loopBlock').map((m) => m.max));
       assert.ok(loopBlock < 100, `loopBlock's longest iteration ${loopBlock} ms: ${why}`);
+    }
+  });
+
+  // A shell's Ctrl-Z and `fg` in short: on Linux a stop ends the poll's wait with EINTR (libuv's
+  // idle time loses the wait so far), and the SIGCONT tells both threads when the stop ended. The
+  // stops are discarded as pause; the rest of each wait is a wait, lagwatch's own timers on time.
+  it('idle, stopped ten times for 50 ms (SIGSTOP, then SIGCONT), then woken by a request: no block, no stall, no lag', async () => {
+    const { f, exit, ready } = await idleWoken('socket', async (p) => {
+      await sleep(1000);
+      for (let i = 0; i < 10; i++) {
+        p.signal('SIGSTOP');
+        await sleep(50);
+        p.signal('SIGCONT');
+        await sleep(550);
+      }
+    });
+    const why = f.describe();
+    assert.strictEqual(exit.signal, 'SIGTERM', why);
+    assert.deepStrictEqual(f.messages.filter((m) => (m.type === 'block' || m.type === 'stall') && m.start >= ready.now), [], why);
+    for (const type of ['loopBlock', 'driftLag']) {
+      const max = Math.max(...f.messages.filter((m) => m.type === type).map((m) => m.max));
+      assert.ok(max < 50, `${type}'s longest recorded sample ${max} ms: ${why}`);
     }
   });
 });

@@ -28,7 +28,7 @@ static void clock_suspend(lw_monset_core_t *m, double slept, double now) {
 
 /* clockDrift's reading: sleep = growth of (inclusive - exclusive); d = Δwall - Δmonotonic, less
  * the sleep where the monotonic clock excludes it. */
-void lw__mon_clock_fire(lw_monset_core_t *m, double now) {
+static void clock_fire(lw_monset_core_t *m, double now) {
   double wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
   double dmono = now - m->clock.prev_mono;
   double dwall = wall - m->clock.prev_wall;
@@ -62,7 +62,15 @@ void lw__mon_clock_fire(lw_monset_core_t *m, double now) {
 
 void lw_monset_core_clock_evidence(lw_monset_core_t *m, double now, int force) {
   if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock.due <= now + m->coalesce_ms))
-    lw__mon_clock_fire(m, now);
+    clock_fire(m, now);
+}
+
+/* Its reading, due while the loop waited, taken at the wake-up (evidence first). */
+static void clock_caught_up(lw_monset_core_t *m, double since, double end, double idle_end, double now) {
+  (void)since;
+  (void)end;
+  (void)idle_end;
+  lw_monset_core_clock_evidence(m, now, 0);
 }
 
 static void clock_start(lw_monset_core_t *m, double now) {
@@ -91,7 +99,8 @@ const lw__mon_desc_t lw__mon_clockdrift = {
     .start = clock_start,
     .stop = NULL,
     .timer = clock_timer,
-    .fire = lw__mon_clock_fire,
+    .fire = clock_fire,
+    .caught_up = clock_caught_up,
     .recorded = NULL,
     LW__MON_OPTIONS(clockdrift_options),
 };

@@ -1,12 +1,14 @@
 /* driftLag (SPEC §6): a repeating timer's lateness at each firing, over the window since the
- * previous one; each firing also feeds timerThrottle. */
+ * previous one; each firing also feeds timerThrottle. Its timer sleeps while the loop waits
+ * (asleep.c) once a firing came on time over a window in which the loop mostly waited, unless it
+ * is overdue (the loop was busy past it: a real firing, late) or a throttled interval is open (its
+ * end needs a real firing). */
 #include "monitors-internal.h"
 
 static void drift_start(lw_monset_core_t *m, double now) {
   m->drift.prev = now;
   m->drift.due = now + m->cfg.drift_interval_ms;
   m->drift.busy_prev = m->loop.busy_total;
-  m->drift.asleep = 0;
   m->drift.may_sleep = 0;
   m->throttle.late = 0;
 }
@@ -20,12 +22,12 @@ static void drift_stop(lw_monset_core_t *m, double now) {
 
 static lw__timer_t drift_timer(const lw_monset_core_t *m, int in_run, double *due) {
   (void)in_run;
-  if (m->drift.asleep) return LW__TIMER_NONE;
+  if (lw__mon_asleep(m, LW_MON_DRIFT)) return LW__TIMER_NONE;
   *due = m->drift.due;
   return LW__TIMER_EXACT;
 }
 
-void lw__mon_drift_fire(lw_monset_core_t *m, double now) {
+static void drift_fire(lw_monset_core_t *m, double now) {
   double lateness = now - m->drift.due;
   double window_start = m->drift.prev;
   double busy = lw__mon_busy_until(m, now);
@@ -36,6 +38,22 @@ void lw__mon_drift_fire(lw_monset_core_t *m, double now) {
   m->drift.busy_prev = busy;
   m->drift.prev = now;
   m->drift.due = now + m->cfg.drift_interval_ms;
+}
+
+static int drift_sleep(const lw_monset_core_t *m, double now) {
+  return m->drift.may_sleep && !lw__mon_throttle_open(m) && m->drift.due > now;
+}
+
+/* Held, its first due time after the wait's start fires now, as late as the real timer's would
+ * have; else each due time up to `until` fired then (or when the process ran again), and the
+ * first after the wake-up (a poll that ended when a callback began, not when it was due) now. */
+static void drift_wake(lw_monset_core_t *m, double now, double until, int held) {
+  if (held) {
+    drift_fire(m, now);
+    return;
+  }
+  while (m->drift.due <= until) drift_fire(m, lw__mon_fired_at(m, m->drift.due, now));
+  if (m->drift.due <= now) drift_fire(m, now);
 }
 
 /* Its recorded lateness also goes to the window of nodejs.eventloop.delay.* while one is kept. */
@@ -56,7 +74,9 @@ const lw__mon_desc_t lw__mon_driftlag = {
     .start = drift_start,
     .stop = drift_stop,
     .timer = drift_timer,
-    .fire = lw__mon_drift_fire,
+    .fire = drift_fire,
     .recorded = drift_recorded,
+    .sleep = drift_sleep,
+    .wake = drift_wake,
     LW__MON_OPTIONS(driftlag_options),
 };

@@ -27,7 +27,8 @@ static void idle_period(lw_monset_core_t *m, double now, double idle) {
 
 static void idle_fire(lw_monset_core_t *m, double now) { idle_period(m, now, lw__mon_idle_now(m, now)); }
 
-void lw__mon_idle_caught_up(lw_monset_core_t *m, double since, double end, double idle_end) {
+static void idle_caught_up(lw_monset_core_t *m, double since, double end, double idle_end, double now) {
+  (void)now;
   if (!m->running[LW_MON_IDLE]) return;
   /* Its timer slept through one wait of the loop's poll, from `since` to `end`: at each due time
    * in it the loop had waited ever since, so its idle time then is the idle time at the wait's
@@ -58,5 +59,6 @@ const lw__mon_desc_t lw__mon_idleavailability = {
     .timer = idle_timer,
     .fire = idle_fire,
     .recorded = idle_recorded,
+    .caught_up = idle_caught_up,
     LW__MON_OPTIONS(idleavailability_options),
 };

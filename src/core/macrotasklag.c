@@ -1,4 +1,7 @@
-/* macrotaskLag (SPEC §6): every interval a zero-delay task is queued; its delay is the sample. */
+/* macrotaskLag (SPEC §6): every interval a zero-delay task is queued; its delay is the sample. Its
+ * timer sleeps while the loop waits (asleep.c) once a task ran on time over a window in which the
+ * loop mostly waited (a busy loop may wait at every iteration: sleeping would only add work to
+ * each), unless its task is queued (it runs in this very turn) or its interval is due. */
 #include "monitors-internal.h"
 
 #include <math.h>
@@ -6,7 +9,6 @@
 static void macro_start(lw_monset_core_t *m, double now) {
   m->macro.due = now + m->cfg.macrotask_interval_ms;
   m->macro.posted = INFINITY;
-  m->macro.asleep = 0;
   m->macro.may_sleep = 0;
   m->macro.prev = now;
   m->macro.busy_prev = m->loop.busy_total;
@@ -21,7 +23,7 @@ static void macro_stop(lw_monset_core_t *m, double now) {
 /* A queued task runs at the loop's next turn (its due time is when it was queued), never in the
  * run that queued it; the interval itself may share another wake-up. */
 static lw__timer_t macro_timer(const lw_monset_core_t *m, int in_run, double *due) {
-  if (m->macro.asleep) return LW__TIMER_NONE;
+  if (lw__mon_asleep(m, LW_MON_MACROTASK)) return LW__TIMER_NONE;
   if (m->macro.posted != INFINITY) {
     if (in_run && m->macro.turn == m->run_turn) return LW__TIMER_NONE;
     *due = m->macro.posted;
@@ -39,12 +41,20 @@ static void macro_window_end(lw_monset_core_t *m, double delay, double now) {
   m->macro.prev = now;
 }
 
-/* The task it queued at `t` while the loop waited ran at once: 0 late; the next interval counts
- * from then. */
-void lw__mon_macrotask_caught_up(lw_monset_core_t *m, double t) {
-  lw__mon_submit(m, LW_MON_MACROTASK, 0, 0, t);
-  macro_window_end(m, 0, t);
-  m->macro.due = t + m->cfg.macrotask_interval_ms;
+static int macro_sleep(const lw_monset_core_t *m, double now) {
+  return m->macro.may_sleep && m->macro.posted == INFINITY && m->macro.due > now;
+}
+
+/* Each due time up to `until` queued a task that ran at once, a sample of 0 then (or when the
+ * process ran again, after a stop), and the next interval counts from that firing. Held, its due
+ * time has passed: it fires in the next run, as the real timer would. */
+static void macro_wake(lw_monset_core_t *m, double now, double until, int held) {
+  while (!held && m->macro.due <= until) {
+    double t = lw__mon_fired_at(m, m->macro.due, now);
+    lw__mon_submit(m, LW_MON_MACROTASK, 0, 0, t);
+    macro_window_end(m, 0, t);
+    m->macro.due = t + m->cfg.macrotask_interval_ms;
+  }
 }
 
 static void macro_fire(lw_monset_core_t *m, double now) {
@@ -73,5 +83,7 @@ const lw__mon_desc_t lw__mon_macrotasklag = {
     .timer = macro_timer,
     .fire = macro_fire,
     .recorded = NULL,
+    .sleep = macro_sleep,
+    .wake = macro_wake,
     LW__MON_OPTIONS(macrotasklag_options),
 };

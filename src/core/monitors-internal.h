@@ -47,12 +47,24 @@ typedef struct lw__mon_desc_s {
   void (*fire)(lw_monset_core_t *m, double now);
   /* A recorded sample of its own, after its batch and metric histogram (NULL: nothing more). */
   void (*recorded)(lw_monset_core_t *m, double value, double window_ms, double end);
+  /* A lateness timer that sleeps while the loop waits (asleep.c; NULL: it never does). `sleep`:
+   * 1 if it may sleep through the wait that begins at `now`. `wake`: the loop runs again at
+   * `now`; what the timer would have done since it slept is done, up to `until` when the
+   * wake-up came on time (`held` 0), or at once when it was held (1). */
+  int (*sleep)(const lw_monset_core_t *m, double now);
+  void (*wake)(lw_monset_core_t *m, double now, double until, int held);
+  /* A timer that waits for the wake-up the worker brings while the loop waits (LW_SHARE_MS;
+   * NULL: none to catch up): what it would have done over the wait from `since` to `end`, the
+   * loop's idle time at `end` being `idle_end`. An evidence source's comes first. */
+  void (*caught_up)(lw_monset_core_t *m, double since, double end, double idle_end, double now);
 } lw__mon_desc_t;
 
 #define LW__MON_DECLARE(id, desc) extern const lw__mon_desc_t desc;
 LW_MONITOR_TABLE(LW__MON_DECLARE)
 #undef LW__MON_DECLARE
 
+/* monitors.c: monitor `mon`'s row of the table. */
+const lw__mon_desc_t *lw__mon_desc(lw_mon_t mon);
 /* monitors.c: monitor `mon`'s option rows, and their number in `*n`. */
 const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n);
 #define LW__MON_OPTION(name, field, kind, dflt) {name, offsetof(lw_monset_core_config_t, field), kind, dflt}
@@ -74,19 +86,20 @@ static inline int lw__mon_may_sleep(double late, double busy, double window) {
   return late < LW_SLEEP_LATE_MS && busy < window / 2;
 }
 
-/* driftlag.c */
-void lw__mon_drift_fire(lw_monset_core_t *m, double now);
-/* macrotasklag.c: its timer, asleep while the loop waited, fired at `t` (asleep.c). */
-void lw__mon_macrotask_caught_up(lw_monset_core_t *m, double t);
-/* idleavailability.c: its periods that ended while its timer slept through the poll's wait from
- * `since` to `end`, the loop's idle time at `end` being `idle_end` (asleep.c). */
-void lw__mon_idle_caught_up(lw_monset_core_t *m, double since, double end, double idle_end);
-/* clockdrift.c */
-void lw__mon_clock_fire(lw_monset_core_t *m, double now);
+/* asleep.c: whether monitor `mon`'s timer sleeps now; and when a timer due at `t` fired, as the
+ * wait it slept through shows: at `t`, or when the process ran again after a stop the evidence
+ * shows then (at most `now`). */
+static inline int lw__mon_asleep(const lw_monset_core_t *m, lw_mon_t mon) {
+  return (m->asleep >> mon) & 1u;
+}
+double lw__mon_fired_at(lw_monset_core_t *m, double t, double now);
+
 /* timerthrottle.c: driftLag's firing `lateness` late over a window from `window_start` in which
- * the loop was busy for `busy`; and the end of its open interval at `now`, if any. */
+ * the loop was busy for `busy`; the end of its open interval at `now`, if any; and whether one is
+ * open (driftLag's firings end it: its timer keeps firing). */
 void lw__mon_throttle_check(lw_monset_core_t *m, double lateness, double window_start, double busy,
                             double now);
 void lw__mon_throttle_close(lw_monset_core_t *m, double now);
+static inline int lw__mon_throttle_open(const lw_monset_core_t *m) { return m->throttle.seq != 0; }
 
 #endif /* LW_CORE_MONITORS_INTERNAL_H_ */

@@ -44,6 +44,8 @@ const lw_mon_metric_t *lw_mon_metric(lw_mon_t mon) {
   return has_flag(mon, LW__MON_VALIDATED) ? &monitors[mon]->metric : NULL;
 }
 
+const lw__mon_desc_t *lw__mon_desc(lw_mon_t mon) { return monitors[mon]; }
+
 const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n) {
   *n = (unsigned)mon < LW_MON_COUNT ? monitors[mon]->noptions : 0;
   return *n > 0 ? monitors[mon]->options : NULL;

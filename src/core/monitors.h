@@ -126,7 +126,6 @@ typedef struct lw_monset_core_s {
   struct lw_drift_state_s {
     double prev;
     double due;
-    int asleep;      /* its timer is not armed while the loop waits (lw_monset_core_idle) */
     int may_sleep;   /* its last firing was on time, over a window the loop mostly waited */
     double busy_prev; /* loop.busy_total at the previous firing */
   } drift;
@@ -136,13 +135,13 @@ typedef struct lw_monset_core_s {
   /* How late those timers may wait for a wake-up while the loop waits (LW_NEVER in real time: the
    * next one, whatever brings it; 0 on the simulation: every timer at its due time). */
   double share_ms;
-  double asleep_since; /* when the lateness timers last went to sleep (lw_monset_core_idle) */
+  unsigned asleep;     /* the monitors whose timers sleep while the loop waits, a bit by id */
+  double asleep_since; /* when they last went to sleep (lw_monset_core_idle) */
   unsigned run_turn; /* counts lw_monset_core_run() calls */
   /* macrotaskLag */
   struct lw_macro_state_s {
     double due;
     double posted;  /* +INFINITY when no task is queued */
-    int asleep;     /* its timer is not armed: the loop waits (lw_monset_core_idle) */
     int may_sleep;  /* its last task was on time, over a window the loop mostly waited */
     double prev;    /* its last task's run, and the loop's busy total then */
     double busy_prev;
@@ -309,7 +308,7 @@ int lw_monset_core_idle(lw_monset_core_t *m, double now);
 int lw_monset_core_awake(lw_monset_core_t *m, double now, double idle_end);
 /* Whether a timer sleeps (lw_monset_core_idle): the driver then calls lw_monset_core_awake(). */
 /* Inline: the loop's check hook asks at every iteration. */
-static inline int lw_monset_core_asleep(const lw_monset_core_t *m) { return m->drift.asleep || m->macro.asleep; }
+static inline int lw_monset_core_asleep(const lw_monset_core_t *m) { return m->asleep != 0; }
 /* driftLag's recorded lateness and the loop's recorded time over the window read at `now`
  * (nodejs.eventloop.*, SPEC §10, delaywindow.h): count, min, max, mean and standard deviation
  * exact, percentiles within 1/LW_HIST_SUB (histogram.h); NAN but count when none. Takes nothing
@@ -359,7 +358,7 @@ static inline void lw_monset_core_set_coalesce(lw_monset_core_t *m, double ms) {
 static inline void lw_monset_core_set_share(lw_monset_core_t *m, double ms) { m->share_ms = ms; }
 /* 1 while they wait for it: the loop waits (a lateness timer asleep) and the heartbeat runs. */
 static inline int lw_monset_core_sharing(const lw_monset_core_t *m) {
-  return m->share_ms > 0 && (m->drift.asleep || m->macro.asleep) && m->running[LW_MON_WORKER];
+  return m->share_ms > 0 && m->asleep != 0 && m->running[LW_MON_WORKER];
 }
 /* A debugger held the main thread from `since` until `until` (INFINITY: it still does, as the
  * main thread last heard): `debugger` evidence over that span, opened while it lasts and closed

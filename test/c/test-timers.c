@@ -75,7 +75,7 @@ TEST_IMPL(monitors_drift_sleep_rules) {
   /* Not while overdue (the loop was busy past the due: a real, late firing). */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 40), 0);
   ASSERT_EQ(lw_monset_core_idle(&x.m, 30), 1);
-  ASSERT_EQ(x.m.drift.asleep, 1);
+  ASSERT_EQ((x.m.asleep >> LW_MON_DRIFT) & 1u, 1);
   ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 1000); /* the flush's, not driftLag's 40 */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 30), 0);        /* already asleep */
   /* A poll that ended at 130 for a callback, now 135: 40 .. 120 on time, 140 later. */
@@ -149,7 +149,7 @@ TEST_IMPL(monitors_macro_sleep_rules) {
   lw_monset_core_start(&x.m, LW_MON_LIVENESS, 0);  /* its checks (100 ms) bound a stop's start */
   /* Not while its interval is due. */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 250), 0);
-  ASSERT_EQ(x.m.macro.asleep, 0);
+  ASSERT_EQ((x.m.asleep >> LW_MON_MACROTASK) & 1u, 0);
   /* Not while its task waits for the next turn (it runs in this one). */
   lw_monset_core_run(&x.m, 250);
   ASSERT_DBL_EQ(x.m.macro.posted, 250);
@@ -159,7 +159,7 @@ TEST_IMPL(monitors_macro_sleep_rules) {
   ASSERT_DBL_EQ(x.m.macro.due, 501);
   /* Waiting: asleep, the armed due is the flush's (1000). */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 260), 1);
-  ASSERT_EQ(x.m.macro.asleep, 1);
+  ASSERT_EQ((x.m.asleep >> LW_MON_MACROTASK) & 1u, 1);
   ASSERT_EQ(lw_monset_core_asleep(&x.m), 1);
   ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 1000);
   /* The loop woke at 1000 on time: 501 and 751 each queued a task that ran at once. */
@@ -217,7 +217,7 @@ TEST_IMPL(monitors_macro_no_sleep_when_busy) {
   loop_turn(&x, 501.5, 0); /* ran 0.5 late over a window busy 10 of 250.5 */
   ASSERT_EQ(x.m.macro.may_sleep, 1);
   ASSERT_EQ(lw_monset_core_idle(&x.m, 502), 1);
-  ASSERT_EQ(x.m.macro.asleep, 1);
+  ASSERT_EQ((x.m.asleep >> LW_MON_MACROTASK) & 1u, 1);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
   return 0;

@@ -22,7 +22,11 @@
 /* The monitor table: one row per monitor, in the order of their ids (the public names' order):
  * its id and its descriptor, which the monitor's own file defines (monitors-internal.h: its name,
  * its flags, its start, stop, timer and firing, its options). Adding a monitor is its file and its
- * row here (with its state in lw_monset_core_t), and its options' fields in config.h. */
+ * row here (with its state in lw_monset_core_t), and its options' fields in config.h. A build may
+ * add rows after these (LW_MONITOR_TABLE_MORE: the C tests' toy monitor, test/c/toy/). */
+#ifndef LW_MONITOR_TABLE_MORE
+#define LW_MONITOR_TABLE_MORE(X)
+#endif
 #define LW_MONITOR_TABLE(X)                    \
   X(LW_MON_DRIFT, lw__mon_driftlag)            \
   X(LW_MON_MACROTASK, lw__mon_macrotasklag)    \
@@ -31,7 +35,8 @@
   X(LW_MON_WORKER, lw__mon_worker)             \
   X(LW_MON_LIVENESS, lw__mon_liveness)         \
   X(LW_MON_CLOCKDRIFT, lw__mon_clockdrift)     \
-  X(LW_MON_THROTTLE, lw__mon_timerthrottle)
+  X(LW_MON_THROTTLE, lw__mon_timerthrottle)   \
+  LW_MONITOR_TABLE_MORE(X)
 
 typedef enum {
 #define LW__MON_ID(id, desc) id,

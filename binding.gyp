@@ -17,6 +17,7 @@
         "src/core/config.c",
         "src/core/cause.c",
         "src/core/worker.c",
+        "src/core/worker-stops.c",
         "src/core/blocks.c",
         "src/core/monitors.c",
         "src/core/loop.c",
@@ -62,6 +63,7 @@
         "src/binding/monitors-metrics.c",
         "src/binding/monitors-statedir.c",
         "src/binding/monitors-held.c",
+        "src/binding/monitors-stats.c",
         "src/binding/names.c",
         "src/binding/stacks.c"
       ],

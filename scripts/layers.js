@@ -42,7 +42,7 @@ const path = require('path');
 const root = path.resolve(__dirname, '..');
 const SRC = path.join(root, 'src');
 const LIB = path.join(root, 'lib');
-const MAX_LINES = 500;
+const MAX_LINES = 400;
 const MAX_FIELDS = 40;
 const LAYERS = ['platform', 'core', 'driver', 'binding'];
 // 4. Each concept's room in src/, and the binding's export of its table (`pick`: its names in the

@@ -1,5 +1,6 @@
-/* What the monitor set's binding files share (monitors.c, monitors-metrics.c,
- * monitors-statedir.c): the only files of the binding that include the driver's monitor set. */
+/* What the monitor set's binding files share (monitors.c, monitors-metrics.c, monitors-held.c,
+ * monitors-statedir.c, monitors-stats.c): the only files of the binding that include the
+ * driver's monitor set. */
 #ifndef LW_BINDING_MONITORS_H_
 #define LW_BINDING_MONITORS_H_
 
@@ -27,5 +28,6 @@ void lwb_mon_report_memory(lwb_monset_t *m, int64_t bytes);
 int lwb_mon_metrics_init(napi_env env, napi_value exports);
 int lwb_mon_statedir_init(napi_env env, napi_value exports);
 int lwb_mon_held_init(napi_env env, napi_value exports);
+int lwb_mon_stats_init(napi_env env, napi_value exports);
 
 #endif /* LW_BINDING_MONITORS_H_ */

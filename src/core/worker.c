@@ -4,14 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-int lw_sleep_diff(int (*pair)(void *data, double *inclusive, double *exclusive), void *data,
-                  int enabled, double *diff) {
-  double a, b;
-  if (!enabled || pair == NULL || pair(data, &a, &b) != 0) return 0;
-  *diff = a - b;
-  return 1;
-}
-
 void lw_worker_init(lw_worker_t *w, const lw_monset_core_config_t *cfg, const lw_worker_readings_t *rd) {
   memset(w, 0, sizeof(*w));
   w->cfg = cfg;
@@ -60,42 +52,6 @@ double lw_worker_next_due(const lw_worker_t *w) {
 /* The main thread's times at `now`, if they can be read. */
 static int main_sched(const lw_worker_readings_t *rd, lw_thread_times_t *out) {
   return rd->main_sched != NULL && rd->main_sched(rd->data, out) == 0;
-}
-
-/* Linux (SPEC §12): judges the worker's own lateness from the growth of its run-queue delay
- * since its baseline: a stop (the whole process was not running: SIGSTOP, a freezer, a VM pause)
- * if it waited for a CPU less than half that time, else starvation. A stop stops every thread:
- * if the main thread ran, since the baseline, for more than what a stop of the lateness leaves
- * of that time and half the lateness besides, the worker was held up alone (blocked in the
- * kernel: seen under heavy memory and I/O load, where the main thread kept running), no stop.
- * Returns 1 and sets `*stopped` when judged; 0 when the platform cannot tell (the fallback
- * below decides). Refreshes the baseline every LW_SELF_BASE_MS and at each judgement, so a healthy
- * worker reads its schedstat and the main thread's about once a second. */
-static int judge_lateness(lw_worker_t *w, double now, double late, const lw_worker_readings_t *rd,
-                          int *stopped) {
-  lw_thread_times_t s, m;
-  double main_cpu = NAN;
-  int judged = 0;
-  if (rd->self_sched == NULL) return 0;
-  if (late < LW_STOP_MIN_MS && w->self_has_base && now - w->self_base_at < LW_SELF_BASE_MS)
-    return 0;
-  if (rd->self_sched(rd->data, &s) != 0 || !isfinite(s.runq_ms)) {
-    w->self_has_base = 0;
-    return 0;
-  }
-  if (main_sched(rd, &m)) main_cpu = m.cpu_ms;
-  if (w->self_has_base && late >= LW_STOP_MIN_MS) {
-    *stopped = s.runq_ms - w->self_base.runq_ms < late / 2;
-    if (*stopped && isfinite(main_cpu) && isfinite(w->main_base_cpu) &&
-        main_cpu - w->main_base_cpu > (now - w->self_base_at) - late / 2)
-      *stopped = 0;
-    judged = 1;
-  }
-  w->self_base = s;
-  w->self_base_at = now;
-  w->self_has_base = 1;
-  w->main_base_cpu = main_cpu;
-  return judged;
 }
 
 /* Reads the cause's baseline at `now`, at a rest (`at_rest`: the main loop waits) or at a check
@@ -202,23 +158,6 @@ int lw_worker_hang_peek(const lw_worker_t *w, double now, lw_msg_t *out) {
   return 1;
 }
 
-size_t lw_worker_continued(lw_worker_t *w, double at, lw_msg_t *out) {
-  double from = w->prev_fire;
-  if (!lw_worker_on(w) || !(at > w->prev_fire)) return 0;
-  /* The worker may run once after the process resumed and before the SIGCONT handler read the
-   * clock: that run judged itself late by this very stop (its evidence only the lateness, from
-   * its due time), and the stop began after the run before it. */
-  if (w->prev_stopped && at - w->prev_fire < LW_STOP_MIN_MS) from = w->before_prev;
-  w->continued = 1; /* the run that follows takes the stop out of its hang clock */
-  memset(out, 0, sizeof(*out));
-  out->type = LW_MSG_EVIDENCE;
-  out->ev_reason = LW_REASON_PAUSE;
-  out->ev_start = from;
-  out->ev_end = at;
-  out->ev_exact = 1; /* the continue's time: no later run of the main thread ends it sooner */
-  return 1;
-}
-
 size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out) {
   size_t n = block_end(w, now, now, &w->rd, out);
   if (w->hang_active) hang_end(w, now, now, &w->rd, &out[n++]);
@@ -232,10 +171,10 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
   const lw_monset_core_config_t *cfg = w->cfg;
   const lw_worker_readings_t *rd = &w->rd;
   double due = lw_worker_next_due(w);
-  double self_lag = now - due, late, cur = 0, slept = 0, gap, ev_gap, since = now - w->prev_fire;
-  double threshold = cfg->stall_threshold_ms, slack;
+  double self_lag = now - due, late, slept = 0, gap, ev_gap, since = now - w->prev_fire;
+  double threshold = cfg->stall_threshold_ms;
   size_t n = 0;
-  int has, stopped = 0, seen, evidence_sent = 0;
+  int stopped, seen, evidence_sent = 0;
   if (due > now) return 0;
   if (self_lag < 0) self_lag = 0;
   /* What a stop may explain: the lateness from the due time, or from the end of the driver's
@@ -244,20 +183,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
    * took over 100 ms to write and the next run read as a stop). */
   late = w->ran_until > due ? now - w->ran_until : self_lag;
   if (late < 0) late = 0;
-  /* Where the OS cannot tell a stop from starvation, SPEC §6's fallback: a lateness at the
-   * threshold is a stop. The worker cannot tell a stop that began while it waited for its timer
-   * from the wait itself: a process stopped just after the worker ran is late on the worker's
-   * timer by up to one period less than on the main thread's. So its lateness counts as a stop
-   * from one period (at most half the threshold) below the threshold, and the main thread's
-   * samples of the same stop find the evidence. */
-  slack = due - w->prev_fire;
-  if (slack > threshold / 2) slack = threshold / 2;
-  if (slack < 0) slack = 0;
-  if (!judge_lateness(w, now, late, rd, &stopped)) stopped = late >= threshold - slack;
-  has = lw_sleep_diff(rd->sleep_pair, rd->data, cfg->sleep_clock, &cur);
-  if (has && w->has_sleep_diff) slept = cur - w->prev_sleep_diff;
-  w->prev_sleep_diff = cur;
-  w->has_sleep_diff = has;
+  stopped = lw__worker_stopped(w, now, due, late, &slept);
   w->before_prev = w->prev_fire;
   w->prev_fire = now;
 

@@ -192,4 +192,9 @@ int lw_worker_hang_peek(const lw_worker_t *w, double now, lw_msg_t *out);
 /* Whether the worker has flagged a hang that has not ended. */
 int lw_worker_hang_active(const lw_worker_t *w);
 
+/* worker-stops.c, for lw_worker_run(): 1 if the run at `now`, its timer due at `due` and `late`
+ * ms late, was held by a stop of the whole process (not starved, not held up alone); `*slept`:
+ * what the sleep clock counted since the last run (0 if unknown). */
+int lw__worker_stopped(lw_worker_t *w, double now, double due, double late, double *slept);
+
 #endif /* LW_CORE_WORKER_H_ */

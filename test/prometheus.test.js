@@ -215,7 +215,11 @@ describe('Prometheus scrapes the exporter: the three queries of SPEC §10', func
     ctx.metricsPort = Number(listening[1][1]);
 
     await startPrometheus(ctx, describeAll);
-    const up = await query('up{job="lagwatch"}');
+    // The target reads as up in /api/v1/targets a moment before its sample answers a query.
+    const up = await until('up{job="lagwatch"} in a query', async () => {
+      const r = await query('up{job="lagwatch"}');
+      return r.length > 0 && r;
+    }, 10000, 100, describeAll);
     assert.strictEqual(up.length, 1, JSON.stringify(up));
     assert.strictEqual(up[0].value, 1, JSON.stringify(up));
     // The second Prometheus, with its default flags.

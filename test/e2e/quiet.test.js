@@ -48,8 +48,11 @@ describe('e2e: a quiet server stays quiet (SPEC §14, real processes)', function
       const why = `${wake}: ${f.describe()}`;
       assert.strictEqual(exit.signal, 'SIGTERM', why);
       // Start-up's own work (five processes starting at once on two cores) may be a block; from
-      // 'ready' on, the process only waits and is woken.
-      const quiet = f.messages.filter((m) => (m.type === 'block' || m.type === 'stall') && m.start >= ready.now);
+      // 'ready' on, the process only waits and is woken. A wake-up the machine's load starved
+      // (its thread waited for a CPU for half the block or more, around it) is a block of the
+      // load's, not a wait misread: a misread wait is off every CPU.
+      const quiet = f.messages.filter((m) => (m.type === 'block' || m.type === 'stall') && m.start >= ready.now &&
+        !(m.type === 'block' && m.runQueueMs !== null && m.runQueueMs >= m.durationMs / 2));
       assert.deepStrictEqual(quiet, [], why);
       assert.doesNotMatch(f.stderr, /lagwatch: .*(hang|stall)/, why);
       // The first period holds the start-up's own work.

@@ -36,8 +36,8 @@ double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
  * SIGUSR2, a child's SIGCHLD, a profiler's SIGPROF) restarts the count, and the wait so far is
  * lost. An idle loop interrupted that way would read as one iteration busy for its whole wait.
  * A stop ends every thread's wait with EINTR too (on Linux, handler or not): a continue that came
- * during the poll (lw__mon_continued_at) makes all of it wait. Else nothing on the main thread
- * marks the poll's end (Node moves libuv's loop time whenever JS sets a timer), so the worker
+ * during the poll (lw__mon_continued_at) makes it wait up to the continue. Else nothing on the
+ * main thread marks the poll's end (Node moves libuv's loop time whenever JS sets a timer), so the worker
  * thread's sightings of the loop inside its wait (poll_seen) decide:
  * - all of the poll up to the last sighting was wait; what libuv counted of it by then was
  *   counted, the rest lost;
@@ -52,14 +52,22 @@ void lw_monset_core_poll_wait(lw_monset_core_t *m, double at) {
   m->loop.waiting = 1;
   m->loop.wait_at = at;
   m->loop.wait_idle = idle_reading(m);
+  m->loop.restart_at = -INFINITY;
 }
 
-/* The wait the core takes in the poll that just ended at `now`, of which libuv counted `counted`:
- * all of it after a continue (a stop ends with EINTR in every thread's wait, on Linux even
- * without a handler), else what the worker's sightings show (0: libuv's count). */
+/* The wait lost in a poll that began at `wait_at` and ended at `end`, libuv having counted
+ * `counted` of it: `lost` (what the sightings show), or all of it up to a continue at `restart`
+ * if that is more, at most what libuv did not count. */
+static double with_restart(double lost, double wait_at, double restart, double end, double counted) {
+  if (restart > wait_at && restart - wait_at > lost) lost = restart - wait_at;
+  if (lost > (end - wait_at) - counted) lost = (end - wait_at) - counted;
+  return lost > 0 ? lost : 0;
+}
+
+/* The wait the worker's sightings show lost in the poll that just ended at `now`, of which libuv
+ * counted `counted` (0: none, libuv's count stands). */
 static double poll_lost(lw_monset_core_t *m, double now, double counted) {
   double seen_at, seen_idle, seen_runnable, tail;
-  if (m->loop.restarted) return (now - m->loop.wait_at) - counted;
   if (m->rd.poll_seen == NULL || !m->rd.poll_seen(m->rd.data, &seen_at, &seen_idle, &seen_runnable))
     return 0;
   if (!(seen_at > m->loop.wait_at && seen_at <= now)) return 0; /* no sighting of this poll */
@@ -78,27 +86,28 @@ void lw_monset_core_poll_woke(lw_monset_core_t *m, double now) {
   /* An embedded loop's idle time is its own measure of the thread (lw__mon_idle_now). */
   if (m->model.embedded) return;
   counted = idle_reading(m) - m->loop.wait_idle;
-  lost = poll_lost(m, now, counted);
-  m->loop.restarted = 0;
-  if (lost > 0) m->loop.idle_lost += lost;
+  lost = with_restart(poll_lost(m, now, counted), m->loop.wait_at, m->loop.restart_at, now, counted);
+  m->loop.idle_lost += lost;
   m->loop.last_at = m->loop.wait_at;
   m->loop.last_end = now;
-  m->loop.last_wait = counted + (lost > 0 ? lost : 0);
+  m->loop.last_counted = counted;
+  m->loop.last_lost = lost;
 }
 
+/* A stop ends with EINTR in every thread's wait (on Linux, handler or not): the poll's wait up to
+ * the continue was lost, libuv counting the rest itself. Read while the poll waits, or after it
+ * woke and before its iteration is judged; later, only the continue's evidence is left. */
 void lw__mon_continued_at(lw_monset_core_t *m, double at) {
   double lost;
   if (m->model.embedded) return;
   if (m->loop.waiting) {
-    if (at > m->loop.wait_at) m->loop.restarted = 1;
+    if (at > m->loop.restart_at) m->loop.restart_at = at;
     return;
   }
-  /* Read after the poll it fell in was judged: that poll was all wait. */
   if (!(at > m->loop.last_at && at <= m->loop.last_end)) return;
-  lost = (m->loop.last_end - m->loop.last_at) - m->loop.last_wait;
-  if (!(lost > 0)) return;
-  m->loop.idle_lost += lost;
-  m->loop.last_wait += lost;
+  lost = with_restart(m->loop.last_lost, m->loop.last_at, at, m->loop.last_end, m->loop.last_counted);
+  m->loop.idle_lost += lost - m->loop.last_lost;
+  m->loop.last_lost = lost;
 }
 
 int lw_monset_core_embedded(const lw_monset_core_t *m) { return m->model.embedded; }
@@ -166,6 +175,7 @@ int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable) {
   int embedded = m->model.embedded, changed;
   lw__mon_activity(m, now);
   m->loop.waiting = 0; /* a poll the driver did not judge is judged no more */
+  m->loop.last_end = -INFINITY; /* nor is the last one, once this sample holds it */
   loop_model(m, now, outside_since_poll(m, now, runnable));
   if (!m->running[LW_MON_LOOPBLOCK]) return m->model.embedded != embedded;
   idle = lw__mon_idle_now(m, now);

@@ -18,6 +18,9 @@ static const lw__mon_desc_t *const monitors[LW_MON_COUNT] = {
 #undef LW__MON_ROW
 };
 
+/* One bit per monitor in the set's `asleep`. */
+_Static_assert(LW_MON_COUNT <= 32, "a monitor table of at most 32 rows");
+
 static int has_flag(lw_mon_t mon, unsigned flag) {
   return (unsigned)mon < LW_MON_COUNT && (monitors[mon]->flags & flag) != 0;
 }

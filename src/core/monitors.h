@@ -161,10 +161,11 @@ typedef struct lw_monset_core_s {
      * began, and libuv's idle reading then. */
     int waiting;
     double wait_at, wait_idle;
-    int restarted; /* a continue came during it: its wait restarted then (lw__mon_continued_at) */
+    double restart_at; /* a continue during it: its wait restarted then (lw__mon_continued_at) */
     double idle_lost; /* the waits libuv's idle time lost (lw_monset_core_poll_woke) */
-    /* The last poll judged: when it began and ended, and the wait the core took in it. */
-    double last_at, last_end, last_wait;
+    /* The last poll judged, until its iteration is: when it began and ended, what libuv counted
+     * of its wait and what the core took as lost. */
+    double last_at, last_end, last_counted, last_lost;
   } loop;
   /* The loop model (SPEC §6, embedded loops; loop.c says how it is read). */
   struct lw_loop_model_s {

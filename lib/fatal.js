@@ -188,8 +188,18 @@ function ownUid() {
 // A record's text, read only if the core's rule takes it as one of the user's own (regular, the
 // user's, within the size bound: src/core/statedir.h): { text } or { skip: why } (ENOENT: its
 // writer removed it meanwhile). The file is opened without following a link and judged again on
-// what was opened.
+// what was opened. A running hang's writer replaces its record (a rename) as the hang goes on: one
+// replaced between the look and the open is read again, the new one judged as the first was.
 function readOwn(file) {
+  let got;
+  for (let tries = 0; tries < 3; tries++) {
+    got = readOnce(file);
+    if (got.skip !== 'replaced while read') return got;
+  }
+  return got;
+}
+
+function readOnce(file) {
   const uid = ownUid();
   const judge = (st) => native.stateRecordCheck(st.isSymbolicLink(), st.isFile(), st.uid, uid, st.size);
   const before = fs.lstatSync(file);

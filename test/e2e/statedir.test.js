@@ -194,6 +194,35 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     assert.strictEqual(stateBase({ XDG_STATE_HOME: '/x' }, 'darwin'), path.join(os.homedir(), 'Library', 'Caches'));
   });
 
+  // A running hang's writer replaces its record (a rename) as the hang goes on; a reader that
+  // looked at the old file and opened the new one reads the new one (it was skipped as "not your
+  // own regular file", and a container's running hang was not said to be left alone).
+  it('a record its writer replaces between the reader\'s look and its open is read again, never skipped', () => {
+    const { takeRecords } = require('../../lib/fatal');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-replaced-'));
+    const file = path.join(dir, `hang-${process.pid}-1.json`);
+    fs.writeFileSync(file, '{}', { mode: 0o600 });
+    const open = fs.openSync;
+    let replaced = 0;
+    fs.openSync = function (p, ...rest) {
+      if (p === file && replaced++ === 0) {
+        fs.writeFileSync(`${file}.new`, '{"again":1}', { mode: 0o600 });
+        fs.renameSync(`${file}.new`, file);
+      }
+      return open.call(fs, p, ...rest);
+    };
+    try {
+      const out = takeRecords(dir);
+      assert.strictEqual(replaced, 2, 'read again');
+      assert.deepStrictEqual(out.skips, []);
+      assert.strictEqual(out.skipped, 0);
+      assert.ok(fs.existsSync(file), 'a live process\'s record is left');
+    } finally {
+      fs.openSync = open;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a directory moved away after setup and a link (or another directory) put at its path: the record goes to the directory opened at setup, nothing to what has its path now', async () => {
     const base = tmpDir('statedir-link-swapped');
     const dir = path.join(base, 'state');

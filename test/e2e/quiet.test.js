@@ -80,7 +80,7 @@ describe('e2e: a quiet server stays quiet (SPEC §14, real processes)', function
     const why = f.describe();
     assert.strictEqual(exit.signal, 'SIGTERM', why);
     assert.deepStrictEqual(f.messages.filter((m) => (m.type === 'block' || m.type === 'stall') && m.start >= ready.now), [], why);
-    // As the wake-ups above: under 100 ms (a lost wait read as busy was 430-490 ms).
+    // As the wake-ups above: under 100 ms (a wait read as busy is as long as the wait).
     for (const type of ['loopBlock', 'driftLag']) {
       const max = Math.max(...f.messages.filter((m) => m.type === type).map((m) => m.max));
       assert.ok(max < 100, `${type}'s longest recorded sample ${max} ms: ${why}`);

@@ -194,9 +194,9 @@ describe('e2e: the state directory on a shared machine (real processes)', functi
     assert.strictEqual(stateBase({ XDG_STATE_HOME: '/x' }, 'darwin'), path.join(os.homedir(), 'Library', 'Caches'));
   });
 
-  // A running hang's writer replaces its record (a rename) as the hang goes on; a reader that
-  // looked at the old file and opened the new one reads the new one (it was skipped as "not your
-  // own regular file", and a container's running hang was not said to be left alone).
+  // A running hang's writer replaces its record (a rename) as the hang goes on: a reader that
+  // looked at the old file and opened the new one reads the new one, or a container's running
+  // hang would be skipped as not the user's own instead of left alone.
   it('a record its writer replaces between the reader\'s look and its open is read again, never skipped', () => {
     const { takeRecords } = require('../../lib/fatal');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lagwatch-replaced-'));

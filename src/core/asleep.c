@@ -19,7 +19,7 @@ int lw_monset_core_idle(lw_monset_core_t *m, double now) {
   double before = lw_monset_core_next_due_armed(m);
   unsigned was = m->asleep;
   int i;
-  if (m->model.embedded) return 0;
+  if (lw_monset_core_embedded(m)) return 0;
   for (i = 0; i < LW_MON_COUNT; i++) {
     const lw__mon_desc_t *d = lw__mon_desc((lw_mon_t)i);
     if (m->running[i] && d->sleep != NULL && !lw__mon_asleep(m, (lw_mon_t)i) && d->sleep(m, now))

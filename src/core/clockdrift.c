@@ -4,6 +4,16 @@
 
 #include <math.h>
 
+/* Its state: its due time, and its previous reading of the three clocks. */
+typedef struct clock_state_s {
+  double due;
+  double prev_mono;
+  double prev_wall;
+  double prev_sleep;
+  int has_sleep; /* prev_sleep holds a reading of the sleep-clock pair */
+} clock_state_t;
+static clock_state_t *st(const lw_monset_core_t *m) { return lw__mon_state(m, LW_MON_CLOCKDRIFT); }
+
 static void jump(lw_monset_core_t *m, lw_jump_t kind, double at, double delta) {
   lw_event_t *ev;
   m->c->jumps[kind]++;
@@ -21,7 +31,7 @@ static void jump(lw_monset_core_t *m, lw_jump_t kind, double at, double delta) {
  * rest of the span may be the app's. */
 static void clock_suspend(lw_monset_core_t *m, double slept, double now) {
   double weight = m->rd.mono_includes_sleep ? slept : 0;
-  if (lw_tracker_add_weighted(&m->c->tracker, m->clock.prev_mono, now, LW_REASON_SUSPEND, weight,
+  if (lw_tracker_add_weighted(&m->c->tracker, st(m)->prev_mono, now, LW_REASON_SUSPEND, weight,
                               now) != LW_OK)
     m->c->lost++;
 }
@@ -30,12 +40,12 @@ static void clock_suspend(lw_monset_core_t *m, double slept, double now) {
  * the sleep where the monotonic clock excludes it. */
 static void clock_fire(lw_monset_core_t *m, double now) {
   double wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
-  double dmono = now - m->clock.prev_mono;
-  double dwall = wall - m->clock.prev_wall;
+  double dmono = now - st(m)->prev_mono;
+  double dwall = wall - st(m)->prev_wall;
   double cur = 0, sleep;
   int has = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &cur);
-  if (has && m->clock.has_sleep) {
-    sleep = cur - m->clock.prev_sleep;
+  if (has && st(m)->has_sleep) {
+    sleep = cur - st(m)->prev_sleep;
     double d = dwall - dmono - (m->rd.mono_includes_sleep ? 0 : sleep);
     if (sleep >= m->cfg.suspend_min_ms) {
       jump(m, LW_JUMP_SUSPEND, now, sleep);
@@ -53,15 +63,15 @@ static void clock_fire(lw_monset_core_t *m, double now) {
       jump(m, LW_JUMP_STEP, now, d);
     }
   }
-  m->clock.prev_mono = now;
-  m->clock.prev_wall = wall;
-  m->clock.prev_sleep = cur;
-  m->clock.has_sleep = has;
-  m->clock.due = now + m->cfg.clock_interval_ms;
+  st(m)->prev_mono = now;
+  st(m)->prev_wall = wall;
+  st(m)->prev_sleep = cur;
+  st(m)->has_sleep = has;
+  st(m)->due = now + m->cfg.clock_interval_ms;
 }
 
 void lw_monset_core_clock_evidence(lw_monset_core_t *m, double now, int force) {
-  if (m->running[LW_MON_CLOCKDRIFT] && (force || m->clock.due <= now + m->coalesce_ms))
+  if (m->running[LW_MON_CLOCKDRIFT] && (force || st(m)->due <= now + m->coalesce_ms))
     clock_fire(m, now);
 }
 
@@ -74,15 +84,15 @@ static void clock_caught_up(lw_monset_core_t *m, double since, double end, doubl
 }
 
 static void clock_start(lw_monset_core_t *m, double now) {
-  m->clock.due = now + m->cfg.clock_interval_ms;
-  m->clock.prev_mono = now;
-  m->clock.prev_wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
-  m->clock.has_sleep = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &m->clock.prev_sleep);
+  st(m)->due = now + m->cfg.clock_interval_ms;
+  st(m)->prev_mono = now;
+  st(m)->prev_wall = m->rd.wall ? m->rd.wall(m->rd.data) : now;
+  st(m)->has_sleep = lw_sleep_diff(m->rd.sleep_pair, m->rd.data, m->cfg.sleep_clock, &st(m)->prev_sleep);
 }
 
 static lw__timer_t clock_timer(const lw_monset_core_t *m, int in_run, double *due) {
   (void)in_run;
-  *due = m->clock.due;
+  *due = st(m)->due;
   return LW__TIMER_SOFT;
 }
 
@@ -93,6 +103,10 @@ static const lw_option_row_t clockdrift_options[] = {
     LW__MON_OPTION("clockDrift.sleepClock", sleep_clock, LW_OPTION_BOOLEAN, 1),
 };
 
+static const lw__mon_field_t clock_state_fields[] = {
+    LW__MON_FIELD(clock_state_t, due),
+    LW__MON_FIELD(clock_state_t, prev_mono),
+};
 const lw__mon_desc_t lw__mon_clockdrift = {
     .name = "clockDrift",
     .flags = LW__MON_EVIDENCE,
@@ -103,4 +117,5 @@ const lw__mon_desc_t lw__mon_clockdrift = {
     .caught_up = clock_caught_up,
     .recorded = NULL,
     LW__MON_OPTIONS(clockdrift_options),
+    LW__MON_STATE(clock_state_t, clock_state_fields),
 };

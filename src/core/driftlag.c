@@ -5,12 +5,21 @@
  * end needs a real firing). */
 #include "monitors-internal.h"
 
+/* Its state: its previous firing and its due time, whether it may sleep, and the loop's busy
+ * total at the previous firing. */
+typedef struct drift_state_s {
+  double prev;
+  double due;
+  int may_sleep; /* its last firing was on time, over a window the loop mostly waited */
+  double busy_prev;
+} drift_state_t;
+static drift_state_t *st(const lw_monset_core_t *m) { return lw__mon_state(m, LW_MON_DRIFT); }
+
 static void drift_start(lw_monset_core_t *m, double now) {
-  m->drift.prev = now;
-  m->drift.due = now + m->cfg.drift_interval_ms;
-  m->drift.busy_prev = m->loop.busy_total;
-  m->drift.may_sleep = 0;
-  m->throttle.late = 0;
+  st(m)->prev = now;
+  st(m)->due = now + m->cfg.drift_interval_ms;
+  st(m)->busy_prev = lw__mon_busy_total(m);
+  st(m)->may_sleep = 0;
 }
 
 /* Its firings while it slept are not lost (the driver has normally caught up already, with the
@@ -23,25 +32,25 @@ static void drift_stop(lw_monset_core_t *m, double now) {
 static lw__timer_t drift_timer(const lw_monset_core_t *m, int in_run, double *due) {
   (void)in_run;
   if (lw__mon_asleep(m, LW_MON_DRIFT)) return LW__TIMER_NONE;
-  *due = m->drift.due;
+  *due = st(m)->due;
   return LW__TIMER_EXACT;
 }
 
 static void drift_fire(lw_monset_core_t *m, double now) {
-  double lateness = now - m->drift.due;
-  double window_start = m->drift.prev;
+  double lateness = now - st(m)->due;
+  double window_start = st(m)->prev;
   double busy = lw__mon_busy_until(m, now);
   if (lateness < 0) lateness = 0;
   lw__mon_submit(m, LW_MON_DRIFT, lateness, now - window_start, now);
-  lw__mon_throttle_check(m, lateness, window_start, busy - m->drift.busy_prev, now);
-  m->drift.may_sleep = lw__mon_may_sleep(lateness, busy - m->drift.busy_prev, now - window_start);
-  m->drift.busy_prev = busy;
-  m->drift.prev = now;
-  m->drift.due = now + m->cfg.drift_interval_ms;
+  lw__mon_throttle_check(m, lateness, window_start, busy - st(m)->busy_prev, now);
+  st(m)->may_sleep = lw__mon_may_sleep(lateness, busy - st(m)->busy_prev, now - window_start);
+  st(m)->busy_prev = busy;
+  st(m)->prev = now;
+  st(m)->due = now + m->cfg.drift_interval_ms;
 }
 
 static int drift_sleep(const lw_monset_core_t *m, double now) {
-  return m->drift.may_sleep && !lw__mon_throttle_open(m) && m->drift.due > now;
+  return st(m)->may_sleep && !lw__mon_throttle_open(m) && st(m)->due > now;
 }
 
 /* Held, its first due time after the wait's start fires now, as late as the real timer's would
@@ -52,8 +61,8 @@ static void drift_wake(lw_monset_core_t *m, double now, double until, int held) 
     drift_fire(m, now);
     return;
   }
-  while (m->drift.due <= until) drift_fire(m, lw__mon_fired_at(m, m->drift.due, now));
-  if (m->drift.due <= now) drift_fire(m, now);
+  while (st(m)->due <= until) drift_fire(m, lw__mon_fired_at(m, st(m)->due, now));
+  if (st(m)->due <= now) drift_fire(m, now);
 }
 
 /* Its recorded lateness also goes to the window of nodejs.eventloop.delay.* while one is kept. */
@@ -66,6 +75,9 @@ static const lw_option_row_t driftlag_options[] = {
     LW__MON_OPTION("driftLag.intervalMs", drift_interval_ms, LW_OPTION_MS, 20),
 };
 
+static const lw__mon_field_t drift_state_fields[] = {
+    LW__MON_FIELD(drift_state_t, due),
+};
 const lw__mon_desc_t lw__mon_driftlag = {
     .name = "driftLag",
     .flags = LW__MON_VALIDATED,
@@ -79,4 +91,5 @@ const lw__mon_desc_t lw__mon_driftlag = {
     .sleep = drift_sleep,
     .wake = drift_wake,
     LW__MON_OPTIONS(driftlag_options),
+    LW__MON_STATE(drift_state_t, drift_state_fields),
 };

@@ -30,52 +30,21 @@ static double watched_end(const lw_monset_core_t *m, const lw_msg_t *msg) {
 
 /* One message, after the evidence of every message received with it is in the tracker. */
 static void receive_one(lw_monset_core_t *m, const lw_msg_t *msg, double now) {
-  lw_event_t *ev;
-  lw_hang_cause_t *h, spare;
-  double end;
   switch (msg->type) {
     case LW_MSG_HEARTBEAT:
-      lw_histogram_record(&m->self_lag_hist, msg->self_lag);
-      if (m->aggs != NULL) lw_agg_record(&m->aggs->self_lag, msg->self_lag);
-      if (m->keep_batches) lw__mon_batch_push(m, &m->self_lag_batch, msg->self_lag);
-      m->self_lag_last = msg->self_lag;
-      m->self_lag_count++;
-      /* Its lateness (SPEC §6): how long it waited for the main thread, which answered it now, or
-       * at once if it came while the loop waited in its poll, however long the loop slept on. */
-      if (m->running[LW_MON_WORKER]) {
-        double answered = msg->quiet ? msg->sent_at : now;
-        lw__mon_submit(m, LW_MON_WORKER, answered - msg->sent_at, answered - msg->sent_at, answered);
-      }
+      lw__mon_heartbeat_received(m, msg, now);
       break;
     case LW_MSG_HANG_START:
-      m->worker_hangs++;
+      lw__mon_hang_started(m);
       break;
     case LW_MSG_HANG_END:
-      end = watched_end(m, msg);
-      /* Its time: from where the loop last made progress, less the stops inside it. */
-      lw_histogram_record(&m->hang_hist, end - msg->hang_start - msg->hang_stopped);
-      if ((h = lw_causes_next(&m->causes)) == NULL) {
-        /* The worker hang keeps its cause; the episode will not find it (counted as lost). */
-        m->c->lost++;
-        h = &spare;
-      }
-      lw_hang_cause_from_msg(h, msg, end);
-      ev = lw__event_push(m->c, LW_EVENT_WORKER_HANG, now);
-      if (ev) {
-        ev->start = msg->hang_start;
-        ev->end = end;
-        ev->detected_at = msg->detected_at;
-        ev->duration_ms = end - msg->hang_start - msg->hang_stopped;
-        lw_cause_compute(&m->causes, h, &ev->cause);
-        h->gc_seen = ev->cause.gc_ms;
-      }
+      lw__mon_hang_ended(m, msg, watched_end(m, msg), now);
       break;
     case LW_MSG_BLOCK_START:
       m->blocks.watched++;
       break;
     case LW_MSG_BLOCK_END:
-      end = watched_end(m, msg);
-      lw_blocks_watch_ended(&m->blocks, m->c, msg, end);
+      lw_blocks_watch_ended(&m->blocks, m->c, msg, watched_end(m, msg));
       break;
     case LW_MSG_EVIDENCE:
       break;

@@ -4,6 +4,42 @@
 
 #include <stdint.h>
 
+/* The loop's state, loopBlock's row's (monitors.h), kept whether loopBlock runs or not. */
+typedef struct loop_state_s {
+  /* loopBlock: the previous iteration, and the cumulative busy time for timerThrottle */
+  struct {
+    double prev_t;
+    double prev_idle;
+    double busy_total;
+    /* The poll that may wait, from lw_monset_core_poll_wait to lw_monset_core_poll_woke: when it
+     * began, and libuv's idle reading then. */
+    int waiting;
+    double wait_at, wait_idle;
+    double restart_at; /* a continue during it: its wait restarted then (lw__mon_continued_at) */
+    double idle_lost;  /* the waits libuv's idle time lost (lw_monset_core_poll_woke) */
+    /* The last poll judged, until its iteration is: when it began and ended, what libuv counted
+     * of its wait and what the core took as lost. */
+    double last_at, last_end, last_counted, last_lost;
+  } loop;
+  /* The loop model (below). */
+  struct {
+    int embedded;
+    int poll_waited;       /* libuv's idle time grew across an iteration: Node's loop for good */
+    int poll_could_wait;   /* the last poll could have waited in Node's loop (lw_monset_core_poll) */
+    int seen;              /* `idle` holds libuv's idle reading at the last iteration */
+    double idle;
+    unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS off a CPU after such a poll */
+    double emb_idle_base;  /* the idle reading, the time and the runnable time at the switch */
+    double emb_t_base;
+    double emb_runnable_base;
+    int poll_ended;        /* the readings below were taken at a poll's end (lw_monset_core_poll_end) */
+    double poll_end_at;
+    double poll_end_runnable;
+    double poll_end_idle;
+  } model;
+} loop_state_t;
+static loop_state_t *st(const lw_monset_core_t *m) { return lw__mon_state(m, LW_MON_LOOPBLOCK); }
+
 /* The loop model (SPEC §6, embedded loops). Node runs its loop itself and waits in its poll,
  * where libuv counts the idle time. An embedder such as Electron runs one non-waiting
  * iteration at a time from its own message loop, so the thread waits outside libuv and libuv's
@@ -26,9 +62,9 @@ static double idle_reading(const lw_monset_core_t *m) { return m->rd.idle ? m->r
  * in an embedded loop, from the switch on, every moment it was neither on a CPU nor waiting for
  * one (SPEC §6: a task preempted or held back by a quota is busy, as in Node's loop). */
 double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
-  if (m->model.embedded)
-    return m->model.emb_idle_base + (now - m->model.emb_t_base) - (runnable_now(m) - m->model.emb_runnable_base);
-  return idle_reading(m) + m->loop.idle_lost;
+  if (st(m)->model.embedded)
+    return st(m)->model.emb_idle_base + (now - st(m)->model.emb_t_base) - (runnable_now(m) - st(m)->model.emb_runnable_base);
+  return idle_reading(m) + st(m)->loop.idle_lost;
 }
 
 /* A wait that libuv's idle time lost is still a wait. libuv counts a poll's wait from its last
@@ -49,10 +85,10 @@ double lw__mon_idle_now(const lw_monset_core_t *m, double now) {
  *   included, is the iteration's.
  * A poll no sighting fell in is taken as libuv counted it. */
 void lw_monset_core_poll_wait(lw_monset_core_t *m, double at) {
-  m->loop.waiting = 1;
-  m->loop.wait_at = at;
-  m->loop.wait_idle = idle_reading(m);
-  m->loop.restart_at = -INFINITY;
+  st(m)->loop.waiting = 1;
+  st(m)->loop.wait_at = at;
+  st(m)->loop.wait_idle = idle_reading(m);
+  st(m)->loop.restart_at = -INFINITY;
 }
 
 /* The wait lost in a poll that began at `wait_at` and ended at `end`, libuv having counted
@@ -70,28 +106,28 @@ static double poll_lost(lw_monset_core_t *m, double now, double counted) {
   double seen_at, seen_idle, seen_runnable, tail;
   if (m->rd.poll_seen == NULL || !m->rd.poll_seen(m->rd.data, &seen_at, &seen_idle, &seen_runnable))
     return 0;
-  if (!(seen_at > m->loop.wait_at && seen_at <= now)) return 0; /* no sighting of this poll */
-  if (idle_reading(m) >= seen_idle) return (seen_at - m->loop.wait_at) - (seen_idle - m->loop.wait_idle);
+  if (!(seen_at > st(m)->loop.wait_at && seen_at <= now)) return 0; /* no sighting of this poll */
+  if (idle_reading(m) >= seen_idle) return (seen_at - st(m)->loop.wait_at) - (seen_idle - st(m)->loop.wait_idle);
   /* A restart after the sighting: the wait went on for the thread's time off every CPU since. */
   tail = (now - seen_at) - (runnable_now(m) - seen_runnable);
   if (!(tail > 0)) tail = 0;
   if (tail > LW_SEEN_MAX_MS) tail = LW_SEEN_MAX_MS;
-  return (seen_at - m->loop.wait_at) + tail - counted;
+  return (seen_at - st(m)->loop.wait_at) + tail - counted;
 }
 
 void lw_monset_core_poll_woke(lw_monset_core_t *m, double now) {
   double counted, lost;
-  if (!m->loop.waiting) return;
-  m->loop.waiting = 0;
+  if (!st(m)->loop.waiting) return;
+  st(m)->loop.waiting = 0;
   /* An embedded loop's idle time is its own measure of the thread (lw__mon_idle_now). */
-  if (m->model.embedded) return;
-  counted = idle_reading(m) - m->loop.wait_idle;
-  lost = with_restart(poll_lost(m, now, counted), m->loop.wait_at, m->loop.restart_at, now, counted);
-  m->loop.idle_lost += lost;
-  m->loop.last_at = m->loop.wait_at;
-  m->loop.last_end = now;
-  m->loop.last_counted = counted;
-  m->loop.last_lost = lost;
+  if (st(m)->model.embedded) return;
+  counted = idle_reading(m) - st(m)->loop.wait_idle;
+  lost = with_restart(poll_lost(m, now, counted), st(m)->loop.wait_at, st(m)->loop.restart_at, now, counted);
+  st(m)->loop.idle_lost += lost;
+  st(m)->loop.last_at = st(m)->loop.wait_at;
+  st(m)->loop.last_end = now;
+  st(m)->loop.last_counted = counted;
+  st(m)->loop.last_lost = lost;
 }
 
 /* A stop ends with EINTR in every thread's wait (on Linux, handler or not): the poll's wait up to
@@ -99,23 +135,25 @@ void lw_monset_core_poll_woke(lw_monset_core_t *m, double now) {
  * woke and before its iteration is judged; later, only the continue's evidence is left. */
 void lw__mon_continued_at(lw_monset_core_t *m, double at) {
   double lost;
-  if (m->model.embedded) return;
-  if (m->loop.waiting) {
-    if (at > m->loop.restart_at) m->loop.restart_at = at;
+  if (st(m)->model.embedded) return;
+  if (st(m)->loop.waiting) {
+    if (at > st(m)->loop.restart_at) st(m)->loop.restart_at = at;
     return;
   }
-  if (!(at > m->loop.last_at && at <= m->loop.last_end)) return;
-  lost = with_restart(m->loop.last_lost, m->loop.last_at, at, m->loop.last_end, m->loop.last_counted);
-  m->loop.idle_lost += lost - m->loop.last_lost;
-  m->loop.last_lost = lost;
+  if (!(at > st(m)->loop.last_at && at <= st(m)->loop.last_end)) return;
+  lost = with_restart(st(m)->loop.last_lost, st(m)->loop.last_at, at, st(m)->loop.last_end, st(m)->loop.last_counted);
+  st(m)->loop.idle_lost += lost - st(m)->loop.last_lost;
+  st(m)->loop.last_lost = lost;
 }
 
-int lw_monset_core_embedded(const lw_monset_core_t *m) { return m->model.embedded; }
+int lw_monset_core_embedded(const lw_monset_core_t *m) { return st(m)->model.embedded; }
+
+double lw__mon_busy_total(const lw_monset_core_t *m) { return st(m)->loop.busy_total; }
 
 double lw__mon_busy_until(const lw_monset_core_t *m, double now) {
-  double b = m->loop.busy_total;
+  double b = st(m)->loop.busy_total;
   if (m->running[LW_MON_LOOPBLOCK]) {
-    double part = (now - m->loop.prev_t) - (lw__mon_idle_now(m, now) - m->loop.prev_idle);
+    double part = (now - st(m)->loop.prev_t) - (lw__mon_idle_now(m, now) - st(m)->loop.prev_idle);
     if (part > 0) b += part;
   }
   return b;
@@ -129,61 +167,61 @@ double lw__mon_busy_until(const lw_monset_core_t *m, double now) {
  * switch the idle reading goes on from where libuv's left it, the time outside libuv that showed
  * it counted as idle already. */
 static void loop_model(lw_monset_core_t *m, double now, double outside_ms) {
-  int could = m->model.poll_could_wait;
+  int could = st(m)->model.poll_could_wait;
   double idle;
-  m->model.poll_could_wait = 0;
-  if (m->model.embedded || m->model.poll_waited || m->rd.runnable == NULL) return;
+  st(m)->model.poll_could_wait = 0;
+  if (st(m)->model.embedded || st(m)->model.poll_waited || m->rd.runnable == NULL) return;
   idle = idle_reading(m);
-  if (m->model.seen && idle > m->model.idle) {
-    m->model.poll_waited = 1;
+  if (st(m)->model.seen && idle > st(m)->model.idle) {
+    st(m)->model.poll_waited = 1;
     return;
   }
-  m->model.seen = 1;
-  m->model.idle = idle;
+  st(m)->model.seen = 1;
+  st(m)->model.idle = idle;
   if (!could || !(outside_ms >= LW_OUTSIDE_MIN_MS)) return;
-  if (++m->model.outside_seen < LW_OUTSIDE_ITERATIONS) return;
-  m->model.emb_idle_base = lw__mon_idle_now(m, now) + outside_ms;
-  m->model.emb_t_base = now;
-  m->model.emb_runnable_base = runnable_now(m);
-  m->model.embedded = 1;
+  if (++st(m)->model.outside_seen < LW_OUTSIDE_ITERATIONS) return;
+  st(m)->model.emb_idle_base = lw__mon_idle_now(m, now) + outside_ms;
+  st(m)->model.emb_t_base = now;
+  st(m)->model.emb_runnable_base = runnable_now(m);
+  st(m)->model.embedded = 1;
 }
 
-void lw_monset_core_poll(lw_monset_core_t *m, int could_wait) { m->model.poll_could_wait = could_wait != 0; }
+void lw_monset_core_poll(lw_monset_core_t *m, int could_wait) { st(m)->model.poll_could_wait = could_wait != 0; }
 
 void lw_monset_core_poll_end(lw_monset_core_t *m, double at, double runnable) {
-  m->model.poll_ended = 1;
-  m->model.poll_end_at = at;
-  m->model.poll_end_runnable = runnable;
-  m->model.poll_end_idle = idle_reading(m);
+  st(m)->model.poll_ended = 1;
+  st(m)->model.poll_end_at = at;
+  st(m)->model.poll_end_runnable = runnable;
+  st(m)->model.poll_end_idle = idle_reading(m);
 }
 
-int lw_monset_core_poll_ended(const lw_monset_core_t *m) { return m->model.poll_ended; }
+int lw_monset_core_poll_ended(const lw_monset_core_t *m) { return st(m)->model.poll_ended; }
 
 /* The time off every CPU and outside libuv's poll since the last poll's end: its gap less the
  * runnable time and the idle time grown since. A reading that failed (NAN) counts nothing. */
 static double outside_since_poll(lw_monset_core_t *m, double now, double runnable) {
   double out;
-  if (!m->model.poll_ended) return 0;
-  m->model.poll_ended = 0;
-  out = (now - m->model.poll_end_at) - (runnable - m->model.poll_end_runnable) -
-        (idle_reading(m) - m->model.poll_end_idle);
+  if (!st(m)->model.poll_ended) return 0;
+  st(m)->model.poll_ended = 0;
+  out = (now - st(m)->model.poll_end_at) - (runnable - st(m)->model.poll_end_runnable) -
+        (idle_reading(m) - st(m)->model.poll_end_idle);
   return out > 0 ? out : 0;
 }
 
 int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable) {
   double idle, busy;
-  int embedded = m->model.embedded, changed;
+  int embedded = st(m)->model.embedded, changed;
   lw__mon_activity(m, now);
-  m->loop.waiting = 0; /* a poll the driver did not judge is judged no more */
-  m->loop.last_end = -INFINITY; /* nor is the last one, once this sample holds it */
+  st(m)->loop.waiting = 0; /* a poll the driver did not judge is judged no more */
+  st(m)->loop.last_end = -INFINITY; /* nor is the last one, once this sample holds it */
   loop_model(m, now, outside_since_poll(m, now, runnable));
-  if (!m->running[LW_MON_LOOPBLOCK]) return m->model.embedded != embedded;
+  if (!m->running[LW_MON_LOOPBLOCK]) return st(m)->model.embedded != embedded;
   idle = lw__mon_idle_now(m, now);
-  busy = (now - m->loop.prev_t) - (idle - m->loop.prev_idle);
+  busy = (now - st(m)->loop.prev_t) - (idle - st(m)->loop.prev_idle);
   if (busy < 0) busy = 0;
-  m->loop.busy_total += busy;
-  m->loop.prev_t = now;
-  m->loop.prev_idle = idle;
+  st(m)->loop.busy_total += busy;
+  st(m)->loop.prev_t = now;
+  st(m)->loop.prev_idle = idle;
   /* A sample recorded at once changes no due time; a held or discarded one may. */
   changed = lw__mon_submit(m, LW_MON_LOOPBLOCK, busy, busy, now) != LW_VERDICT_RECORDED;
   /* A block: held by its validator (it is at its threshold), unless evidence discards it now. */
@@ -193,13 +231,19 @@ int lw_monset_core_iteration(lw_monset_core_t *m, double now, double runnable) {
     if (rc == LW_ENOMEM) m->c->lost++;
     changed = 1;
   }
-  return changed || m->model.embedded != embedded;
+  return changed || st(m)->model.embedded != embedded;
 }
 
 static void loopblock_start(lw_monset_core_t *m, double now) {
-  m->loop.prev_t = now;
-  m->loop.prev_idle = lw__mon_idle_now(m, now);
+  st(m)->loop.prev_t = now;
+  st(m)->loop.prev_idle = lw__mon_idle_now(m, now);
 }
+
+static const lw__mon_field_t loop_state_fields[] = {
+    LW__MON_FIELD(loop_state_t, loop.busy_total),
+    LW__MON_FIELD(loop_state_t, loop.idle_lost),
+    LW__MON_FIELD(loop_state_t, model.embedded),
+};
 
 /* loopBlock (SPEC §6): each iteration's busy time, sampled by lw_monset_core_iteration(). */
 const lw__mon_desc_t lw__mon_loopblock = {
@@ -212,6 +256,7 @@ const lw__mon_desc_t lw__mon_loopblock = {
     .timer = NULL,
     .fire = NULL,
     .recorded = NULL,
+    LW__MON_STATE(loop_state_t, loop_state_fields),
 };
 
-int lw_monset_core_poll_waiting(const lw_monset_core_t *m) { return m->loop.waiting; }
+int lw_monset_core_poll_waiting(const lw_monset_core_t *m) { return st(m)->loop.waiting; }

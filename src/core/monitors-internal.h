@@ -57,13 +57,42 @@ typedef struct lw__mon_desc_s {
    * NULL: none to catch up): what it would have done over the wait from `since` to `end`, the
    * loop's idle time at `end` being `idle_end`. An evidence source's comes first. */
   void (*caught_up)(lw_monset_core_t *m, double since, double end, double idle_end, double now);
+  /* Its private state, a struct its own file defines: its size (the set allocates it zeroed at
+   * init, for the set's life, whether it runs or not), and its fields by name, which
+   * lw__mon_field() reads for a white-box test. Its hooks (NULL: nothing to do): `init` sets it
+   * before any start (LW_OK, or LW_ENOMEM), `free` frees what it holds (after a failed init too),
+   * `memory` is the heap memory it holds, `release` keeps only what the last reads need
+   * (lw_monset_core_release). */
+  size_t state_size;
+  const struct lw__mon_field_s *fields;
+  size_t nfields;
+  int (*init)(lw_monset_core_t *m);
+  void (*free)(lw_monset_core_t *m);
+  size_t (*memory)(const lw_monset_core_t *m);
+  void (*release)(lw_monset_core_t *m);
 } lw__mon_desc_t;
+
+/* A field of a monitor's state by name (lw__mon_desc_t.fields). */
+typedef struct lw__mon_field_s {
+  const char *name;
+  size_t offset;
+} lw__mon_field_t;
+#define LW__MON_FIELD(type, field) {#field, offsetof(type, field)}
+/* A descriptor's `.state_size`, `.fields` and `.nfields` from its state's type and its array of
+ * LW__MON_FIELD rows. */
+#define LW__MON_STATE(type, rows) \
+  .state_size = sizeof(type), .fields = (rows), .nfields = sizeof(rows) / sizeof((rows)[0])
+/* Monitor `mon`'s state, as its own file's struct. */
+static inline void *lw__mon_state(const lw_monset_core_t *m, lw_mon_t mon) { return m->state[mon]; }
+/* monitors.c: the field `name` of monitor `mon`'s state, or NULL if it has none of that name. */
+void *lw__mon_field(const lw_monset_core_t *m, lw_mon_t mon, const char *name);
 
 #define LW__MON_DECLARE(id, desc) extern const lw__mon_desc_t desc;
 LW_MONITOR_TABLE(LW__MON_DECLARE)
+LW_SOURCE_TABLE(LW__MON_DECLARE)
 #undef LW__MON_DECLARE
 
-/* monitors.c: monitor `mon`'s row of the table. */
+/* monitors.c: row `mon`'s descriptor (a monitor's or an evidence source's). */
 const lw__mon_desc_t *lw__mon_desc(lw_mon_t mon);
 /* monitors.c: monitor `mon`'s option rows, and their number in `*n`. */
 const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n);
@@ -76,8 +105,10 @@ const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n);
 double lw__mon_idle_now(const lw_monset_core_t *m, double now);
 /* The process was continued at `at` (SIGCONT): a poll that waited then restarted its wait. */
 void lw__mon_continued_at(lw_monset_core_t *m, double at);
-/* The loop's busy time up to `now`, counting the iteration in progress. */
+/* The loop's busy time up to `now`, counting the iteration in progress; and up to the last
+ * iteration judged. */
 double lw__mon_busy_until(const lw_monset_core_t *m, double now);
+double lw__mon_busy_total(const lw_monset_core_t *m);
 
 /* A lateness timer may sleep while the loop waits once a firing came on time (`late`) over a
  * window in which the loop mostly waited: a busy loop may wait at every iteration (a poll for
@@ -94,12 +125,21 @@ static inline int lw__mon_asleep(const lw_monset_core_t *m, lw_mon_t mon) {
 }
 double lw__mon_fired_at(lw_monset_core_t *m, double t, double now);
 
+/* workermon.c: the worker's messages of the `worker` and `liveness` rows (ev-worker.c hands them
+ * over, after their evidence): a heartbeat received at `now`; a hang flagged; a hang that ended
+ * at `end`, a `worker_hang` event; the causes of the worker hangs an episode overlaps; stats(). */
+void lw__mon_heartbeat_received(lw_monset_core_t *m, const lw_msg_t *msg, double now);
+void lw__mon_hang_started(lw_monset_core_t *m);
+void lw__mon_hang_ended(lw_monset_core_t *m, const lw_msg_t *msg, double end, double now);
+void lw__mon_hang_causes_for(const lw_monset_core_t *m, lw_event_t *ev);
+void lw__mon_worker_stats(const lw_monset_core_t *m, lw_monset_core_stats_t *out);
+
 /* timerthrottle.c: driftLag's firing `lateness` late over a window from `window_start` in which
  * the loop was busy for `busy`; the end of its open interval at `now`, if any; and whether one is
  * open (driftLag's firings end it: its timer keeps firing). */
 void lw__mon_throttle_check(lw_monset_core_t *m, double lateness, double window_start, double busy,
                             double now);
 void lw__mon_throttle_close(lw_monset_core_t *m, double now);
-static inline int lw__mon_throttle_open(const lw_monset_core_t *m) { return m->throttle.seq != 0; }
+int lw__mon_throttle_open(const lw_monset_core_t *m);
 
 #endif /* LW_CORE_MONITORS_INTERNAL_H_ */

@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The monitor table (monitors.h), by id. */
-static const lw__mon_desc_t *const monitors[LW_MON_COUNT] = {
+/* The table (monitors.h), by id: the monitors, then the evidence sources. */
+static const lw__mon_desc_t *const monitors[LW_ROW_COUNT] = {
 #define LW__MON_ROW(id, desc) [id] = &desc,
     LW_MONITOR_TABLE(LW__MON_ROW)
+    LW_SOURCE_TABLE(LW__MON_ROW)
 #undef LW__MON_ROW
 };
 
@@ -57,12 +58,7 @@ const lw_option_row_t *lw__mon_options(lw_mon_t mon, size_t *n) {
 lw_bounds_t lw_mon_bounds(lw_mon_t mon) { return has_flag(mon, LW__MON_RATIO) ? LW_BOUNDS_RATIO : LW_BOUNDS_LAG; }
 
 void lw_monset_core_stats(const lw_monset_core_t *m, lw_monset_core_stats_t *out) {
-  out->self_lag_count = m->self_lag_hist.count;
-  out->self_lag_max = m->self_lag_hist.count ? m->self_lag_hist.max : NAN;
-  out->self_lag_p99 = lw_histogram_quantile(&m->self_lag_hist, 0.99);
-  out->worker_hangs = m->worker_hangs;
-  out->worker_hangs_ended = m->hang_hist.count;
-  out->worker_hang_max = m->hang_hist.count ? m->hang_hist.max : NAN;
+  lw__mon_worker_stats(m, out);
   out->blocks = m->blocks.count;
   out->blocks_reported = m->blocks.reported;
   out->blocks_unreported = m->blocks.unreported;
@@ -119,10 +115,57 @@ static void episode_cause(void *data, lw_event_t *ev) {
   const lw_monset_core_t *m = data;
   const lw_validator_t *loop = lw_validator_get(m->c, m->vid[LW_MON_LOOPBLOCK]);
   size_t i;
-  lw_causes_for_episode(&m->causes, ev);
+  lw__mon_hang_causes_for(m, ev);
   if (m->block_vid == UINT32_MAX || loop == NULL) return;
   for (i = 0; i < ev->nmonitors; i++)
     if (ev->monitors[i] == loop->name_id) ev->is_block = 1;
+}
+
+/* Every monitor's state, in one zeroed allocation, each slot aligned for any type and set as
+ * its own file says. */
+static int states_init(lw_monset_core_t *m) {
+  const size_t align = _Alignof(max_align_t);
+  size_t at[LW_ROW_COUNT], total = 0;
+  char *block;
+  int i;
+  for (i = 0; i < LW_ROW_COUNT; i++) {
+    at[i] = total;
+    total += (monitors[i]->state_size + align - 1) / align * align;
+  }
+  if ((block = lw__calloc(1, total > 0 ? total : 1)) == NULL) return LW_ENOMEM;
+  for (i = 0; i < LW_ROW_COUNT; i++) m->state[i] = block + at[i];
+  for (i = 0; i < LW_ROW_COUNT; i++)
+    if (monitors[i]->init != NULL && monitors[i]->init(m) != LW_OK) return LW_ENOMEM;
+  return LW_OK;
+}
+
+static void states_free(lw_monset_core_t *m) {
+  int i;
+  if (m->state[0] == NULL) return;
+  for (i = 0; i < LW_ROW_COUNT; i++)
+    if (monitors[i]->free != NULL) monitors[i]->free(m);
+  lw__free(m->state[0]);
+}
+
+static size_t states_memory(const lw_monset_core_t *m) {
+  const size_t align = _Alignof(max_align_t);
+  size_t total = 0;
+  int i;
+  if (m->state[0] == NULL) return 0;
+  for (i = 0; i < LW_ROW_COUNT; i++) {
+    total += (monitors[i]->state_size + align - 1) / align * align;
+    if (monitors[i]->memory != NULL) total += monitors[i]->memory(m);
+  }
+  return total;
+}
+
+void *lw__mon_field(const lw_monset_core_t *m, lw_mon_t mon, const char *name) {
+  size_t i;
+  if ((unsigned)mon >= LW_ROW_COUNT) return NULL;
+  for (i = 0; i < monitors[mon]->nfields; i++)
+    if (strcmp(monitors[mon]->fields[i].name, name) == 0)
+      return (char *)m->state[mon] + monitors[mon]->fields[i].offset;
+  return NULL;
 }
 
 int lw_monset_core_init(lw_monset_core_t *m, lw_conditions_t *c, const lw_monset_core_config_t *cfg,
@@ -139,15 +182,11 @@ int lw_monset_core_init(lw_monset_core_t *m, lw_conditions_t *c, const lw_monset
   lw_worker_init(&m->worker, &m->cfg, &rd->worker);
   m->worker_may_rest = rd->worker.main_waiting != NULL;
   lw_blocks_init(&m->blocks, &m->cfg, rd->main.gc_ms, rd->main.data);
-  lw_causes_init(&m->causes, LW_HANG_CAUSES, rd->main.gc_ms, rd->main.data);
   m->flush_due = LW_NEVER;
-  m->macro.posted = INFINITY;
   m->seen.last = -INFINITY;
   m->seen.resumed_at = -INFINITY;
   for (i = 0; i < 8; i++) m->seen.resumed[i] = -INFINITY;
-  for (i = 0; i < 4; i++) m->seen.looks[i] = -INFINITY;
-  if (lw_histogram_init(&m->self_lag_hist) != LW_OK || lw_histogram_init(&m->hang_hist) != LW_OK)
-    return LW_ENOMEM;
+  if (states_init(m) != LW_OK) return LW_ENOMEM;
   lw_delay_window_init(&m->delay);
   for (i = 0; i < LW_MON_COUNT; i++) {
     const char *name = monitors[i]->name;
@@ -183,21 +222,18 @@ void lw_monset_core_free(lw_monset_core_t *m) {
     lw__free(m->batch[i].values);
   }
   lw__free(m->self_lag_batch.values);
-  lw_causes_free(&m->causes);
   lw_blocks_free(&m->blocks);
-  lw_histogram_free(&m->self_lag_hist);
-  lw_histogram_free(&m->hang_hist);
   lw_delay_window_free(&m->delay);
   lw__free(m->aggs);
+  states_free(m);
   memset(m, 0, sizeof(*m));
 }
 
 size_t lw_monset_core_memory(const lw_monset_core_t *m) {
-  size_t n = lw_causes_memory(&m->causes) + lw_blocks_memory(&m->blocks);
+  size_t n = lw_blocks_memory(&m->blocks) + lw_delay_window_memory(&m->delay);
   int i;
-  n += lw_histogram_memory(&m->self_lag_hist) + lw_histogram_memory(&m->hang_hist) +
-       lw_delay_window_memory(&m->delay);
   if (m->aggs) n += sizeof(*m->aggs);
+  n += states_memory(m);
   for (i = 0; i < LW_MON_COUNT; i++) n += m->batch[i].cap * sizeof(double);
   return n + m->self_lag_batch.cap * sizeof(double);
 }
@@ -210,8 +246,8 @@ void lw_monset_core_release(lw_monset_core_t *m) {
   }
   lw__free(m->self_lag_batch.values);
   memset(&m->self_lag_batch, 0, sizeof(m->self_lag_batch));
-  lw_histogram_freeze(&m->self_lag_hist);
-  lw_histogram_freeze(&m->hang_hist);
+  for (i = 0; i < LW_ROW_COUNT; i++)
+    if (monitors[i]->release != NULL && m->state[0] != NULL) monitors[i]->release(m);
 }
 
 static int any_running(const lw_monset_core_t *m) {

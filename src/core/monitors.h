@@ -22,7 +22,7 @@
 /* The monitor table: one row per monitor, in the order of their ids (the public names' order):
  * its id and its descriptor, which the monitor's own file defines (monitors-internal.h: its name,
  * its flags, its start, stop, timer and firing, its options). Adding a monitor is its file and its
- * row here (with its state in lw_monset_core_t), and its options' fields in config.h. A build may
+ * row here, and its options' fields in config.h; its state is its own file's. A build may
  * add rows after these (LW_MONITOR_TABLE_MORE: the C tests' toy monitor, test/c/toy/). */
 #ifndef LW_MONITOR_TABLE_MORE
 #define LW_MONITOR_TABLE_MORE(X)
@@ -38,11 +38,23 @@
   X(LW_MON_THROTTLE, lw__mon_timerthrottle)   \
   LW_MONITOR_TABLE_MORE(X)
 
+/* The evidence sources that keep a state of their own outside the monitors' timers: rows of the
+ * same table after the monitors, each defined by its own file (ev-<source>.c) with its state and
+ * its hooks, and told what it reads through an entry point of its own below. They have no public
+ * name: the API never starts or stops them, and every bound of the API is LW_MON_COUNT. */
+#define LW_SOURCE_TABLE(X)               \
+  X(LW_SRC_SIGCONT, lw__src_sigcont)     \
+  X(LW_SRC_DEBUGGER, lw__src_debugger)
+
+/* A row's id: a monitor's (below LW_MON_COUNT) or an evidence source's (from it). */
 typedef enum {
 #define LW__MON_ID(id, desc) id,
   LW_MONITOR_TABLE(LW__MON_ID)
+  LW_MON_COUNT,
+  LW__SRC_BEFORE = LW_MON_COUNT - 1, /* the sources' ids follow the monitors' */
+  LW_SOURCE_TABLE(LW__MON_ID)
 #undef LW__MON_ID
-  LW_MON_COUNT
+  LW_ROW_COUNT
 } lw_mon_t;
 
 /* The main thread's clocks beyond `now`, ms, called only when a rule needs them; a NULL reading
@@ -99,6 +111,16 @@ typedef struct lw_batch_s {
   size_t cap;
 } lw_batch_t;
 
+/* When the main thread was seen running (lw__mon_activity): its last run, iteration or receipt;
+ * its first activity after a gap of 2 liveness intervals, and the last such resumptions, a ring
+ * (-INFINITY: none). */
+typedef struct lw_main_seen_s {
+  double last;
+  double resumed_at;
+  double resumed[8];
+  unsigned nresumed;
+} lw_main_seen_t;
+
 typedef struct lw_monset_core_s {
   lw_conditions_t *c;
   lw_monset_core_config_t cfg;
@@ -119,21 +141,14 @@ typedef struct lw_monset_core_s {
   /* driftLag's recorded lateness and the loop's recorded time over the last minute
    * (nodejs.eventloop.*, delaywindow.h), counted from lw_monset_core_keep_delay on. */
   lw_delay_window_t delay;
-  double loop_idle_ms;       /* idle and active time over idleAvailability's recorded periods */
-  double loop_active_ms;
   struct lw_sink_s {
     struct lw_monset_core_s *m;
     lw_mon_t mon;
   } sink[LW_MON_COUNT];
   double flush_due;
-
-  /* driftLag */
-  struct lw_drift_state_s {
-    double prev;
-    double due;
-    int may_sleep;   /* its last firing was on time, over a window the loop mostly waited */
-    double busy_prev; /* loop.busy_total at the previous firing */
-  } drift;
+  /* Each row's private state (lw__mon_desc_t.state_size), a struct of its own file: one
+   * allocation, at state[0]. */
+  void *state[LW_ROW_COUNT];
   /* How early a timer that measures nothing of its own lateness may fire with another
    * (LW_COALESCE_MS in real time, 0 on the simulation: every timer at its due time). */
   double coalesce_ms;
@@ -143,89 +158,7 @@ typedef struct lw_monset_core_s {
   unsigned asleep;     /* the monitors whose timers sleep while the loop waits, a bit by id */
   double asleep_since; /* when they last went to sleep (lw_monset_core_idle) */
   unsigned run_turn; /* counts lw_monset_core_run() calls */
-  /* macrotaskLag */
-  struct lw_macro_state_s {
-    double due;
-    double posted;  /* +INFINITY when no task is queued */
-    int may_sleep;  /* its last task was on time, over a window the loop mostly waited */
-    double prev;    /* its last task's run, and the loop's busy total then */
-    double busy_prev;
-    unsigned turn;  /* the run that queued the task: it runs in a later one */
-  } macro;
-  /* loopBlock: the previous iteration, and the cumulative busy time for timerThrottle */
-  struct lw_loop_state_s {
-    double prev_t;
-    double prev_idle;
-    double busy_total;
-    /* The poll that may wait, from lw_monset_core_poll_wait to lw_monset_core_poll_woke: when it
-     * began, and libuv's idle reading then. */
-    int waiting;
-    double wait_at, wait_idle;
-    double restart_at; /* a continue during it: its wait restarted then (lw__mon_continued_at) */
-    double idle_lost; /* the waits libuv's idle time lost (lw_monset_core_poll_woke) */
-    /* The last poll judged, until its iteration is: when it began and ended, what libuv counted
-     * of its wait and what the core took as lost. */
-    double last_at, last_end, last_counted, last_lost;
-  } loop;
-  /* The loop model (SPEC §6, embedded loops; loop.c says how it is read). */
-  struct lw_loop_model_s {
-    int embedded;
-    int poll_waited;       /* libuv's idle time grew across an iteration: Node's loop for good */
-    int poll_could_wait;   /* the last poll could have waited in Node's loop (lw_monset_core_poll) */
-    int seen;              /* `idle` holds libuv's idle reading at the last iteration */
-    double idle;
-    unsigned outside_seen; /* iterations that began >= LW_OUTSIDE_MIN_MS off a CPU after such a poll */
-    double emb_idle_base;  /* the idle reading, the time and the runnable time at the switch */
-    double emb_t_base;
-    double emb_runnable_base;
-    int poll_ended;        /* the readings below were taken at a poll's end (lw_monset_core_poll_end) */
-    double poll_end_at;
-    double poll_end_runnable;
-    double poll_end_idle;
-  } model;
-  /* idleAvailability */
-  struct lw_idle_state_s {
-    double due;
-    double prev_t;
-    double prev_idle;
-  } idle;
-  /* clockDrift */
-  struct lw_clock_state_s {
-    double due;
-    double prev_mono;
-    double prev_wall;
-    double prev_sleep;
-    int has_sleep;
-  } clock;
-  /* timerThrottle */
-  struct lw_throttle_state_s {
-    int late;
-    double first_window_start;
-    uint64_t seq;    /* open interval, 0 if none */
-    double runq;     /* the main thread's run-queue delay at the last late firing */
-    double runq_at;
-    int has_runq;
-  } throttle;
-  /* worker */
-  double self_lag_last;
-  uint64_t self_lag_count;
-  lw_histogram_t self_lag_hist;
-  /* When the main thread was seen running (lw__mon_activity, lw_monset_core_look). */
-  struct lw_main_seen_s {
-    double last;       /* its last run, iteration or receipt */
-    double resumed_at; /* its first activity after a gap of 2 liveness intervals */
-    double resumed[8]; /* the last such resumptions, a ring (-INFINITY: none) */
-    unsigned nresumed;
-    double looks[4];   /* its last looks for evidence, a ring (-INFINITY: none) */
-    unsigned nlooks;
-  } seen;
-  struct lw_debugger_state_s {
-    uint64_t seq; /* the open `debugger` interval (lw_monset_core_debugged), or 0 */
-    double since; /* when it began */
-  } dbg;
-  uint64_t worker_hangs;
-  lw_histogram_t hang_hist;
-  lw_causes_t causes; /* the last worker hangs' causes, for the hang episodes they overlap */
+  lw_main_seen_t seen;
   lw_blocks_t blocks; /* loopBlock's long iterations (blocks.h) */
   uint32_t block_vid; /* their validator ("block"), UINT32_MAX with blocks off */
 
@@ -352,10 +285,7 @@ static inline const lw_agg_t *lw_monset_core_self_lag_agg(const lw_monset_core_t
   return m->aggs ? &m->aggs->self_lag : NULL;
 }
 /* The loop's active and idle time over idleAvailability's recorded periods. */
-static inline void lw_monset_core_loop_time(const lw_monset_core_t *m, double *active_ms, double *idle_ms) {
-  *active_ms = m->loop_active_ms;
-  *idle_ms = m->loop_idle_ms;
-}
+void lw_monset_core_loop_time(const lw_monset_core_t *m, double *active_ms, double *idle_ms);
 /* Real time: how early a timer that measures nothing of its own lateness may fire with another
  * (LW_COALESCE_MS; 0, the default, on the simulation). */
 static inline void lw_monset_core_set_coalesce(lw_monset_core_t *m, double ms) { m->coalesce_ms = ms; }

@@ -4,15 +4,29 @@
 
 #include <math.h>
 
+/* Its state: driftLag's consecutive late firings and the first one's window, its open interval,
+ * and the main thread's run-queue delay at the last late firing. */
+typedef struct throttle_state_s {
+  int late;
+  double first_window_start;
+  uint64_t seq; /* the open interval, 0 if none */
+  double runq;
+  double runq_at;
+  int has_runq;
+} throttle_state_t;
+static throttle_state_t *st(const lw_monset_core_t *m) { return lw__mon_state(m, LW_MON_THROTTLE); }
+
+int lw__mon_throttle_open(const lw_monset_core_t *m) { return st(m)->seq != 0; }
+
 static void throttle_start(lw_monset_core_t *m, double now) {
   (void)now;
-  m->throttle.late = 0;
+  st(m)->late = 0;
 }
 
 void lw__mon_throttle_close(lw_monset_core_t *m, double now) {
-  if (m->throttle.seq != 0) lw_tracker_close(&m->c->tracker, m->throttle.seq, now);
-  m->throttle.seq = 0;
-  m->throttle.late = 0;
+  if (st(m)->seq != 0) lw_tracker_close(&m->c->tracker, st(m)->seq, now);
+  st(m)->seq = 0;
+  st(m)->late = 0;
 }
 
 /* Linux (SPEC §12): a late firing of an idle loop is starvation, not timer throttling, when the
@@ -22,13 +36,13 @@ static int throttle_starved(lw_monset_core_t *m, double now) {
   lw_thread_times_t t;
   int starved;
   if (m->rd.main_sched == NULL || m->rd.main_sched(m->rd.data, &t) != 0 || !isfinite(t.runq_ms)) {
-    m->throttle.has_runq = 0;
+    st(m)->has_runq = 0;
     return 0;
   }
-  starved = m->throttle.has_runq && t.runq_ms - m->throttle.runq >= (now - m->throttle.runq_at) / 2;
-  m->throttle.runq = t.runq_ms;
-  m->throttle.runq_at = now;
-  m->throttle.has_runq = 1;
+  starved = st(m)->has_runq && t.runq_ms - st(m)->runq >= (now - st(m)->runq_at) / 2;
+  st(m)->runq = t.runq_ms;
+  st(m)->runq_at = now;
+  st(m)->has_runq = 1;
   return starved;
 }
 
@@ -41,24 +55,24 @@ void lw__mon_throttle_check(lw_monset_core_t *m, double lateness, double window_
   int late = lateness >= m->cfg.throttle_late_ms;
   int idle = m->running[LW_MON_LOOPBLOCK] && busy < lateness / 2;
   if (!m->running[LW_MON_THROTTLE]) return;
-  if (m->throttle.seq != 0) {
+  if (st(m)->seq != 0) {
     if (!late) lw__mon_throttle_close(m, now);
     return;
   }
   if (!(late && idle)) {
-    m->throttle.late = 0;
+    st(m)->late = 0;
     return;
   }
   if (throttle_starved(m, now)) {
-    m->throttle.late = 0; /* starvation (SPEC §12) is no timer throttling */
+    st(m)->late = 0; /* starvation (SPEC §12) is no timer throttling */
     return;
   }
-  if (m->throttle.late++ == 0) m->throttle.first_window_start = window_start;
-  if (m->throttle.late >= m->cfg.throttle_firings) {
+  if (st(m)->late++ == 0) st(m)->first_window_start = window_start;
+  if (st(m)->late >= m->cfg.throttle_firings) {
     uint64_t seq;
-    if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, m->throttle.first_window_start, 0, &seq) ==
+    if (lw_tracker_open(&m->c->tracker, LW_REASON_THROTTLED, st(m)->first_window_start, 0, &seq) ==
         LW_OK)
-      m->throttle.seq = seq;
+      st(m)->seq = seq;
     else
       m->c->lost++;
   }
@@ -69,6 +83,9 @@ static const lw_option_row_t timerthrottle_options[] = {
     LW__MON_OPTION("timerThrottle.firings", throttle_firings, LW_OPTION_COUNT, 3),
 };
 
+static const lw__mon_field_t throttle_state_fields[] = {
+    LW__MON_FIELD(throttle_state_t, seq),
+};
 const lw__mon_desc_t lw__mon_timerthrottle = {
     .name = "timerThrottle",
     .flags = LW__MON_EVIDENCE,
@@ -78,4 +95,5 @@ const lw__mon_desc_t lw__mon_timerthrottle = {
     .fire = NULL,
     .recorded = NULL,
     LW__MON_OPTIONS(timerthrottle_options),
+    LW__MON_STATE(throttle_state_t, throttle_state_fields),
 };

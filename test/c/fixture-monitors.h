@@ -9,6 +9,7 @@
 #include "core/monitors.h"
 #include "driver/sim.h"
 #include "helpers.h"
+#include "state.h"
 #include "test.h"
 
 #include <stddef.h>

@@ -2,6 +2,7 @@
  * thread times: the states counted once, stops taken out, the cause found by the episode. */
 #include "core/internal.h"
 #include "fixture-worker.h"
+#include "state.h"
 
 /* A hang of the main thread from 1000 on: the cause from its times, read at the first check without
  * progress and when progress returns; the WORKER_HANG event and its histogram. */
@@ -100,7 +101,7 @@ TEST_IMPL(cause_from_readings) {
   /* The ring of causes is made at the first worker hang; without memory for it the worker hang
    * still has its cause, and the loss is counted (an episode could not find it). */
   cfx_init(&x);
-  ASSERT_NULL(x.m.causes.ring);
+  ASSERT_NULL(STATE(&x.m, LW_MON_LIVENESS, lw_causes_t, "causes").ring);
   /* The event queue has room already (a pushed and cleared event): only the ring fails. */
   ASSERT_NOT_NULL(lw__event_push(&x.c, LW_EVENT_JUMP, 0));
   lw_conditions_events_clear(&x.c);
@@ -109,7 +110,7 @@ TEST_IMPL(cause_from_readings) {
   lw_alloc_fail_after(-1);
   ASSERT_EQ(ev.cause.known, 1);
   ASSERT_DBL_EQ(ev.cause.cpu_ms, 7050);
-  ASSERT_NULL(x.m.causes.ring);
+  ASSERT_NULL(STATE(&x.m, LW_MON_LIVENESS, lw_causes_t, "causes").ring);
   ASSERT_EQ(x.c.lost, 1);
   cfx_free(&x);
   return 0;

@@ -18,15 +18,15 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   x.f.idle = 55;
   ASSERT_EQ(lw_monset_core_iteration(&x.m, 100, 0), 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30);
-  ASSERT_DBL_EQ(x.m.loop.busy_total, 30);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.busy_total"), 30);
   /* More idle than time passed: clamped to 0. */
   x.f.idle = 105;
   lw_monset_core_iteration(&x.m, 140, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0);
-  ASSERT_DBL_EQ(x.m.loop.busy_total, 30);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.busy_total"), 30);
   lw_monset_core_iteration(&x.m, 240.5, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0, 100.5);
-  ASSERT_DBL_EQ(x.m.loop.busy_total, 130.5);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.busy_total"), 130.5);
   /* A long block is held: value and window are the busy time, the window ends now. */
   x.f.idle = 105 + 10;
   ASSERT_EQ(lw_monset_core_iteration(&x.m, 6250.5, 0), 1); /* held: the conditions have a due time */
@@ -34,7 +34,7 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   ASSERT_DBL_EQ(last_held(&x)->value, 6000);
   ASSERT_DBL_EQ(last_held(&x)->window_start, 250.5);
   ASSERT_DBL_EQ(last_held(&x)->window_end, 6250.5);
-  ASSERT_DBL_EQ(x.m.loop.busy_total, 6130.5);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.busy_total"), 6130.5);
   lw_conditions_run(&x.c, 8250.5);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 30, 0, 100.5, 6000);
   ASSERT_EQ(ns->submitted, 4);
@@ -45,7 +45,7 @@ TEST_IMPL(monitors_loopblock_busy_time) {
   ASSERT_EQ(lw_monset_core_iteration(&x.m, 6260.5, 0), 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 4);
   ASSERT_EQ(ns->recorded, 5);
-  ASSERT_DBL_EQ(x.m.loop.busy_total, 6130.5 + 6);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.busy_total"), 6130.5 + 6);
   lw_monset_core_keep_batches(&x.m, 1);
   lw_monset_core_iteration(&x.m, 6270.5, 0);
   ASSERT_EQ(x.m.batch[LW_MON_LOOPBLOCK].len, 5);
@@ -249,9 +249,12 @@ TEST_IMPL(monitors_receive_heartbeat) {
   lw_monset_core_receive(&x.m, &msg, 1, 1015);
   ASSERT_BATCH(&x.m.batch[LW_MON_WORKER], 15);
   ASSERT_BATCH(&x.m.self_lag_batch, 30);
-  ASSERT_EQ(x.m.self_lag_count, 1);
-  ASSERT_DBL_EQ(x.m.self_lag_last, 30);
-  ASSERT_EQ(x.m.self_lag_hist.count, 1);
+  {
+    lw_monset_core_stats_t st;
+    lw_monset_core_stats(&x.m, &st);
+    ASSERT_EQ(st.self_lag_count, 1);
+    ASSERT_DBL_EQ(st.self_lag_max, 30);
+  }
   ASSERT_EQ(n_intervals(&x, 1015), 0);
   /* Window [2000, 2040.5]: a probe touching its start does not overlap. */
   ASSERT_EQ(lw_tracker_add(&x.c.tracker, 1990, 2000, LW_REASON_HIDDEN, 1015), LW_OK);
@@ -372,7 +375,7 @@ TEST_IMPL(monitors_receive_hang_end) {
   msg.hang_start = 1000;
   msg.detected_at = 6000;
   lw_monset_core_receive(&x.m, &msg, 1, 9005);
-  ASSERT_EQ(x.m.worker_hangs, 1);
+  ASSERT_EQ(STATE(&x.m, LW_MON_LIVENESS, uint64_t, "hangs"), 1);
   ASSERT_EQ(x.c.nevents, 0);
   msg.type = LW_MSG_HANG_END;
   msg.hang_end = 8990; /* the worker saw progress stamped 8990 */
@@ -385,8 +388,8 @@ TEST_IMPL(monitors_receive_hang_end) {
   ASSERT_DBL_EQ(ev[0].detected_at, 6000);
   ASSERT_DBL_EQ(ev[0].end, 8980); /* when the main thread resumed */
   ASSERT_DBL_EQ(ev[0].duration_ms, 7980);
-  ASSERT_EQ(x.m.hang_hist.count, 1);
-  ASSERT_DBL_EQ(x.m.hang_hist.max, 7980);
+  ASSERT_EQ(STATE(&x.m, LW_MON_LIVENESS, lw_histogram_t, "hang").count, 1);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LIVENESS, lw_histogram_t, "hang").max, 7980);
   lw_conditions_events_clear(&x.c);
   /* No resume inside [detected_at, hang_end] (the receipt itself is the resume, at 27010):
    * the end is the worker's hang_end. */
@@ -399,8 +402,8 @@ TEST_IMPL(monitors_receive_hang_end) {
   ASSERT_EQ(n, 1);
   ASSERT_DBL_EQ(ev[0].end, 27000);
   ASSERT_DBL_EQ(ev[0].duration_ms, 7000);
-  ASSERT_EQ(x.m.worker_hangs, 1);
-  ASSERT_EQ(x.m.hang_hist.count, 2);
+  ASSERT_EQ(STATE(&x.m, LW_MON_LIVENESS, uint64_t, "hangs"), 1);
+  ASSERT_EQ(STATE(&x.m, LW_MON_LIVENESS, lw_histogram_t, "hang").count, 2);
   fx_free(&x);
   return 0;
 }
@@ -718,7 +721,7 @@ TEST_IMPL(monitors_poll_wait_lost_to_a_signal) {
   ASSERT_EQ(lw_monset_core_poll_waiting(&x.m), 0);
   lw_monset_core_iteration(&x.m, 8012, NAN);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 2);
-  ASSERT_DBL_EQ(x.m.loop.idle_lost, 8000 - 0.001);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.idle_lost"), 8000 - 0.001);
   /* Woken by a socket, no restart: a synchronous wait of 300 ms in its callback is the app's. */
   lw_monset_core_poll_wait(&x.m, 8012);
   x.f.idle += 888;
@@ -792,7 +795,7 @@ TEST_IMPL(monitors_poll_wait_restarted_by_a_continue) {
   lw_monset_core_look(&x.m, &cont, 2003); /* read twice: counted once */
   lw_monset_core_iteration(&x.m, 2003, NAN);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 0, 6);
-  ASSERT_DBL_EQ(x.m.loop.idle_lost, 540 + 400);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.idle_lost"), 540 + 400);
   /* Read after its iteration was judged, and a continue from before this poll: libuv's count
    * stands. */
   lw_monset_core_look(&x.m, &cont, 2003);
@@ -803,7 +806,7 @@ TEST_IMPL(monitors_poll_wait_restarted_by_a_continue) {
   lw_monset_core_look(&x.m, &cont, 2803);
   lw_monset_core_iteration(&x.m, 2803, NAN);
   ASSERT_BATCH(&x.m.batch[LW_MON_LOOPBLOCK], 10, 0, 6, 300);
-  ASSERT_DBL_EQ(x.m.loop.idle_lost, 540 + 400);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.idle_lost"), 540 + 400);
   /* Continued 100 ms into the wait, a request 400 ms later whose callback works 300 ms in the poll,
    * before the check hook: the 300 ms are the app's. */
   lw_monset_core_poll_wait(&x.m, 2803);

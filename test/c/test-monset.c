@@ -6,6 +6,7 @@
 #include "driver/monset.h"
 #include "driver/sim.h"
 #include "helpers.h"
+#include "state.h"
 #include "test.h"
 
 #include <stddef.h>
@@ -113,13 +114,13 @@ TEST_IMPL(monset_sim_block_and_pause) {
       if (pause) {
         ASSERT_EQ(s.c.stalls[LW_KIND_PAUSE], 1);
         ASSERT_EQ(s.c.stalls[LW_KIND_HANG], 0);
-        ASSERT_EQ(s.set.core.worker_hangs, 0);
+        ASSERT_EQ(STATE(&s.set.core, LW_MON_LIVENESS, uint64_t, "hangs"), 0);
         ASSERT_EQ(count_events(&s.c, LW_EVENT_WORKER_HANG), 0);
         ASSERT_GT(discarded_of(&s.c, LW_REASON_PAUSE), 0);
       } else {
         ASSERT_EQ(s.c.stalls[LW_KIND_HANG], 1);
         ASSERT_EQ(stalls_total(&s.c), 1);
-        ASSERT_EQ(s.set.core.worker_hangs, 1);
+        ASSERT_EQ(STATE(&s.set.core, LW_MON_LIVENESS, uint64_t, "hangs"), 1);
         ASSERT_EQ(count_events(&s.c, LW_EVENT_WORKER_HANG), 1);
         ev = find_event(&s.c, LW_EVENT_WORKER_HANG);
         ASSERT_DBL_EQ(ev->end, 16000); /* the main thread resumed at the end of the block */

@@ -120,9 +120,9 @@ TEST_IMPL(monitors_drift_sleep_rules) {
   }
   ASSERT_DBL_EQ(lw_monset_core_next_due(&x.m), 1460);
   /* An embedded loop never waits in its poll: driftLag keeps its timer. */
-  x.m.model.embedded = 1;
+  STATE(&x.m, LW_MON_LOOPBLOCK, int, "model.embedded") = 1;
   ASSERT_EQ(lw_monset_core_idle(&x.m, 1451), 0);
-  x.m.model.embedded = 0;
+  STATE(&x.m, LW_MON_LOOPBLOCK, int, "model.embedded") = 0;
   /* Stopping driftLag while it sleeps fires what was due (nothing is lost). */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 1451), 1);
   {
@@ -152,11 +152,11 @@ TEST_IMPL(monitors_macro_sleep_rules) {
   ASSERT_EQ((x.m.asleep >> LW_MON_MACROTASK) & 1u, 0);
   /* Not while its task waits for the next turn (it runs in this one). */
   lw_monset_core_run(&x.m, 250);
-  ASSERT_DBL_EQ(x.m.macro.posted, 250);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "posted"), 250);
   ASSERT_EQ(lw_monset_core_idle(&x.m, 250), 0);
   lw_monset_core_run(&x.m, 251);
   ASSERT_BATCH(b, 1);
-  ASSERT_DBL_EQ(x.m.macro.due, 501);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "due"), 501);
   /* Waiting: asleep, the armed due is the flush's (1000). */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 260), 1);
   ASSERT_EQ((x.m.asleep >> LW_MON_MACROTASK) & 1u, 1);
@@ -165,7 +165,7 @@ TEST_IMPL(monitors_macro_sleep_rules) {
   /* The loop woke at 1000 on time: 501 and 751 each queued a task that ran at once. */
   ASSERT_EQ(lw_monset_core_awake(&x.m, 1000, 1000), 1);
   ASSERT_BATCH(b, 1, 0, 0);
-  ASSERT_DBL_EQ(x.m.macro.due, 1001);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "due"), 1001);
   ASSERT_EQ(lw_monset_core_asleep(&x.m), 0);
   lw_monset_core_flushed(&x.m, 1000); /* next flush 2000 */
   /* A stop the evidence shows, [1150, 1400]: 1001 on time, 1251 when the process ran again. */
@@ -177,22 +177,22 @@ TEST_IMPL(monitors_macro_sleep_rules) {
   }
   ASSERT_EQ(lw_monset_core_awake(&x.m, 1450, 1450), 1);
   ASSERT_EQ(b->len, 2); /* (the flush at 1000 emptied the batch) */
-  ASSERT_DBL_EQ(x.m.macro.due, 1650); /* from 1400 */
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "due"), 1650); /* from 1400 */
   /* A wake-up held past the armed due (2000) by LW_STOP_MIN_MS or more: the timer was held too;
    * its due has passed and it fires in the next run, its task queued then. */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 1450), 1);
   ASSERT_EQ(lw_monset_core_awake(&x.m, 2300, 2300), 1);
   ASSERT_EQ(b->len, 2);
-  ASSERT_DBL_EQ(x.m.macro.due, 1650);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "due"), 1650);
   lw_monset_core_run(&x.m, 2300);
-  ASSERT_DBL_EQ(x.m.macro.posted, 2300);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "posted"), 2300);
   lw_monset_core_run(&x.m, 2301);
   ASSERT_EQ(b->len, 3);
   lw_monset_core_flushed(&x.m, 2301);
   /* An embedded loop never waits in its poll: the timer stays armed. */
-  x.m.model.embedded = 1;
+  STATE(&x.m, LW_MON_LOOPBLOCK, int, "model.embedded") = 1;
   ASSERT_EQ(lw_monset_core_idle(&x.m, 2302), 0);
-  x.m.model.embedded = 0;
+  STATE(&x.m, LW_MON_LOOPBLOCK, int, "model.embedded") = 0;
   /* Stopping macrotaskLag while it sleeps fires what was due (nothing is lost). */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 2302), 1);
   lw_monset_core_stop(&x.m, LW_MON_MACROTASK, 3100); /* 2551, 2801, 3051 */
@@ -211,11 +211,11 @@ TEST_IMPL(monitors_macro_no_sleep_when_busy) {
   ASSERT_EQ(lw_monset_core_idle(&x.m, 10), 0);     /* no task has run yet */
   loop_turn(&x, 250, 200);                      /* busy 200 of 250: queues the task */
   loop_turn(&x, 251, 1);                        /* the task: 1 ms late */
-  ASSERT_EQ(x.m.macro.may_sleep, 0);
+  ASSERT_EQ(STATE(&x.m, LW_MON_MACROTASK, int, "may_sleep"), 0);
   ASSERT_EQ(lw_monset_core_idle(&x.m, 252), 0);
   loop_turn(&x, 501, 10);  /* queued at 501 */
   loop_turn(&x, 501.5, 0); /* ran 0.5 late over a window busy 10 of 250.5 */
-  ASSERT_EQ(x.m.macro.may_sleep, 1);
+  ASSERT_EQ(STATE(&x.m, LW_MON_MACROTASK, int, "may_sleep"), 1);
   ASSERT_EQ(lw_monset_core_idle(&x.m, 502), 1);
   ASSERT_EQ((x.m.asleep >> LW_MON_MACROTASK) & 1u, 1);
   ASSERT_CONSERVATION(&x.c);
@@ -301,11 +301,11 @@ TEST_IMPL(monitors_sleeping_timers_wait_for_a_wake_up) {
   ASSERT_DBL_EQ(b->values[0], 0.99); /* idle 990 of 0..1000 */
   ASSERT_DBL_EQ(b->values[1], 1);
   ASSERT_DBL_EQ(b->values[2], 1);
-  ASSERT_DBL_EQ(x.m.idle.prev_t, 3000);
-  ASSERT_DBL_EQ(x.m.idle.due, 4000);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_IDLE, double, "prev_t"), 3000);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_IDLE, double, "due"), 4000);
   /* clockDrift read once, at the wake-up: no jump (the wall clock moved with the monotonic). */
-  ASSERT_DBL_EQ(x.m.clock.prev_mono, 3500);
-  ASSERT_DBL_EQ(x.m.clock.due, 4500);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_CLOCKDRIFT, double, "prev_mono"), 3500);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_CLOCKDRIFT, double, "due"), 4500);
   ASSERT_EQ(x.c.jumps[LW_JUMP_STEP] + x.c.jumps[LW_JUMP_SUSPEND], 0);
   /* driftLag's due times 40 .. 3500 fired on time; the flush is due (the next run flushes). */
   ASSERT_EQ(lw_monset_core_batch(&x.m, LW_MON_DRIFT)->len, 175);
@@ -351,41 +351,41 @@ TEST_IMPL(monitors_coalesce_rules) {
   lw_monset_core_start(&x.m, LW_MON_CLOCKDRIFT, 6); /* due 1006 */
   lw_monset_core_start(&x.m, LW_MON_DRIFT, 8);      /* due 28 */
   /* Without coalescing: a run at 1000 fires only what is due by 1000. */
-  x.m.drift.due = 2000; /* out of the way */
-  x.m.macro.due = 1000;
+  STATE(&x.m, LW_MON_DRIFT, double, "due") = 2000; /* out of the way */
+  STATE(&x.m, LW_MON_MACROTASK, double, "due") = 1000;
   ASSERT_EQ(lw_monset_core_run(&x.m, 1000), 1); /* the flush (due 1000) */
-  ASSERT_DBL_EQ(x.m.macro.posted, 1000);
-  ASSERT_DBL_EQ(x.m.idle.due, 1003);
-  ASSERT_DBL_EQ(x.m.clock.due, 1006);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "posted"), 1000);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_IDLE, double, "due"), 1003);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_CLOCKDRIFT, double, "due"), 1006);
   lw_monset_core_flushed(&x.m, 1000);
   lw_monset_core_run(&x.m, 1001); /* the task ran: next interval 1251 */
-  ASSERT_DBL_EQ(x.m.macro.due, 1251);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "due"), 1251);
   /* Coalescing by 10 ms: a run at 1003 for idleAvailability takes clockDrift (1006) along:
    * both read at 1003, both next due at 2003; driftLag due at 1010 waits for its time. */
   x.m.coalesce_ms = 10;
-  x.m.drift.due = 1010;
+  STATE(&x.m, LW_MON_DRIFT, double, "due") = 1010;
   ASSERT_EQ(lw_monset_core_run(&x.m, 1003), 0); /* the flush is due at 2000 */
-  ASSERT_DBL_EQ(x.m.idle.due, 2003);
-  ASSERT_DBL_EQ(x.m.clock.due, 2003);
-  ASSERT_DBL_EQ(x.m.drift.due, 1010);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_IDLE, double, "due"), 2003);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_CLOCKDRIFT, double, "due"), 2003);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_DRIFT, double, "due"), 1010);
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 0);
   /* A run at 1245 for anything takes macrotaskLag's interval (1251) along: its task is queued
    * now and runs at the next turn. And the flush (2000), idleAvailability and clockDrift (2003)
    * join a run at 1995. */
-  x.m.drift.due = 1245;
+  STATE(&x.m, LW_MON_DRIFT, double, "due") = 1245;
   lw_monset_core_run(&x.m, 1245);
-  ASSERT_DBL_EQ(x.m.macro.posted, 1245);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_MACROTASK, double, "posted"), 1245);
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 1);
-  x.m.drift.due = 1995;
+  STATE(&x.m, LW_MON_DRIFT, double, "due") = 1995;
   ASSERT_EQ(lw_monset_core_run(&x.m, 1995), 1);
   lw_monset_core_flushed(&x.m, 1995);
-  ASSERT_DBL_EQ(x.m.idle.due, 2995);
-  ASSERT_DBL_EQ(x.m.clock.due, 2995);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_IDLE, double, "due"), 2995);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_CLOCKDRIFT, double, "due"), 2995);
   /* The evidence step reads clockDrift early too: not at 2984 (+ 10 < 2995), at 2986. */
   lw_monset_core_clock_evidence(&x.m, 2984, 0);
-  ASSERT_DBL_EQ(x.m.clock.due, 2995);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_CLOCKDRIFT, double, "due"), 2995);
   lw_monset_core_clock_evidence(&x.m, 2986, 0);
-  ASSERT_DBL_EQ(x.m.clock.due, 3986);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_CLOCKDRIFT, double, "due"), 3986);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
   return 0;
@@ -535,7 +535,7 @@ TEST_IMPL(monitors_throttle_opens_and_closes) {
   ASSERT_EQ(discarded_of(&x.c, LW_REASON_THROTTLED), 2);
   loop_turn(&x, 3040, 0);
   ASSERT_BATCH(&x.m.batch[LW_MON_DRIFT], 980, 980, 980, 0);
-  ASSERT_EQ(x.m.throttle.seq, 0);
+  ASSERT_EQ(STATE(&x.m, LW_MON_THROTTLE, uint64_t, "seq"), 0);
   ASSERT_EQ(stalls_total(&x.c), 0);
   ASSERT_CONSERVATION(&x.c);
   fx_free(&x);
@@ -593,7 +593,7 @@ TEST_IMPL(monitors_throttle_busy_in_turn) {
     lw_monset_core_iteration(&x.m, t, 0);
   }
   ASSERT_EQ(x.m.batch[LW_MON_DRIFT].len, 4);
-  ASSERT_DBL_EQ(x.m.loop.busy_total, 4000);
+  ASSERT_DBL_EQ(STATE(&x.m, LW_MON_LOOPBLOCK, double, "loop.busy_total"), 4000);
   ASSERT_EQ(n_intervals(&x, 4000), 0);
   fx_free(&x);
   return 0;
@@ -645,7 +645,7 @@ TEST_IMPL(monitors_throttle_closed_by_stop) {
     iv = only_interval(&x, 3500.5);
     ASSERT_DBL_EQ(iv.start, 0);
     ASSERT_DBL_EQ(iv.end, 3500.5);
-    ASSERT_EQ(x.m.throttle.seq, 0);
+    ASSERT_EQ(STATE(&x.m, LW_MON_THROTTLE, uint64_t, "seq"), 0);
     fx_free(&x);
   }
   return 0;

@@ -16,30 +16,33 @@
 
 #define TOY_INTERVAL_MS 100.0
 
-/* Its state (one set at a time in this program). */
-static struct {
+/* Its state, which the set allocates for it (its row's state_size). */
+typedef struct toy_state_s {
   double due;
   double prev;
-} toy;
+} toy_state_t;
+static toy_state_t *st(const lw_monset_core_t *m) { return lw__mon_state(m, LW_MON_TOY); }
 
 static void toy_start(lw_monset_core_t *m, double now) {
-  (void)m;
-  toy.due = now + TOY_INTERVAL_MS;
-  toy.prev = now;
+  st(m)->due = now + TOY_INTERVAL_MS;
+  st(m)->prev = now;
 }
 
 static lw__timer_t toy_timer(const lw_monset_core_t *m, int in_run, double *due) {
-  (void)m;
   (void)in_run;
-  *due = toy.due;
+  *due = st(m)->due;
   return LW__TIMER_EXACT;
 }
 
 static void toy_fire(lw_monset_core_t *m, double now) {
-  lw__mon_submit(m, LW_MON_TOY, now - toy.due, now - toy.prev, now);
-  toy.prev = now;
-  toy.due = now + TOY_INTERVAL_MS;
+  lw__mon_submit(m, LW_MON_TOY, now - st(m)->due, now - st(m)->prev, now);
+  st(m)->prev = now;
+  st(m)->due = now + TOY_INTERVAL_MS;
 }
+
+static const lw__mon_field_t toy_state_fields[] = {
+    LW__MON_FIELD(toy_state_t, due),
+};
 
 const lw__mon_desc_t lw__mon_toy = {
     .name = "toy",
@@ -48,6 +51,7 @@ const lw__mon_desc_t lw__mon_toy = {
     .start = toy_start,
     .timer = toy_timer,
     .fire = toy_fire,
+    LW__MON_STATE(toy_state_t, toy_state_fields),
 };
 
 /* The conditions and the set on a simulation, wired as the binding wires them. */

@@ -11,9 +11,9 @@ static const char *const state_names[LW_STATE_COUNT] = {"active", "passive", "hi
 static const char *const jump_names[LW_JUMP_COUNT] = {"suspend", "step"};
 
 void lw_conditions_set_cause(lw_conditions_t *c, void (*fn)(void *data, lw_event_t *ev), void *data) {
-  if (fn == NULL && c->cause_data != data) return;
-  c->cause_fn = fn;
-  c->cause_data = fn != NULL ? data : NULL;
+  if (fn == NULL && c->cause.data != data) return;
+  c->cause.fn = fn;
+  c->cause.data = fn != NULL ? data : NULL;
 }
 
 int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg) {
@@ -22,7 +22,7 @@ int lw_conditions_init(lw_conditions_t *c, const lw_conditions_config_t *cfg) {
   if (!lw_conditions_config_valid(cfg)) return LW_EINVAL;
   c->cfg = *cfg;
   c->state = LW_STATE_ACTIVE;
-  c->next_token = 1;
+  c->held.next_token = 1;
   rc = lw_tracker_init(&c->tracker, cfg->retention_ms);
   return rc;
 }
@@ -39,9 +39,9 @@ void lw_conditions_free(lw_conditions_t *c) {
   for (i = 0; i < c->nepisodes; i++) lw__free(c->episodes[i].monitors);
   lw__free(c->validators);
   lw__free(c->names);
-  lw__free(c->held);
+  lw__free(c->held.items);
   lw__free(c->episodes);
-  lw__free(c->events);
+  lw__free(c->events.items);
   lw_tracker_free(&c->tracker);
   memset(c, 0, sizeof(*c));
 }
@@ -66,11 +66,11 @@ int lw_cause_valid(const lw_cause_t *c) {
 
 lw_event_t *lw__event_push(lw_conditions_t *c, lw_event_type_t type, double at) {
   lw_event_t *ev;
-  if (lw__grow((void **)&c->events, &c->events_cap, c->nevents + 1, sizeof(*c->events)) != LW_OK) {
+  if (lw__grow((void **)&c->events.items, &c->events.cap, c->events.n + 1, sizeof(*c->events.items)) != LW_OK) {
     c->lost++;
     return NULL;
   }
-  ev = &c->events[c->nevents++];
+  ev = &c->events.items[c->events.n++];
   memset(ev, 0, sizeof(*ev));
   ev->type = type;
   ev->at = at;
@@ -78,14 +78,14 @@ lw_event_t *lw__event_push(lw_conditions_t *c, lw_event_type_t type, double at) 
 }
 
 const lw_event_t *lw_conditions_events(const lw_conditions_t *c, size_t *n) {
-  *n = c->nevents;
-  return c->events;
+  *n = c->events.n;
+  return c->events.items;
 }
 
 void lw_conditions_events_clear(lw_conditions_t *c) {
   size_t i;
-  for (i = 0; i < c->nevents; i++) lw__free(c->events[i].monitors);
-  c->nevents = 0;
+  for (i = 0; i < c->events.n; i++) lw__free(c->events.items[i].monitors);
+  c->events.n = 0;
 }
 
 double lw_conditions_next_due(const lw_conditions_t *c) {
@@ -120,9 +120,9 @@ void lw_conditions_dispose(lw_conditions_t *c, double now) {
   c->disposed_at = now;
   /* Nothing is recorded any more: keep the statistics, free what only recording needed. */
   for (i = 0; i < c->nnames; i++) lw_histogram_freeze(&c->names[i]->recorded_hist);
-  lw__free(c->held);
-  c->held = NULL;
-  c->held_head = c->held_len = c->held_cap = 0;
+  lw__free(c->held.items);
+  c->held.items = NULL;
+  c->held.head = c->held.len = c->held.cap = 0;
 }
 
 /* Lifecycle ------------------------------------------------------------------------------- */
@@ -219,8 +219,8 @@ const char *lw_conditions_name(const lw_conditions_t *c, uint32_t id) {
 size_t lw_conditions_memory(const lw_conditions_t *c) {
   size_t n = sizeof(*c) + c->validators_cap * sizeof(*c->validators) +
              c->nvalidators * sizeof(lw_validator_t) + c->names_cap * sizeof(*c->names) +
-             c->held_cap * sizeof(*c->held) + c->episodes_cap * sizeof(*c->episodes) +
-             c->events_cap * sizeof(*c->events);
+             c->held.cap * sizeof(*c->held.items) + c->episodes_cap * sizeof(*c->episodes) +
+             c->events.cap * sizeof(*c->events.items);
   size_t i;
   for (i = 0; i < c->nnames; i++)
     n += sizeof(lw_name_stats_t) + c->names[i]->discarded_by_reason_cap * sizeof(uint64_t) +
@@ -249,13 +249,13 @@ int lw_conditions_set_state(lw_conditions_t *c, lw_state_t state, double now, lw
   if (state == c->state) return 0;
   want_hidden = state == LW_STATE_HIDDEN || state == LW_STATE_FROZEN;
   want_frozen = state == LW_STATE_FROZEN;
-  had_hidden = c->hidden_seq != 0;
+  had_hidden = c->open.hidden != 0;
   /* Opening comes first (hidden before frozen) so a failed allocation changes nothing. */
-  rc = lifecycle_interval(c, &c->hidden_seq, want_hidden, LW_REASON_HIDDEN, now);
+  rc = lifecycle_interval(c, &c->open.hidden, want_hidden, LW_REASON_HIDDEN, now);
   if (rc != LW_OK) return rc;
-  rc = lifecycle_interval(c, &c->frozen_seq, want_frozen, LW_REASON_FROZEN, now);
+  rc = lifecycle_interval(c, &c->open.frozen, want_frozen, LW_REASON_FROZEN, now);
   if (rc != LW_OK) {
-    if (!had_hidden) lifecycle_interval(c, &c->hidden_seq, 0, LW_REASON_HIDDEN, now);
+    if (!had_hidden) lifecycle_interval(c, &c->open.hidden, 0, LW_REASON_HIDDEN, now);
     return rc;
   }
   *from = c->state;

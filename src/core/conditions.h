@@ -21,6 +21,7 @@
 #define LW_CORE_CONDITIONS_H_
 
 #include "common.h"
+#include "event.h"
 #include "histogram.h"
 #include "tracker.h"
 
@@ -34,90 +35,6 @@ typedef enum {
   LW_STATE_TERMINATED = 4,
   LW_STATE_COUNT = 5
 } lw_state_t;
-
-typedef enum { LW_JUMP_SUSPEND = 0, LW_JUMP_STEP = 1, LW_JUMP_COUNT = 2 } lw_jump_t;
-
-typedef enum {
-  LW_VERDICT_RECORDED = 0,
-  LW_VERDICT_DISCARDED = 1,
-  LW_VERDICT_HELD = 2,
-  LW_VERDICT_DISPOSED = 3
-} lw_verdict_t;
-
-typedef enum {
-  LW_EVENT_RESOLVED = 1,  /* a held sample was decided: verdict RECORDED or DISCARDED */
-  LW_EVENT_CANCELLED = 2, /* a held sample was cancelled by a dispose */
-  LW_EVENT_STALL = 3,     /* an episode was reported */
-  LW_EVENT_JUMP = 4,      /* clockDrift saw a jump: `jump`, `duration_ms` = its size */
-  LW_EVENT_WORKER_HANG = 5, /* the worker's hang detector saw a hang end: start, detected_at, end */
-  LW_EVENT_BLOCK = 6        /* a block was recorded (blocks.h): start, end, duration_ms */
-} lw_event_type_t;
-
-/* Why the main thread hung (SPEC §12): its time over the span, by state, in ms. */
-typedef enum {
-  LW_CAUSE_BUSY = 0, /* on a CPU, running the app's code */
-  LW_CAUSE_GC,       /* V8's garbage collection */
-  LW_CAUSE_BLOCKED,  /* off every CPU and not runnable: a syscall, sync I/O, Atomics.wait */
-  LW_CAUSE_STARVED,  /* runnable, waiting for a CPU that others had */
-  LW_CAUSE_THROTTLED, /* runnable, held back by its cgroup's CPU quota */
-  LW_CAUSE_COUNT
-} lw_cause_kind_t;
-
-typedef struct lw_cause_s {
-  int known;           /* 0: nothing was measured over the span (the event's cause is null) */
-  double cpu_ms;       /* on a CPU, GC included */
-  double runq_ms;      /* runnable but waiting, quota throttling excluded; NAN: unknown */
-  double throttled_ms; /* runnable but held by the cgroup quota; NAN: unknown */
-  double blocked_ms;   /* the rest: neither on a CPU nor waiting for one */
-  double gc_ms;        /* V8 GC inside the span; NAN: unknown */
-  double span_ms;      /* the time the readings covered, stops taken out */
-  lw_cause_kind_t dominant;
-} lw_cause_t;
-
-const char *lw_cause_name(lw_cause_kind_t k);
-
-/* The reach of a cause's parts: 31 years, a hang record's whole range. */
-#define LW_CAUSE_MAX_MS 1e12
-/* Whether a cause that comes from outside (a dead process's hang record) is one lagwatch reports:
- * unknown (known 0), or a known dominant kind with cpu_ms and span_ms in [0, LW_CAUSE_MAX_MS] and
- * every other part NAN (unknown) or in that range. */
-int lw_cause_valid(const lw_cause_t *c);
-
-typedef struct lw_event_s {
-  lw_event_type_t type;
-  double at; /* the due time the event belongs to */
-  /* RESOLVED, CANCELLED */
-  uint64_t token;
-  uint32_t validator;
-  lw_verdict_t verdict;
-  uint32_t reason; /* RESOLVED + DISCARDED */
-  double value;
-  /* STALL */
-  lw_kind_t kind;
-  double duration_ms;
-  double start;
-  double end;
-  uint32_t samples;
-  uint32_t *monitors; /* name ids, owned by the event queue */
-  size_t nmonitors;
-  /* JUMP, WORKER_HANG */
-  lw_jump_t jump;
-  double detected_at;
-  /* WORKER_HANG, and STALL of kind hang */
-  lw_cause_t cause;
-  /* STALL of kind hang: the detection time of the worker hang it overlaps (its stack's key),
-   * NAN if none */
-  double hang_detected_at;
-  /* STALL of kind hang: 1 if the hang ended in the process's death (lw_conditions_report_fatal) */
-  int fatal;
-  /* STALL of kind hang: 1 if it is a block too (the monitors' blocks on, loopBlock's sample in it) */
-  int is_block;
-  /* BLOCK: 1 if reported one by one (within the budget); the blocks recorded and not reported
-   * since the last one that was; 1 if the block is long enough to be a hang episode too */
-  int reported;
-  uint64_t unreported;
-  int is_hang;
-} lw_event_t;
 
 /* Counts and distribution of one validator name's samples since it was first used. */
 typedef struct lw_name_stats_s {
@@ -163,12 +80,40 @@ typedef struct lw_conditions_config_s {
   double retention_ms;       /* retentionMs */
 } lw_conditions_config_t;
 
+/* The handles of the lifecycle's open intervals (`hidden`, `frozen`), 0 if none. */
+typedef struct lw_lifecycle_open_s {
+  uint64_t hidden;
+  uint64_t frozen;
+} lw_lifecycle_open_t;
+
+/* The held samples, a FIFO: [head, len) are live or cancelled entries; each gets the next token. */
+typedef struct lw_held_fifo_s {
+  struct lw__held_s *items;
+  size_t head;
+  size_t len;
+  size_t cap;
+  uint64_t next_token;
+} lw_held_fifo_t;
+
+/* The events queued for the owner, in order. */
+typedef struct lw_event_queue_s {
+  lw_event_t *items;
+  size_t n;
+  size_t cap;
+} lw_event_queue_t;
+
+/* Fills the cause of a hang episode about to be reported (the monitors' worker measured it);
+ * `fn` NULL when no monitor set measures. */
+typedef struct lw_cause_hook_s {
+  void (*fn)(void *data, lw_event_t *ev);
+  void *data;
+} lw_cause_hook_t;
+
 typedef struct lw_conditions_s {
   lw_conditions_config_t cfg;
   lw_tracker_t tracker;
   lw_state_t state;
-  uint64_t hidden_seq; /* handle of the open `hidden` interval, 0 if none */
-  uint64_t frozen_seq;
+  lw_lifecycle_open_t open; /* the lifecycle's open intervals */
   int disposed;
 
   lw_validator_t **validators;
@@ -179,19 +124,13 @@ typedef struct lw_conditions_s {
   size_t nnames;
   size_t names_cap;
 
-  struct lw__held_s *held; /* FIFO: [held_head, held_len) are live or cancelled entries */
-  size_t held_head;
-  size_t held_len;
-  size_t held_cap;
-  uint64_t next_token;
+  lw_held_fifo_t held;
 
   struct lw__episode_s *episodes; /* pending and recently reported, in order of creation */
   size_t nepisodes;
   size_t episodes_cap;
 
-  lw_event_t *events;
-  size_t nevents;
-  size_t events_cap;
+  lw_event_queue_t events;
 
   uint64_t submitted;
   uint64_t recorded;
@@ -206,10 +145,7 @@ typedef struct lw_conditions_s {
   double created_at;    /* when this run's conditions began, on their clock (lw_conditions_began) */
   double disposed_at;   /* when they were disposed: the run's rates are final from then on */
 
-  /* Fills the cause of a hang episode about to be reported (the monitors' worker measured it);
-   * NULL when no monitor set measures. */
-  void (*cause_fn)(void *data, lw_event_t *ev);
-  void *cause_data;
+  lw_cause_hook_t cause;
 } lw_conditions_t;
 
 /* The conditions' options are a table of config.c, with the monitors': their defaults and ranges
@@ -309,7 +245,7 @@ static inline uint64_t lw_conditions_lost(const lw_conditions_t *c) { return c->
 /* Counts `n` samples, evidence or events lost by a driver (memory ran out, a buffer was full). */
 static inline void lw_conditions_count_lost(lw_conditions_t *c, uint64_t n) { c->lost += n; }
 /* The events queued for the embedder (lw_conditions_events) so far. */
-static inline size_t lw_conditions_event_count(const lw_conditions_t *c) { return c->nevents; }
+static inline size_t lw_conditions_event_count(const lw_conditions_t *c) { return c->events.n; }
 static inline const char *lw_conditions_reason_name(const lw_conditions_t *c, uint32_t r) {
   return lw_tracker_reason_name(&c->tracker, r);
 }

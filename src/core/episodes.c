@@ -99,8 +99,8 @@ static void report(lw_conditions_t *c, lw__episode_t *e, double at) {
     }
   }
   /* The hook reads the episode whole, its monitors included. */
-  if (e->kind == LW_KIND_HANG && c->cause_fn != NULL) {
-    c->cause_fn(c->cause_data, ev);
+  if (e->kind == LW_KIND_HANG && c->cause.fn != NULL) {
+    c->cause.fn(c->cause.data, ev);
     if (ev->cause.known) c->hang_causes[ev->cause.dominant]++;
   }
 }

@@ -178,7 +178,7 @@ int lw_validator_check(const lw_conditions_t *c, uint32_t id, double value, doub
   return v->disposed ? LW_EDISPOSED : LW_OK;
 }
 
-uint64_t lw_validator_last_token(const lw_conditions_t *c) { return c->next_token - 1; }
+uint64_t lw_validator_last_token(const lw_conditions_t *c) { return c->held.next_token - 1; }
 
 int lw_validator_submit(lw_conditions_t *c, uint32_t id, double value, double window_ms,
                         double now, uint64_t *detail) {
@@ -214,19 +214,20 @@ int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, d
     return LW_VERDICT_RECORDED;
   }
   /* Step 4: hold. Compact the queue when its dead head is more than half of it. */
-  if (c->held_head > 0 && c->held_head * 2 >= c->held_len) {
-    memmove(c->held, c->held + c->held_head, (c->held_len - c->held_head) * sizeof(*c->held));
-    c->held_len -= c->held_head;
-    c->held_head = 0;
+  if (c->held.head > 0 && c->held.head * 2 >= c->held.len) {
+    memmove(c->held.items, c->held.items + c->held.head,
+            (c->held.len - c->held.head) * sizeof(*c->held.items));
+    c->held.len -= c->held.head;
+    c->held.head = 0;
   }
-  if (lw__grow((void **)&c->held, &c->held_cap, c->held_len + 1, sizeof(*c->held)) != LW_OK)
+  if (lw__grow((void **)&c->held.items, &c->held.cap, c->held.len + 1, sizeof(*c->held.items)) != LW_OK)
     return LW_ENOMEM;
-  h = &c->held[c->held_len++];
+  h = &c->held.items[c->held.len++];
   h->due = now + c->cfg.hold_ms;
   h->window_start = ws;
   h->window_end = we;
   h->value = value;
-  h->token = c->next_token++;
+  h->token = c->held.next_token++;
   h->validator = id;
   c->submitted++;
   c->names[v->name_id]->submitted++;
@@ -239,14 +240,14 @@ int lw_validator_submit_checked(lw_conditions_t *c, uint32_t id, double value, d
 
 /* Skips cancelled entries at the head so that the head is live or the queue empty. */
 static void held_trim(lw_conditions_t *c) {
-  while (c->held_head < c->held_len && c->held[c->held_head].token == 0) c->held_head++;
-  if (c->held_head == c->held_len) c->held_head = c->held_len = 0;
+  while (c->held.head < c->held.len && c->held.items[c->held.head].token == 0) c->held.head++;
+  if (c->held.head == c->held.len) c->held.head = c->held.len = 0;
 }
 
 double lw__held_next_due(const lw_conditions_t *c) {
   size_t i;
-  for (i = c->held_head; i < c->held_len; i++)
-    if (c->held[i].token != 0) return c->held[i].due;
+  for (i = c->held.head; i < c->held.len; i++)
+    if (c->held.items[i].token != 0) return c->held.items[i].due;
   return LW_NEVER;
 }
 
@@ -258,8 +259,8 @@ void lw__held_resolve_one(lw_conditions_t *c, double at) {
   lw_event_t *ev;
   double own, stopped, value;
   held_trim(c);
-  if (c->held_head == c->held_len) return;
-  h = c->held[c->held_head++];
+  if (c->held.head == c->held.len) return;
+  h = c->held.items[c->held.head++];
   held_trim(c);
   v = c->validators[h.validator];
   ns = c->names[v->name_id];
@@ -305,8 +306,8 @@ int lw_validator_dispose(lw_conditions_t *c, uint32_t id) {
   size_t i;
   if (v == NULL) return LW_ENOENT;
   if (v->disposed) return LW_OK;
-  for (i = c->held_head; i < c->held_len && v->held > 0; i++) {
-    lw__held_t *h = &c->held[i];
+  for (i = c->held.head; i < c->held.len && v->held > 0; i++) {
+    lw__held_t *h = &c->held.items[i];
     lw_event_t *ev;
     if (h->token == 0 || h->validator != id) continue;
     ev = lw__event_push(c, LW_EVENT_CANCELLED, h->due);

@@ -29,24 +29,24 @@ static int judge_lateness(lw_worker_t *w, double now, double late, const lw_work
   double main_cpu = NAN;
   int judged = 0;
   if (rd->self_sched == NULL) return 0;
-  if (late < LW_STOP_MIN_MS && w->self_has_base && now - w->self_base_at < LW_SELF_BASE_MS)
+  if (late < LW_STOP_MIN_MS && w->self.has_base && now - w->self.base_at < LW_SELF_BASE_MS)
     return 0;
   if (rd->self_sched(rd->data, &s) != 0 || !isfinite(s.runq_ms)) {
-    w->self_has_base = 0;
+    w->self.has_base = 0;
     return 0;
   }
   if (rd->main_sched != NULL && rd->main_sched(rd->data, &m) == 0) main_cpu = m.cpu_ms;
-  if (w->self_has_base && late >= LW_STOP_MIN_MS) {
-    *stopped = s.runq_ms - w->self_base.runq_ms < late / 2;
-    if (*stopped && isfinite(main_cpu) && isfinite(w->main_base_cpu) &&
-        main_cpu - w->main_base_cpu > (now - w->self_base_at) - late / 2)
+  if (w->self.has_base && late >= LW_STOP_MIN_MS) {
+    *stopped = s.runq_ms - w->self.base.runq_ms < late / 2;
+    if (*stopped && isfinite(main_cpu) && isfinite(w->self.main_cpu) &&
+        main_cpu - w->self.main_cpu > (now - w->self.base_at) - late / 2)
       *stopped = 0;
     judged = 1;
   }
-  w->self_base = s;
-  w->self_base_at = now;
-  w->self_has_base = 1;
-  w->main_base_cpu = main_cpu;
+  w->self.base = s;
+  w->self.base_at = now;
+  w->self.has_base = 1;
+  w->self.main_cpu = main_cpu;
   return judged;
 }
 

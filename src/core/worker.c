@@ -20,8 +20,8 @@ void lw_worker_start(lw_worker_t *w, int heartbeat, double now) {
     w->stopped_since = 0;
     w->has_avail = 0;
     w->ping_sent = 0;
-    w->hang_active = 0;
-    w->block_active = 0;
+    w->hang.active = 0;
+    w->block.active = 0;
   }
   if (heartbeat) {
     w->heartbeat_on = 1;
@@ -59,13 +59,13 @@ static int main_sched(const lw_worker_readings_t *rd, lw_thread_times_t *out) {
 static void cause_base_read(lw_worker_t *w, const lw_worker_readings_t *rd, double now, int at_rest) {
   lw_thread_times_t base;
   if (!main_sched(rd, &base)) return;
-  w->cause_base = base;
-  w->cause_has_base = 1;
-  w->cause_base_at = now;
-  w->cause_stopped = 0;
-  w->cause_at_rest = at_rest;
-  w->cause_avail = now;
-  w->cause_busy = rd->main_busy != NULL ? rd->main_busy(rd->data) : NAN;
+  w->cause.base = base;
+  w->cause.has_base = 1;
+  w->cause.base_at = now;
+  w->cause.stopped = 0;
+  w->cause.at_rest = at_rest;
+  w->cause.avail = now;
+  w->cause.busy = rd->main_busy != NULL ? rd->main_busy(rd->data) : NAN;
 }
 
 /* A baseline read at a rest stays while the loop has since only waited, or run short iterations
@@ -77,14 +77,14 @@ static void cause_base_read(lw_worker_t *w, const lw_worker_readings_t *rd, doub
 static int rest_base_holds(lw_worker_t *w, const lw_worker_readings_t *rd, int progressed,
                            double avail_at) {
   double busy = 0;
-  if (!w->cause_has_base || !w->cause_at_rest || w->hang_active) return 0;
+  if (!w->cause.has_base || !w->cause.at_rest || w->hang.active) return 0;
   if (progressed) {
-    busy = rd->main_busy != NULL ? rd->main_busy(rd->data) - w->cause_busy : NAN;
+    busy = rd->main_busy != NULL ? rd->main_busy(rd->data) - w->cause.busy : NAN;
     if (!(busy < LW_REST_BUSY_MS)) return 0;
     if (busy < 0) busy = 0;
   }
-  w->cause_avail = avail_at - busy;
-  w->cause_stopped = 0;
+  w->cause.avail = avail_at - busy;
+  w->cause.stopped = 0;
   return 1;
 }
 
@@ -100,24 +100,24 @@ static void stall_fill(const lw_worker_t *w, lw_msg_type_t type, double start, d
   o->hang_stopped = stopped;
   o->detected_at = detected;
   o->hang_end = progress > start ? progress : now;
-  if (w->cause_has_base && main_sched(rd, &end)) {
+  if (w->cause.has_base && main_sched(rd, &end)) {
     o->cause_known = 1;
-    o->cause_delta.cpu_ms = end.cpu_ms - w->cause_base.cpu_ms;
-    o->cause_delta.runq_ms = end.runq_ms - w->cause_base.runq_ms;
-    o->cause_delta.throttled_ms = end.throttled_ms - w->cause_base.throttled_ms;
-    o->cause_start = w->cause_at_rest && w->cause_avail > w->cause_base_at ? w->cause_avail
-                                                                          : w->cause_base_at;
+    o->cause_delta.cpu_ms = end.cpu_ms - w->cause.base.cpu_ms;
+    o->cause_delta.runq_ms = end.runq_ms - w->cause.base.runq_ms;
+    o->cause_delta.throttled_ms = end.throttled_ms - w->cause.base.throttled_ms;
+    o->cause_start = w->cause.at_rest && w->cause.avail > w->cause.base_at ? w->cause.avail
+                                                                          : w->cause.base_at;
     o->cause_end = now;
-    o->cause_stopped = w->cause_stopped;
+    o->cause_stopped = w->cause.stopped;
   }
 }
 
 /* The hang in progress ended: the main thread showed progress at `progress`. */
 static void hang_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
                      lw_msg_t *o) {
-  stall_fill(w, LW_MSG_HANG_END, w->hang_start, w->hang_stopped, w->hang_detected, now, progress, rd,
+  stall_fill(w, LW_MSG_HANG_END, w->hang.start, w->hang.stopped, w->hang.detected, now, progress, rd,
              o);
-  w->hang_active = 0;
+  w->hang.active = 0;
 }
 
 /* A hang's (or a watched block's) start, flagged at `now`. */
@@ -131,13 +131,13 @@ static void stall_start(lw_msg_t *o, lw_msg_type_t type, double start, double no
 /* The block being watched ended at `progress` (before the cause's baseline is dropped). */
 static size_t block_end(lw_worker_t *w, double now, double progress, const lw_worker_readings_t *rd,
                         lw_msg_t *o) {
-  if (!w->block_active) return 0;
-  stall_fill(w, LW_MSG_BLOCK_END, w->block_start, 0, w->block_detected, now, progress, rd, o);
-  w->block_active = 0;
+  if (!w->block.active) return 0;
+  stall_fill(w, LW_MSG_BLOCK_END, w->block.start, 0, w->block.detected, now, progress, rd, o);
+  w->block.active = 0;
   return 1;
 }
 
-int lw_worker_hang_active(const lw_worker_t *w) { return w->hang_active; }
+int lw_worker_hang_active(const lw_worker_t *w) { return w->hang.active; }
 
 /* The main loop showed progress (a stamp, or the end of a wait) at `at`. The hang clock moves to
  * it if it is later; otherwise, if `at` is after the loop's last progress known so far, the loop
@@ -152,16 +152,16 @@ static void progress_seen(lw_worker_t *w, double at) {
 }
 
 int lw_worker_hang_peek(const lw_worker_t *w, double now, lw_msg_t *out) {
-  if (!w->hang_active) return 0;
-  stall_fill(w, LW_MSG_HANG_END, w->hang_start, w->hang_stopped, w->hang_detected, now, now, &w->rd,
+  if (!w->hang.active) return 0;
+  stall_fill(w, LW_MSG_HANG_END, w->hang.start, w->hang.stopped, w->hang.detected, now, now, &w->rd,
              out);
   return 1;
 }
 
 size_t lw_worker_finish(lw_worker_t *w, double now, lw_msg_t *out) {
   size_t n = block_end(w, now, now, &w->rd, out);
-  if (w->hang_active) hang_end(w, now, now, &w->rd, &out[n++]);
-  w->cause_has_base = 0;
+  if (w->hang.active) hang_end(w, now, now, &w->rd, &out[n++]);
+  w->cause.has_base = 0;
   return n;
 }
 
@@ -220,12 +220,12 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       w->last_progress_at = now;
       w->stopped_since = 0;
     }
-    if (w->hang_active && whole)
-      w->hang_start += gap;
-    else if (w->hang_active)
-      w->hang_stopped += gap;
-    if (w->block_active) w->block_start += gap;
-    if (w->cause_has_base) w->cause_stopped += gap;
+    if (w->hang.active && whole)
+      w->hang.start += gap;
+    else if (w->hang.active)
+      w->hang.stopped += gap;
+    if (w->block.active) w->block.start += gap;
+    if (w->cause.has_base) w->cause.stopped += gap;
   }
 
   if (w->liveness_on && w->liveness_due <= now) {
@@ -242,7 +242,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       double avail = rd->main_avail(rd->data);
       if (w->has_avail && isfinite(avail) && avail > w->avail_prev) {
         double a = avail > now ? now : avail;
-        if (!w->hang_active) progress_seen(w, a);
+        if (!w->hang.active) progress_seen(w, a);
         avail_at = a;
         waited = 1;
       }
@@ -251,13 +251,13 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
     }
     /* A debugger holds the main thread: no progress, and no hang. The hang clock starts again
      * when it lets go (the debugger's time is not the app's), as after a stop; nothing is read. */
-    if (rd->main_debugged != NULL && !isnan(rd->main_debugged(rd->data)) && !w->hang_active) {
+    if (rd->main_debugged != NULL && !isnan(rd->main_debugged(rd->data)) && !w->hang.active) {
       n += block_end(w, now, now, rd, &out[n]); /* the debugger's time is judged by the core */
       w->last_progress_at = now;
       w->stopped_since = 0;
       w->last_progress_seen = progress;
       w->ping_sent = 0;
-      w->cause_has_base = 0;
+      w->cause.has_base = 0;
       fresh = 1;
     } else if (progress != w->last_progress_seen) {
       fresh = progressed = 1;
@@ -267,27 +267,27 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       w->ping_sent = 0;
       n += block_end(w, now, progress, rd, &out[n]);
       if (!waited || !rest_base_holds(w, rd, 1, avail_at)) {
-        if (w->hang_active) hang_end(w, now, progress, rd, &out[n++]);
-        w->cause_has_base = 0;
+        if (w->hang.active) hang_end(w, now, progress, rd, &out[n++]);
+        w->cause.has_base = 0;
       }
     } else if (waited) {
       fresh = 1; /* waiting: nothing to watch, nothing to wake */
       w->ping_sent = 0;
       n += block_end(w, now, avail_at, rd, &out[n]);
-      if (w->hang_active) {
+      if (w->hang.active) {
         /* The loop waited again: the main thread ran and reached its poll, its progress stamp
          * not read yet (the driver writes the wait first, and this check read the stamp before
          * it: a worker held back between its two reads). The hang ended there, with its cause. */
         hang_end(w, now, avail_at, rd, &out[n++]);
-        w->cause_has_base = 0;
+        w->cause.has_base = 0;
         progress_seen(w, avail_at);
       } else if (!rest_base_holds(w, rd, 0, avail_at)) {
-        w->cause_has_base = 0;
+        w->cause.has_base = 0;
       }
     }
     /* No progress over a whole check, or a progress stamp already a threshold old (the worker
      * itself could not run for that long): perhaps a hang. */
-    if (!fresh || (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms)) {
+    if (!fresh || (!w->hang.active && now - w->last_progress_at >= cfg->stall_threshold_ms)) {
       /* The cause's baseline is read once, here; a healthy loop, which shows progress at every
        * check, reads nothing. At the first check without progress (a hang may be starting), the
        * sources are looked at again: a process moved into another cgroup since (a quota-limited
@@ -297,22 +297,22 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
         moved = rd->main_renew(rd->data);
         w->renewed = 1;
       }
-      if (!w->cause_has_base || (moved && !w->hang_active)) cause_base_read(w, rd, now, 0);
+      if (!w->cause.has_base || (moved && !w->hang.active)) cause_base_read(w, rd, now, 0);
       /* A block (blocks.stacks): flagged at its threshold, while it runs, so that its stack can
        * be taken; a hang flagged in the same run comes after it. */
-      if (cfg->block_watch && !w->block_active && !w->hang_active &&
+      if (cfg->block_watch && !w->block.active && !w->hang.active &&
           now - w->last_progress_at >= cfg->block_threshold_ms) {
-        w->block_active = 1;
-        w->block_start = w->last_progress_at;
-        w->block_detected = now;
-        stall_start(&out[n++], LW_MSG_BLOCK_START, w->block_start, now);
+        w->block.active = 1;
+        w->block.start = w->last_progress_at;
+        w->block.detected = now;
+        stall_start(&out[n++], LW_MSG_BLOCK_START, w->block.start, now);
       }
-      if (!w->hang_active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
-        w->hang_active = 1;
-        w->hang_start = w->last_progress_at - w->stopped_since;
-        w->hang_stopped = w->stopped_since;
-        w->hang_detected = now;
-        stall_start(&out[n++], LW_MSG_HANG_START, w->hang_start, now);
+      if (!w->hang.active && now - w->last_progress_at >= cfg->stall_threshold_ms) {
+        w->hang.active = 1;
+        w->hang.start = w->last_progress_at - w->stopped_since;
+        w->hang.stopped = w->stopped_since;
+        w->hang.detected = now;
+        stall_start(&out[n++], LW_MSG_HANG_START, w->hang.start, now);
       } else if (!w->ping_sent && now - w->last_progress_at >= cfg->stall_threshold_ms / 4) {
         /* An idle main loop shows no progress until something wakes it. */
         lw_msg_t *o = &out[n++];
@@ -329,7 +329,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
      * lands in it still makes the worker late enough to be seen), or up to its heartbeat. A
      * heartbeat due less than LW_STOP_MIN_MS after this check is sent with it: one wake-up for
      * both, every LW_REST_MAX_MS while the loop is idle, rather than two a second. */
-    rest = fresh && !w->hang_active && now - w->last_progress_at < cfg->stall_threshold_ms / 4 &&
+    rest = fresh && !w->hang.active && now - w->last_progress_at < cfg->stall_threshold_ms / 4 &&
            rd->main_waiting != NULL && rd->main_waiting(rd->data);
     if (rest && w->heartbeat_on && w->heartbeat_due > now && w->heartbeat_due - now <= LW_STOP_MIN_MS) w->heartbeat_due = now;
     if (rest) {
@@ -341,14 +341,14 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
       next = now + cfg->liveness_interval_ms;
     }
     if (rest && w->heartbeat_on && w->heartbeat_due > now && w->heartbeat_due < next) next = w->heartbeat_due;
-    if (!w->hang_active) {
+    if (!w->hang.active) {
       at = w->last_progress_at + cfg->stall_threshold_ms;
       if (at > now && at < next) next = at;
       at = w->last_progress_at + cfg->stall_threshold_ms / 4;
       if (!w->ping_sent && at > now && at < next) next = at;
       /* A block is due at its threshold, unless the loop waits (the rest is no longer). */
       at = w->last_progress_at + cfg->block_threshold_ms;
-      if (cfg->block_watch && !rest && !w->block_active && at > now && at < next) next = at;
+      if (cfg->block_watch && !rest && !w->block.active && at > now && at < next) next = at;
     }
     w->liveness_due = next;
     /* A hang that begins during the rest is first seen up to a rest later: the cause's baseline
@@ -356,7 +356,7 @@ size_t lw_worker_run(lw_worker_t *w, double now, double progress, lw_msg_t *out)
      * worker interval), and kept while the loop only waits or runs short iterations
      * (rest_base_holds): a baseline kept through the last rest is read again, so that what the
      * loop ran since it never adds up over rests. */
-    if (rest && (!w->cause_has_base || progressed)) cause_base_read(w, rd, now, 1);
+    if (rest && (!w->cause.has_base || progressed)) cause_base_read(w, rd, now, 1);
   }
 
   if (w->heartbeat_on && w->heartbeat_due <= now) {

@@ -100,6 +100,47 @@ typedef struct lw_worker_readings_s {
   void *data;
 } lw_worker_readings_t;
 
+/* The hang being watched (liveness): flagged at the stall threshold, ended by the next progress:
+ * where the loop last made progress, the stops inside it (each under the threshold), when it was
+ * flagged. */
+typedef struct lw_worker_hang_s {
+  int active;
+  double start;
+  double stopped;
+  double detected;
+} lw_worker_hang_t;
+
+/* The block being watched (config's block_watch): flagged at the block threshold, ended by the
+ * next progress; one at a time, a hang's time included. */
+typedef struct lw_worker_block_s {
+  int active;
+  double start;
+  double detected;
+} lw_worker_block_t;
+
+/* The main thread's times at the first check that saw no progress: the cause's baseline. Read as
+ * the worker began a rest (the main loop waiting, `at_rest`), the span starts where the loop last
+ * waited (`avail`), the wait having added nothing to the times; `busy` is the main loop's busy
+ * total (readings' main_busy) then. */
+typedef struct lw_worker_cause_base_s {
+  int has_base;
+  lw_thread_times_t base;
+  double base_at;
+  double stopped;
+  int at_rest;
+  double avail;
+  double busy;
+} lw_worker_cause_base_t;
+
+/* The worker's own times, refreshed every LW_SELF_BASE_MS and at each judged lateness, with the
+ * main thread's CPU time then (NAN where it cannot be read): a stop stops it too. */
+typedef struct lw_worker_self_base_s {
+  int has_base;
+  lw_thread_times_t base;
+  double base_at;
+  double main_cpu;
+} lw_worker_self_base_t;
+
 typedef struct lw_worker_s {
   const lw_monset_core_config_t *cfg;
   lw_worker_readings_t rd;
@@ -124,31 +165,10 @@ typedef struct lw_worker_s {
   int ping_sent;
   int renewed; /* main_renew was called since the main thread's last progress */
   int continued; /* lw_worker_continued() before this run: a stop ended */
-  int hang_active;
-  double hang_start;
-  double hang_stopped; /* stops inside the running hang, each under the threshold */
-  double hang_detected;
-  /* The block being watched (config's block_watch): flagged at the block threshold, ended by the
-   * next progress; one at a time, a hang's time included. */
-  int block_active;
-  double block_start;
-  double block_detected;
-  /* The main thread's times at the first check that saw no progress: the cause's baseline. */
-  int cause_has_base;
-  lw_thread_times_t cause_base;
-  double cause_base_at;
-  double cause_stopped;
-  /* The baseline was read as the worker began a rest (the main loop waiting): the span then starts
-   * where the loop last waited (`cause_avail`), the wait having added nothing to the times. */
-  int cause_at_rest;
-  double cause_avail;
-  double cause_busy; /* the main loop's busy total (readings' main_busy) at that baseline */
-  /* The worker's own times, refreshed every LW_SELF_BASE_MS and at each judged lateness. */
-  int self_has_base;
-  lw_thread_times_t self_base;
-  double self_base_at;
-  /* The main thread's CPU time at that baseline (NAN where it cannot be read): a stop stops it too. */
-  double main_base_cpu;
+  lw_worker_hang_t hang;
+  lw_worker_block_t block;
+  lw_worker_cause_base_t cause;
+  lw_worker_self_base_t self;
 } lw_worker_t;
 
 /* The sleep-clock difference (inclusive - exclusive) into `*diff`: 1, or 0 without a pair (or

@@ -15,10 +15,10 @@ static double sim_idle(void *d) { return lw_sim_idle(d); }
 static double sim_runnable(void *d) { return lw_sim_runnable(d); }
 static int sim_poll_seen(void *d, double *at, double *idle, double *runnable) {
   const lw_sim_t *sim = d;
-  if (!(sim->seen_at > -INFINITY)) return 0;
-  *at = sim->seen_at;
-  *idle = sim->seen_idle;
-  *runnable = sim->seen_runnable;
+  if (!(sim->seen.at > -INFINITY)) return 0;
+  *at = sim->seen.at;
+  *idle = sim->seen.idle;
+  *runnable = sim->seen.runnable;
   return 1;
 }
 static double sim_main_avail(void *d) { return lw_sim_main_avail(d); }
@@ -80,8 +80,8 @@ static void sim_queue_push(lw_monset_t *s, const lw_msg_t *msgs, size_t n, doubl
 static int sim_look(lw_monset_t *s, double now) {
   lw_continue_t cont;
   uint64_t conts = lw_sim_continues(s->sim, &cont.at);
-  if (conts == s->cont_seen) return lw_monset_core_look(&s->core, NULL, now);
-  s->cont_seen = conts;
+  if (conts == s->rt.cont_seen) return lw_monset_core_look(&s->core, NULL, now);
+  s->rt.cont_seen = conts;
   cont.worker_after = s->inflight.worker_conts == conts;
   cont.worker_before = s->inflight.worker_ran <= cont.at ? s->inflight.worker_ran : -INFINITY;
   return lw_monset_core_look(&s->core, &cont, now);
@@ -179,7 +179,7 @@ static void worker_run_cb(lw_client_t *c, double now) {
 static int sim_setup(lw_monset_t *s) {
   double at;
   /* Continues count from now on. */
-  s->cont_seen = s->inflight.worker_conts = lw_sim_continues(s->sim, &at);
+  s->rt.cont_seen = s->inflight.worker_conts = lw_sim_continues(s->sim, &at);
   s->inflight.worker_ran = -INFINITY;
   s->main_client.run = sim_main_run_cb;
   s->main_client.iteration = main_iteration_cb;

@@ -14,15 +14,15 @@
 
 /* Worker thread: the set's id is written before the thread starts and never changes. */
 void lw__monset_uv_stacks_wake(void *data, double detected_at, int block) {
-  lw_stacks_wake(((lw_monset_t *)data)->set_id, detected_at, block);
+  lw_stacks_wake(((lw_monset_t *)data)->hangs.set_id, detected_at, block);
 }
 
-uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->set_id; }
+uint64_t lw_monset_set_id(const lw_monset_t *s) { return s->hangs.set_id; }
 
 int lw_monset_hang_line(lw_monset_t *s, int on, const char *who, const char *json_head) {
   int rc = 0;
-  if (on) rc = lw_hangline_set_who(&s->hangline, who, json_head);
-  lw_atomic_store(&s->hangline_on, on ? 1 : 0);
+  if (on) rc = lw_hangline_set_who(&s->hangs.hangline, who, json_head);
+  lw_atomic_store(&s->hangs.hangline_on, on ? 1 : 0);
   return rc == 0 ? LW_OK : LW_EINVAL;
 }
 
@@ -37,7 +37,7 @@ static void write_stderr(const char *text, size_t len) {
 /* A line of lagwatch's, as text or as one JSON object (core/hangline.h). */
 static void say_line(lw_monset_t *s, const char *line, size_t len) {
   char json[LW_HANGLINE_JSON_MAX];
-  const char *head = lw_hangline_json_head(&s->hangline);
+  const char *head = lw_hangline_json_head(&s->hangs.hangline);
   if (head[0] == '\0') {
     write_stderr(line, len);
     return;
@@ -63,17 +63,17 @@ static void write_hang_line(lw_monset_t *s, double now, const lw_msg_t *peek, lo
   char line[LW_HANGLINE_MAX];
   size_t len;
   cause_so_far(peek, now, &cause);
-  len = lw_hangline_format(line, sizeof(line), lw_hangline_who(&s->hangline), now - peek->hang_start, &cause,
-                           stack_len >= 0 ? s->hangline_stack : NULL);
+  len = lw_hangline_format(line, sizeof(line), lw_hangline_who(&s->hangs.hangline), now - peek->hang_start, &cause,
+                           stack_len >= 0 ? s->hangs.hangline_stack : NULL);
   say_line(s, line, len);
 }
 
 /* Worker thread: the hang line of `peek` now, its frames if the stack thread has them. */
 static void say_hang_now(lw_monset_t *s, double now, const lw_msg_t *peek) {
   long stack_len = -1;
-  if (s->hangline_stack == NULL) s->hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
-  if (s->hangline_stack != NULL)
-    stack_len = lw_stacks_copy(s->set_id, peek->detected_at, s->hangline_stack, LW_HANGREC_STACK_MAX);
+  if (s->hangs.hangline_stack == NULL) s->hangs.hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
+  if (s->hangs.hangline_stack != NULL)
+    stack_len = lw_stacks_copy(s->hangs.set_id, peek->detected_at, s->hangs.hangline_stack, LW_HANGREC_STACK_MAX);
   write_hang_line(s, now, peek, stack_len);
 }
 
@@ -83,11 +83,11 @@ static void say_hang(lw_monset_t *s, double now) {
   lw_msg_t peek;
   long stack_len = -1;
   if (!lw_worker_hang_peek(w, now, &peek)) return;
-  if (lw_hangline_said(&s->hangline, peek.detected_at)) return; /* said: no copy of the stack */
-  if (s->hangline_stack == NULL) s->hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
-  if (s->hangline_stack != NULL)
-    stack_len = lw_stacks_copy(s->set_id, peek.detected_at, s->hangline_stack, LW_HANGREC_STACK_MAX);
-  if (!lw_hangline_due(&s->hangline, peek.detected_at, now, stack_len >= 0)) return;
+  if (lw_hangline_said(&s->hangs.hangline, peek.detected_at)) return; /* said: no copy of the stack */
+  if (s->hangs.hangline_stack == NULL) s->hangs.hangline_stack = lw__malloc(LW_HANGREC_STACK_MAX);
+  if (s->hangs.hangline_stack != NULL)
+    stack_len = lw_stacks_copy(s->hangs.set_id, peek.detected_at, s->hangs.hangline_stack, LW_HANGREC_STACK_MAX);
+  if (!lw_hangline_due(&s->hangs.hangline, peek.detected_at, now, stack_len >= 0)) return;
   write_hang_line(s, now, &peek, stack_len);
 }
 
@@ -104,15 +104,15 @@ static void end_if_held(lw_monset_t *s, double now) {
   lw_msg_t peek;
   char line[LW_HANGLINE_MAX];
   size_t len;
-  if (sig == 0 || now - (double)(int64_t)(at_ns - s->uw->origin_ns) / 1e6 < LW_HANGLINE_SIGNAL_MS) return;
+  if (sig == 0 || now - (double)(int64_t)(at_ns - s->rt.uw->origin_ns) / 1e6 < LW_HANGLINE_SIGNAL_MS) return;
   hang = lw_worker_hang_peek(w, now, &peek);
-  progress = lw_uvworker_progress_at(s->uw);
+  progress = lw_uvworker_progress_at(s->rt.uw);
   held = hang ? now - peek.hang_start : progress > -INFINITY ? now - progress : 0;
-  len = lw_hangline_signal_format(line, sizeof(line), lw_hangline_who(&s->hangline), lw_sigend_name(sig), held, hang,
-                                  s->rec.exists);
+  len = lw_hangline_signal_format(line, sizeof(line), lw_hangline_who(&s->hangs.hangline), lw_sigend_name(sig), held, hang,
+                                  s->hangs.rec.exists);
   say_line(s, line, len);
   if (hang) {
-    lw_hangline_init(&s->hangline); /* said again, here, whatever was said before */
+    lw_hangline_init(&s->hangs.hangline); /* said again, here, whatever was said before */
     say_hang_now(s, now, &peek);
   }
   lw_sigend_default_and_raise(sig);
@@ -125,16 +125,16 @@ static void show_hang(lw_monset_t *s, double now) {
   lw_cause_t cause;
   lw_set_t *e;
   int active = lw_worker_hang_peek(lw_monset_core_worker(&s->core), now, &peek);
-  if (!active && !s->hang_shown) return;
+  if (!active && !s->hangs.hang_shown) return;
   cause.known = 0;
   if (active) cause_so_far(&peek, now, &cause);
-  e = lw_sets_lock(s->set_id);
+  e = lw_sets_lock(s->hangs.set_id);
   if (e != NULL) {
     e->hang.since = active ? peek.hang_start : NAN;
     e->hang.cause = active && cause.known ? (int)cause.dominant : -1;
   }
   lw_sets_unlock();
-  s->hang_shown = active;
+  s->hangs.hang_shown = active;
 }
 
 int lw_monset_hang_now(uint64_t set_id, double *held_ms, int *cause) {
@@ -152,45 +152,45 @@ int lw_monset_hang_now(uint64_t set_id, double *held_ms, int *cause) {
  * entry in the registry. */
 void lw__monset_uv_record_hang(void *data, const lw_msg_t *msgs, size_t n, double now) {
   lw_monset_t *s = data;
-  lw_hangrec_update(&s->rec, msgs, n, lw_monset_core_worker(&s->core), now);
-  if (s->set_id != 0) show_hang(s, now);
-  if (lw_atomic_load_relaxed(&s->hangline_on) && lw_worker_hang_active(lw_monset_core_worker(&s->core)))
+  lw_hangrec_update(&s->hangs.rec, msgs, n, lw_monset_core_worker(&s->core), now);
+  if (s->hangs.set_id != 0) show_hang(s, now);
+  if (lw_atomic_load_relaxed(&s->hangs.hangline_on) && lw_worker_hang_active(lw_monset_core_worker(&s->core)))
     say_hang(s, now);
-  if (lw_atomic_load_relaxed(&s->uw->ends_signals)) end_if_held(s, now);
+  if (lw_atomic_load_relaxed(&s->rt.uw->ends_signals)) end_if_held(s, now);
 }
 
 void lw_monset_end_signals(lw_monset_t *s, int on) {
-  if (s->uw == NULL) return;
+  if (s->rt.uw == NULL) return;
   if (on) lw_sigend_install();
-  lw_atomic_store(&s->uw->ends_signals, on ? 1 : 0);
+  lw_atomic_store(&s->rt.uw->ends_signals, on ? 1 : 0);
 }
 
 int lw_monset_state_dir(lw_monset_t *s, const char *dir, const char *writer, int pid) {
-  if (s->uw == NULL) return LW_ENOENT;
-  return lw_hangrec_configure(&s->rec, dir, writer, lw_clock_wall_ms() - lw_monset_now(s),
-                              s->set_id, pid);
+  if (s->rt.uw == NULL) return LW_ENOENT;
+  return lw_hangrec_configure(&s->hangs.rec, dir, writer, lw_clock_wall_ms() - lw_monset_now(s),
+                              s->hangs.set_id, pid);
 }
 
 void lw_monset_thread_ending(lw_monset_t *s) {
-  if (s->uw == NULL || s->finished) return;
-  lw_uvworker_stop(s->uw); /* joined: its view of the hang is final */
-  lw_hangrec_terminated(&s->rec, lw_monset_core_worker(&s->core), lw_monset_now(s));
+  if (s->rt.uw == NULL || s->finished) return;
+  lw_uvworker_stop(s->rt.uw); /* joined: its view of the hang is final */
+  lw_hangrec_terminated(&s->hangs.rec, lw_monset_core_worker(&s->core), lw_monset_now(s));
 }
 
 double lw_monset_progress_at(const lw_monset_t *s) {
-  return s->uw == NULL ? -INFINITY : lw_uvworker_progress_at(s->uw);
+  return s->rt.uw == NULL ? -INFINITY : lw_uvworker_progress_at(s->rt.uw);
 }
 
 uint64_t lw_monset_state_errors(const lw_monset_t *s, int *first_error) {
-  *first_error = (int)lw_atomic_load((lw_atomic_i64 *)&s->rec.first_error);
-  return (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.errors);
+  *first_error = (int)lw_atomic_load((lw_atomic_i64 *)&s->hangs.rec.first_error);
+  return (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->hangs.rec.errors);
 }
 
 uint64_t lw_monset_state_refused(const lw_monset_t *s, char *why, size_t cap) {
-  uint64_t n = (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->rec.refused);
+  uint64_t n = (uint64_t)lw_atomic_load((lw_atomic_i64 *)&s->hangs.rec.refused);
   if (cap > 0) {
     why[0] = '\0';
-    if (n > 0) snprintf(why, cap, "%s", s->rec.refused_why);
+    if (n > 0) snprintf(why, cap, "%s", s->hangs.rec.refused_why);
   }
   return n;
 }

@@ -20,10 +20,10 @@ double lw__monset_uv_idle(void *d) {
   lw_monset_t *s = d;
   /* No poll since the last reading could have waited (prepare_cb, check_cb): libuv counted no
    * idle time, and the reading is the last one. */
-  if (s->idle_valid && uv_is_active((uv_handle_t *)&s->prepare)) return s->idle_last;
-  s->idle_last = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
-  s->idle_valid = 1;
-  return s->idle_last;
+  if (s->rt.idle_valid && uv_is_active((uv_handle_t *)&s->rt.prepare)) return s->rt.idle_last;
+  s->rt.idle_last = (double)uv_metrics_idle_time(s->uv->timer.loop) / 1e6;
+  s->rt.idle_valid = 1;
+  return s->rt.idle_last;
 }
 /* Worker thread: libuv adds the wait in progress to its idle time from its own clock, so two
  * readings in a row differ only while the poll waits (or if its wait ended between them). A
@@ -35,16 +35,16 @@ static uint64_t look_at_poll(lw_monset_t *s, int *in_poll) {
   *in_poll = b > a;
   if (*in_poll) {
     lw_thread_times_t t;
-    int64_t runnable = INT64_MIN, seq = lw_atomic_load_relaxed(&s->seen.seq);
-    if (lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.cpu_ms)) {
+    int64_t runnable = INT64_MIN, seq = lw_atomic_load_relaxed(&s->rt.seen.seq);
+    if (lw_thread_src_read(&s->rt.main_src, &t) == 0 && isfinite(t.cpu_ms)) {
       double r = t.cpu_ms + (isfinite(t.runq_ms) ? t.runq_ms : 0);
       runnable = (int64_t)(r * 1e6);
     }
-    lw_atomic_store(&s->seen.seq, seq + 1);
-    lw_atomic_store(&s->seen.at_ns, (int64_t)(uv_hrtime() - s->uv->origin_ns));
-    lw_atomic_store(&s->seen.idle_ns, (int64_t)b);
-    lw_atomic_store(&s->seen.runnable_ns, runnable);
-    lw_atomic_store(&s->seen.seq, seq + 2);
+    lw_atomic_store(&s->rt.seen.seq, seq + 1);
+    lw_atomic_store(&s->rt.seen.at_ns, (int64_t)(uv_hrtime() - s->uv->origin_ns));
+    lw_atomic_store(&s->rt.seen.idle_ns, (int64_t)b);
+    lw_atomic_store(&s->rt.seen.runnable_ns, runnable);
+    lw_atomic_store(&s->rt.seen.seq, seq + 2);
   }
   return b;
 }
@@ -56,7 +56,7 @@ static double rt_main_avail(void *d) {
   lw_monset_t *s = d;
   int in_poll;
   double idle = (double)look_at_poll(s, &in_poll) / 1e6;
-  return lw_uvworker_avail(s->uw, idle);
+  return lw_uvworker_avail(s->rt.uw, idle);
 }
 static int rt_main_in_poll(void *d) {
   int in_poll;
@@ -68,13 +68,13 @@ static int rt_poll_seen(void *d, double *at, double *idle, double *runnable) {
   lw_monset_t *s = d;
   int i;
   for (i = 0; i < 4; i++) {
-    int64_t seq = lw_atomic_load(&s->seen.seq), t, id, r;
+    int64_t seq = lw_atomic_load(&s->rt.seen.seq), t, id, r;
     if (seq == 0) return 0;
     if (seq & 1) continue;
-    t = lw_atomic_load(&s->seen.at_ns);
-    id = lw_atomic_load(&s->seen.idle_ns);
-    r = lw_atomic_load(&s->seen.runnable_ns);
-    if (lw_atomic_load(&s->seen.seq) != seq) continue;
+    t = lw_atomic_load(&s->rt.seen.at_ns);
+    id = lw_atomic_load(&s->rt.seen.idle_ns);
+    r = lw_atomic_load(&s->rt.seen.runnable_ns);
+    if (lw_atomic_load(&s->rt.seen.seq) != seq) continue;
     *at = (double)t / 1e6;
     *idle = (double)id / 1e6;
     *runnable = r == INT64_MIN ? NAN : (double)r / 1e6;
@@ -82,8 +82,8 @@ static int rt_poll_seen(void *d, double *at, double *idle, double *runnable) {
   }
   return 0;
 }
-static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->uw); }
-static double rt_main_busy(void *d) { return lw_uvworker_busy(((lw_monset_t *)d)->uw); }
+static int rt_main_waiting(void *d) { return lw_uvworker_waiting(((lw_monset_t *)d)->rt.uw); }
+static double rt_main_busy(void *d) { return lw_uvworker_busy(((lw_monset_t *)d)->rt.uw); }
 /* Main thread: its CPU time plus, where schedstat tells it, its run-queue delay; a read that
  * fails keeps the last delay read, so that the sum never steps back (an embedded loop's idle time
  * is what it is not). */
@@ -91,27 +91,27 @@ static double rt_runnable(void *d) {
   lw_monset_t *s = d;
   lw_thread_times_t t;
   double cpu = lw_clock_thread_cpu_ms();
-  if (s->runq_known && lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms))
-    s->runq_last = t.runq_ms;
-  return cpu + s->runq_last;
+  if (s->rt.runq_known && lw_thread_src_read(&s->rt.main_src, &t) == 0 && isfinite(t.runq_ms))
+    s->rt.runq_last = t.runq_ms;
+  return cpu + s->rt.runq_last;
 }
 /* Worker thread (and the main thread while the worker is stopped). */
 static int rt_main_sched(void *d, lw_thread_times_t *out) {
-  return lw_thread_src_read(&((lw_monset_t *)d)->main_src, out);
+  return lw_thread_src_read(&((lw_monset_t *)d)->rt.main_src, out);
 }
 /* Worker thread: the set's id is written before the thread starts and never changes. */
-static double rt_main_debugged(void *d) { return lw_debugger_held(((lw_monset_t *)d)->set_id); }
+static double rt_main_debugged(void *d) { return lw_debugger_held(((lw_monset_t *)d)->hangs.set_id); }
 /* Worker thread, the only one that renews main_src (threadtimes.h). */
-static int rt_main_renew(void *d) { return lw_thread_src_renew_cgroup(&((lw_monset_t *)d)->main_src); }
+static int rt_main_renew(void *d) { return lw_thread_src_renew_cgroup(&((lw_monset_t *)d)->rt.main_src); }
 /* Worker thread only: its own schedstat, opened by the thread that reads it (a restarted worker
  * is another thread). */
 static int rt_self_sched(void *d, lw_thread_times_t *out) {
   lw_monset_t *s = d;
-  if (!lw_thread_src_is_self(&s->self_src)) {
-    lw_thread_src_close(&s->self_src);
-    if (lw_thread_src_open_self(&s->self_src, 0) != 0) return -1;
+  if (!lw_thread_src_is_self(&s->rt.self_src)) {
+    lw_thread_src_close(&s->rt.self_src);
+    if (lw_thread_src_open_self(&s->rt.self_src, 0) != 0) return -1;
   }
-  return lw_thread_src_read(&s->self_src, out);
+  return lw_thread_src_read(&s->rt.self_src, out);
 }
 static double rt_gc(void *d, double start, double end) {
   return lw_spans_overlap(&((const lw_monset_t *)d)->gc, start, end);
@@ -128,11 +128,11 @@ void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd) {
   rd->worker.main_in_poll = rt_main_in_poll;
   rd->worker.main_busy = rt_main_busy;
   /* This is the main thread: its times are read from here on by the worker. */
-  lw_thread_src_open_self(&s->main_src, 1);
+  lw_thread_src_open_self(&s->rt.main_src, 1);
   {
     lw_thread_times_t t;
-    s->runq_known = lw_thread_src_read(&s->main_src, &t) == 0 && isfinite(t.runq_ms);
-    if (s->runq_known) s->runq_last = t.runq_ms;
+    s->rt.runq_known = lw_thread_src_read(&s->rt.main_src, &t) == 0 && isfinite(t.runq_ms);
+    if (s->rt.runq_known) s->rt.runq_last = t.runq_ms;
   }
   rd->main.main_sched = rd->worker.main_sched = rt_main_sched;
   rd->worker.main_renew = rt_main_renew;
@@ -151,11 +151,11 @@ void lw__monset_uv_readings(lw_monset_t *s, lw_readings_t *rd) {
 static int look(lw_monset_t *s, double now) {
   uint64_t at_ns, count = lw_sigcont_last(&at_ns);
   lw_continue_t cont;
-  if (count == s->cont_seen) return lw_monset_core_look(&s->core, NULL, now);
-  s->cont_seen = count;
+  if (count == s->rt.cont_seen) return lw_monset_core_look(&s->core, NULL, now);
+  s->rt.cont_seen = count;
   cont.at = (double)(int64_t)(at_ns - s->uv->origin_ns) / 1e6;
-  cont.worker_after = lw_uvworker_ran_before(s->uw, INFINITY) > cont.at;
-  cont.worker_before = lw_uvworker_ran_before(s->uw, cont.at);
+  cont.worker_after = lw_uvworker_ran_before(s->rt.uw, INFINITY) > cont.at;
+  cont.worker_before = lw_uvworker_ran_before(s->rt.uw, cont.at);
   return lw_monset_core_look(&s->core, &cont, now);
 }
 
@@ -165,9 +165,9 @@ static int debugged(lw_monset_t *s, double now) {
   double ended[LW_DEBUGGER_KEPT][2], since;
   uint64_t changes = lw_debugger_changes();
   size_t n, i;
-  if (changes == s->dbg_changes) return 0;
-  s->dbg_changes = changes;
-  n = lw_debugger_take(s->set_id, ended, LW_DEBUGGER_KEPT, &since);
+  if (changes == s->rt.dbg_changes) return 0;
+  s->rt.dbg_changes = changes;
+  n = lw_debugger_take(s->hangs.set_id, ended, LW_DEBUGGER_KEPT, &since);
   for (i = 0; i < n; i++) lw_monset_core_debugged(&s->core, ended[i][0], ended[i][1], now);
   if (!isnan(since)) lw_monset_core_debugged(&s->core, since, INFINITY, now);
   return n > 0 || !isnan(since);

@@ -13,7 +13,7 @@ static double uv_now_of(const lw_monset_t *s) { return lw_uv_now(s->uv); }
 /* The loop's time (libuv's cached uv_now(), updated at the start of each iteration and after
  * each poll), in ms on this thread's origin, to within a few ms (libuv's fast clock): no clock
  * read. The hooks keep it raw (an integer compare) and convert it only when they use it. */
-static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->origin_ms; }
+static double loop_time(const lw_monset_t *s, uint64_t raw) { return (double)(int64_t)raw - s->rt.origin_ms; }
 
 /* The worker's messages that have arrived by `now` (an overdue check of the worker awaited),
  * a SIGCONT's evidence and a debugger's. */
@@ -22,11 +22,11 @@ static int uv_receive(lw_monset_t *s, double now) {
   size_t n;
   uint64_t lost = 0;
   int cont;
-  if (s->uw == NULL) return 0;
+  if (s->rt.uw == NULL) return 0;
   cont = lw__monset_uv_signals(s, now);
-  lw_uvworker_await_overdue(s->uw, now);
-  if (!lw_uvworker_pending(s->uw)) return cont;
-  n = lw_uvworker_drain(s->uw, &msgs, &lost);
+  lw_uvworker_await_overdue(s->rt.uw, now);
+  if (!lw_uvworker_pending(s->rt.uw)) return cont;
+  n = lw_uvworker_drain(s->rt.uw, &msgs, &lost);
   lw_conditions_count_lost(s->c, lost);
   lw_monset_core_receive(&s->core, msgs, n, now);
   return 1;
@@ -40,8 +40,8 @@ static void uv_receive_last(lw_monset_t *s, const lw_msg_t *msgs, size_t n, doub
  * is dropped (the wait will add to libuv's idle time), and the timers may sleep through it.
  * Returns 1 if a due time changed. */
 static int poll_may_wait(lw_monset_t *s, double now) {
-  lw_uvworker_set_waiting(s->uw, 1);
-  s->idle_valid = 0;
+  lw_uvworker_set_waiting(s->rt.uw, 1);
+  s->rt.idle_valid = 0;
   return lw__monset_idle(s, now);
 }
 
@@ -61,9 +61,9 @@ static void main_run_cb(lw_client_t *c, double now) { lw__monset_main_run(LW_MON
 static void async_cb(uv_async_t *a) {
   lw_monset_t *s = a->data;
   double now = lw_uv_now(s->uv);
-  if (s->uw == NULL) return; /* finished */
+  if (s->rt.uw == NULL) return; /* finished */
   /* The poll's wait has ended (libuv counted it before the callbacks): its idle time is fresh. */
-  lw_uvworker_progress(s->uw, now, (double)uv_metrics_idle_time(a->loop) / 1e6);
+  lw_uvworker_progress(s->rt.uw, now, (double)uv_metrics_idle_time(a->loop) / 1e6);
   poll_over(s, now);
   if (uv_receive(s, now)) lw__monset_hand_over(s, 0, 1, now);
   /* An idle loop woken by the worker: the timers that measure nothing of their own lateness,
@@ -96,13 +96,13 @@ static void async_cb(uv_async_t *a) {
 static double main_runnable_ms(lw_monset_t *s, int opening) {
   lw_thread_times_t t;
   double cpu;
-  if (!s->runq_known) return lw_clock_thread_cpu_ms();
+  if (!s->rt.runq_known) return lw_clock_thread_cpu_ms();
   if (opening) {
-    if (lw_thread_src_read(&s->main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
+    if (lw_thread_src_read(&s->rt.main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
     return t.runq_ms + lw_clock_thread_cpu_ms();
   }
   cpu = lw_clock_thread_cpu_ms();
-  if (lw_thread_src_read(&s->main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
+  if (lw_thread_src_read(&s->rt.main_src, &t) != 0 || !isfinite(t.runq_ms)) return NAN;
   return cpu + t.runq_ms;
 }
 
@@ -116,13 +116,13 @@ static double main_runnable_ms(lw_monset_t *s, int opening) {
 static void check_cb(uv_check_t *h) {
   lw_monset_t *s = h->data;
   uint64_t t = uv_now(h->loop);
-  s->hook.check_loop_raw = t;
-  if (s->uw != NULL) lw_uvworker_set_waiting(s->uw, 0); /* the poll is over */
+  s->rt.hook.check_loop_raw = t;
+  if (s->rt.uw != NULL) lw_uvworker_set_waiting(s->rt.uw, 0); /* the poll is over */
   /* The loop's time moved during the poll: it may have waited (a prepare callback after ours
    * may have given it a timeout). */
-  if (t != s->hook.prepare_raw) s->idle_valid = 0;
+  if (t != s->rt.hook.prepare_raw) s->rt.idle_valid = 0;
   if (lw_monset_core_poll_waiting(&s->core)) lw_monset_core_poll_woke(&s->core, lw_uv_now(s->uv));
-  if (s->hook.suspect_outside > 0) { /* the poll end's readings, for the next iteration */
+  if (s->rt.hook.suspect_outside > 0) { /* the poll end's readings, for the next iteration */
     double runnable = main_runnable_ms(s, 1);
     lw_monset_core_poll_end(&s->core, lw_uv_now(s->uv), runnable);
   }
@@ -142,15 +142,15 @@ static void check_cb(uv_check_t *h) {
  * suspicion only starts the measurement, with the hook on: a false one costs a few measured
  * iterations). Started again, the hook is the newest check handle, and runs first as before. */
 static void check_needed(lw_monset_t *s, int may_wait, uint64_t began) {
-  int need = may_wait || s->hook.suspect_outside > 0 || lw_monset_core_embedded(&s->core) || lw_monset_core_asleep(&s->core);
-  if (need != s->hook.check_on) {
+  int need = may_wait || s->rt.hook.suspect_outside > 0 || lw_monset_core_embedded(&s->core) || lw_monset_core_asleep(&s->core);
+  if (need != s->rt.hook.check_on) {
     if (need)
-      uv_check_start(&s->check, check_cb);
+      uv_check_start(&s->rt.check, check_cb);
     else
-      uv_check_stop(&s->check);
-    s->hook.check_on = need;
+      uv_check_stop(&s->rt.check);
+    s->rt.hook.check_on = need;
   }
-  if (!need) s->hook.check_loop_raw = began;
+  if (!need) s->rt.hook.check_loop_raw = began;
 }
 
 /* Once per loop iteration, right before the poll: one clock read, libuv's idle time only when
@@ -171,8 +171,8 @@ static void prepare_cb(uv_prepare_t *p) {
   uint64_t began = uv_now(loop);
   double now, runnable = NAN;
   int rearm, may_wait, got;
-  if (s->uw == NULL) return; /* finished */
-  if (began == s->hook.prepare_raw && s->hook.merge_ok) {
+  if (s->rt.uw == NULL) return; /* finished */
+  if (began == s->rt.hook.prepare_raw && s->rt.hook.merge_ok) {
     /* Not timed. Its poll may wait and add to libuv's idle time: the next timed prepare reads
      * it again (once a millisecond at most; a sub-millisecond wait does not move the loop's
      * time, a longer one does, and check_cb clears the reading then too). A poll that may wait
@@ -184,9 +184,9 @@ static void prepare_cb(uv_prepare_t *p) {
     if (uv_backend_timeout(loop) != 0) {
       /* The check hook judges the wait, whatever libuv counts of it (lw_monset_core_poll_wait). */
       if (!lw_monset_core_poll_waiting(&s->core)) lw_monset_core_poll_wait(&s->core, loop_time(s, began));
-      if (!s->hook.check_on) {
-        uv_check_start(&s->check, check_cb);
-        s->hook.check_on = 1;
+      if (!s->rt.hook.check_on) {
+        uv_check_start(&s->rt.check, check_cb);
+        s->rt.hook.check_on = 1;
       } else if (poll_may_wait(s, lw_uv_now(s->uv))) {
         lw_uv_rearm(s->uv);
       }
@@ -198,11 +198,11 @@ static void prepare_cb(uv_prepare_t *p) {
   if (lw_monset_core_poll_ended(&s->core)) runnable = main_runnable_ms(s, 0);
   /* A suspicion: LW_OUTSIDE_MIN_MS or more since the last check's poll ended. It stands for the
    * next few iterations, whose gaps are then measured (check_cb). */
-  if (s->hook.suspect_outside > 0) s->hook.suspect_outside--;
-  if (s->hook.check_loop_raw != 0 && now - loop_time(s, s->hook.check_loop_raw) >= LW_OUTSIDE_MIN_MS)
-    s->hook.suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
-  if (!s->hook.check_on) s->idle_valid = 0; /* no check_cb saw whether a poll since waited */
-  lw_uvworker_progress(s->uw, now, lw__monset_uv_idle(s));
+  if (s->rt.hook.suspect_outside > 0) s->rt.hook.suspect_outside--;
+  if (s->rt.hook.check_loop_raw != 0 && now - loop_time(s, s->rt.hook.check_loop_raw) >= LW_OUTSIDE_MIN_MS)
+    s->rt.hook.suspect_outside = LW_OUTSIDE_ITERATIONS + 2;
+  if (!s->rt.hook.check_on) s->rt.idle_valid = 0; /* no check_cb saw whether a poll since waited */
+  lw_uvworker_progress(s->rt.uw, now, lw__monset_uv_idle(s));
   /* Evidence before judgment (SPEC §4): the iteration just ended may hold a stop of the whole
    * process (SIGSTOP in a callback, a freezer, a VM pause), which the worker tells only when it
    * runs again, at the same moment as this thread. What it has sent is applied first, and a
@@ -225,59 +225,59 @@ static void prepare_cb(uv_prepare_t *p) {
   if (may_wait) lw_monset_core_poll_wait(&s->core, now);
   if (may_wait && poll_may_wait(s, now)) rearm = 1;
   if (rearm) lw_uv_rearm(s->uv);
-  s->hook.prepare_raw = began;
-  s->hook.merge_ok = s->hook.suspect_outside == 0 && !lw_monset_core_embedded(&s->core);
+  s->rt.hook.prepare_raw = began;
+  s->rt.hook.merge_ok = s->rt.hook.suspect_outside == 0 && !lw_monset_core_embedded(&s->core);
   check_needed(s, may_wait, began);
 }
 
 static void handle_closed(uv_handle_t *h) {
   lw_monset_t *s = h->data;
-  if (--s->open_handles == 0 && s->owner.closed) s->owner.closed(s->owner.data);
+  if (--s->rt.open_handles == 0 && s->owner.closed) s->owner.closed(s->owner.data);
 }
 
 static int uv_make(lw_monset_t *s) {
   uv_loop_t *loop = s->uv->timer.loop;
   int rc;
-  s->uw = lw__malloc(sizeof(*s->uw));
-  if (s->uw == NULL) return LW_ENOMEM;
+  s->rt.uw = lw__malloc(sizeof(*s->rt.uw));
+  if (s->rt.uw == NULL) return LW_ENOMEM;
   /* Continues after a stop (SIGCONT), counted from now on. */
   {
     uint64_t at_ns;
     (void)lw_sigcont_install();
-    s->cont_seen = lw_sigcont_last(&at_ns);
+    s->rt.cont_seen = lw_sigcont_last(&at_ns);
   }
-  rc = lw_uvworker_init(s->uw, lw_monset_core_worker(&s->core), s->uv->origin_ns, &s->async);
+  rc = lw_uvworker_init(s->rt.uw, lw_monset_core_worker(&s->core), s->uv->origin_ns, &s->rt.async);
   if (rc != 0) {
-    lw__free(s->uw);
-    s->uw = NULL;
+    lw__free(s->rt.uw);
+    s->rt.uw = NULL;
     return rc;
   }
   /* The stack thread, if one attaches, is woken by the worker the moment it flags a hang. */
-  s->set_id = lw_sets_add(s->uv->origin_ns);
+  s->hangs.set_id = lw_sets_add(s->uv->origin_ns);
   /* Without memory for its entry, no stacks are taken and a debugger's pauses are not told apart
    * (they read as hangs): counted as lost. */
-  if (s->set_id == 0) lw_conditions_count_lost(s->c, 1);
-  s->uw->on_hang = lw__monset_uv_stacks_wake;
-  s->uw->on_hang_data = s;
-  s->uw->after_run = lw__monset_uv_record_hang;
-  s->uw->after_run_data = s;
-  rc = uv_async_init(loop, &s->async, async_cb);
+  if (s->hangs.set_id == 0) lw_conditions_count_lost(s->c, 1);
+  s->rt.uw->on_hang = lw__monset_uv_stacks_wake;
+  s->rt.uw->on_hang_data = s;
+  s->rt.uw->after_run = lw__monset_uv_record_hang;
+  s->rt.uw->after_run_data = s;
+  rc = uv_async_init(loop, &s->rt.async, async_cb);
   if (rc != 0) {
-    lw_uvworker_free(s->uw);
-    lw__free(s->uw);
-    s->uw = NULL;
+    lw_uvworker_free(s->rt.uw);
+    lw__free(s->rt.uw);
+    s->rt.uw = NULL;
     return rc;
   }
-  uv_prepare_init(loop, &s->prepare);
-  uv_check_init(loop, &s->check);
-  s->prepare.data = s->async.data = s->check.data = s;
-  s->hook.check_loop_raw = 0;
-  s->origin_ms = (double)s->uv->origin_ns / 1e6;
-  uv_unref((uv_handle_t *)&s->prepare);
-  uv_unref((uv_handle_t *)&s->async);
-  uv_unref((uv_handle_t *)&s->check);
-  s->open_handles = 3;
-  s->uv_ready = 1;
+  uv_prepare_init(loop, &s->rt.prepare);
+  uv_check_init(loop, &s->rt.check);
+  s->rt.prepare.data = s->rt.async.data = s->rt.check.data = s;
+  s->rt.hook.check_loop_raw = 0;
+  s->rt.origin_ms = (double)s->uv->origin_ns / 1e6;
+  uv_unref((uv_handle_t *)&s->rt.prepare);
+  uv_unref((uv_handle_t *)&s->rt.async);
+  uv_unref((uv_handle_t *)&s->rt.check);
+  s->rt.open_handles = 3;
+  s->rt.uv_ready = 1;
   return 0;
 }
 
@@ -286,21 +286,21 @@ static int uv_make(lw_monset_t *s) {
 static int uv_sync(lw_monset_t *s) {
   lw_monset_core_t *k = &s->core;
   int rc = 0;
-  if (!s->uv_ready || uv_is_closing((uv_handle_t *)&s->async)) return 0;
+  if (!s->rt.uv_ready || uv_is_closing((uv_handle_t *)&s->rt.async)) return 0;
   if (lw_monset_core_hooks_needed(k)) {
-    uv_prepare_start(&s->prepare, prepare_cb);
-    uv_check_start(&s->check, check_cb);
-    s->hook.check_on = 1; /* until the first prepare says otherwise */
+    uv_prepare_start(&s->rt.prepare, prepare_cb);
+    uv_check_start(&s->rt.check, check_cb);
+    s->rt.hook.check_on = 1; /* until the first prepare says otherwise */
   } else {
-    uv_prepare_stop(&s->prepare);
-    uv_check_stop(&s->check);
-    s->hook.check_on = 0;
+    uv_prepare_stop(&s->rt.prepare);
+    uv_check_stop(&s->rt.check);
+    s->rt.hook.check_on = 0;
     /* Restarted, the hooks start afresh: the first prepare is timed, and the last poll's end
      * (a reading that failed) counts nothing. */
     lw_monset_core_poll_end(&s->core, NAN, NAN);
-    s->hook.merge_ok = 0;
+    s->rt.hook.merge_ok = 0;
   }
-  if (lw_monset_core_worker_needed(k) && s->uw != NULL) rc = lw_uvworker_start(s->uw);
+  if (lw_monset_core_worker_needed(k) && s->rt.uw != NULL) rc = lw_uvworker_start(s->rt.uw);
   lw_uv_rearm(s->uv);
   return rc;
 }
@@ -326,51 +326,51 @@ static void uv_unregister(lw_monset_t *s) { lw_sched_remove(&s->uv->sched, &s->m
 /* The end of the loop's last poll: libuv's cached time, updated right after it. */
 static double uv_idle_end(const lw_monset_t *s, double now) {
   (void)now;
-  return (double)(int64_t)uv_now(s->uv->timer.loop) - s->origin_ms;
+  return (double)(int64_t)uv_now(s->uv->timer.loop) - s->rt.origin_ms;
 }
 
 static void uv_rearm(lw_monset_t *s) {
-  if (s->uv_ready) lw_uv_rearm(s->uv);
+  if (s->rt.uv_ready) lw_uv_rearm(s->uv);
 }
 
 /* The worker thread is joined: a hang it recorded is over (the main thread runs). */
 static void uv_stop_worker(lw_monset_t *s) {
-  if (s->uw != NULL) lw_uvworker_stop(s->uw);
-  lw_hangrec_clear(&s->rec);
+  if (s->rt.uw != NULL) lw_uvworker_stop(s->rt.uw);
+  lw_hangrec_clear(&s->hangs.rec);
 }
 
 static int uv_close_handles(lw_monset_t *s) {
-  if (!s->uv_ready) return 0;
-  if (s->uw != NULL) lw_uvworker_stop(s->uw);
-  lw_hangrec_clear(&s->rec);
-  if (uv_is_closing((uv_handle_t *)&s->async)) return 0;
-  uv_close((uv_handle_t *)&s->prepare, handle_closed);
-  uv_close((uv_handle_t *)&s->check, handle_closed);
-  uv_close((uv_handle_t *)&s->async, handle_closed);
+  if (!s->rt.uv_ready) return 0;
+  if (s->rt.uw != NULL) lw_uvworker_stop(s->rt.uw);
+  lw_hangrec_clear(&s->hangs.rec);
+  if (uv_is_closing((uv_handle_t *)&s->rt.async)) return 0;
+  uv_close((uv_handle_t *)&s->rt.prepare, handle_closed);
+  uv_close((uv_handle_t *)&s->rt.check, handle_closed);
+  uv_close((uv_handle_t *)&s->rt.async, handle_closed);
   return 1;
 }
 
 static void uv_release(lw_monset_t *s) {
-  if (s->uw != NULL) { /* its thread is joined and its loop closed */
-    lw_uvworker_free(s->uw);
-    lw__free(s->uw);
-    s->uw = NULL;
+  if (s->rt.uw != NULL) { /* its thread is joined and its loop closed */
+    lw_uvworker_free(s->rt.uw);
+    lw__free(s->rt.uw);
+    s->rt.uw = NULL;
   }
-  lw_thread_src_close(&s->self_src);
-  lw_thread_src_close(&s->main_src);
-  lw_hangrec_clear(&s->rec);
+  lw_thread_src_close(&s->rt.self_src);
+  lw_thread_src_close(&s->rt.main_src);
+  lw_hangrec_clear(&s->hangs.rec);
 }
 
 static void uv_free(lw_monset_t *s) {
-  if (s->uw != NULL) {
-    lw_uvworker_free(s->uw);
-    lw__free(s->uw);
-    s->uw = NULL;
+  if (s->rt.uw != NULL) {
+    lw_uvworker_free(s->rt.uw);
+    lw__free(s->rt.uw);
+    s->rt.uw = NULL;
   }
-  lw_sets_remove(s->set_id);
-  lw_thread_src_close(&s->main_src); /* the worker thread is joined */
-  lw_thread_src_close(&s->self_src);
-  lw_hangrec_clear(&s->rec);
+  lw_sets_remove(s->hangs.set_id);
+  lw_thread_src_close(&s->rt.main_src); /* the worker thread is joined */
+  lw_thread_src_close(&s->rt.self_src);
+  lw_hangrec_clear(&s->hangs.rec);
 }
 
 static const char *uv_sleep_clock(const lw_monset_t *s) {
@@ -378,7 +378,7 @@ static const char *uv_sleep_clock(const lw_monset_t *s) {
   return lw_clock_sleep_pair_name();
 }
 
-static size_t uv_memory(const lw_monset_t *s) { return s->uw ? sizeof(*s->uw) : 0; }
+static size_t uv_memory(const lw_monset_t *s) { return s->rt.uw ? sizeof(*s->rt.uw) : 0; }
 
 /* Node's own loop runs its timers last in an iteration and, with nothing left alive, leaves
  * uv_run without another prepare: a block in the app's last timer (a script's work before it

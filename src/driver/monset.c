@@ -81,10 +81,10 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monset_core_conf
   s->be = sim ? &lw__monset_sim : &lw__monset_uv;
   s->c = c;
   /* Without its mutex no hang is ever recorded for a later process: counted as lost. */
-  if (!sim && lw_hangrec_init(&s->rec) != LW_OK) lw_conditions_count_lost(c, 1);
-  lw_hangline_init(&s->hangline);
-  lw_atomic_store(&s->hangline_on, 0);
-  lw_atomic_store(&s->seen.seq, 0);
+  if (!sim && lw_hangrec_init(&s->hangs.rec) != LW_OK) lw_conditions_count_lost(c, 1);
+  lw_hangline_init(&s->hangs.hangline);
+  lw_atomic_store(&s->hangs.hangline_on, 0);
+  lw_atomic_store(&s->rt.seen.seq, 0);
   s->sim = sim;
   if (sim) lw_sim_ref(sim); /* released by lw_monset_free(), whatever happens here */
   if (lw_conditions_disposed(c)) return LW_EDISPOSED;
@@ -107,8 +107,8 @@ int lw_monset_init(lw_monset_t *s, lw_conditions_t *c, const lw_monset_core_conf
 void lw_monset_free(lw_monset_t *s) {
   lw_monset_core_free(&s->core);
   if (s->be != NULL) s->be->free(s);
-  lw_hangrec_free(&s->rec); /* the worker thread is joined */
-  lw__free(s->hangline_stack);
+  lw_hangrec_free(&s->hangs.rec); /* the worker thread is joined */
+  lw__free(s->hangs.hangline_stack);
   lw_spans_free(&s->gc);
   memset(s, 0, sizeof(*s));
 }
@@ -125,7 +125,7 @@ int lw_monset_close(lw_monset_t *s) {
 }
 
 int lw_monset_registered(const lw_monset_t *s) { return s->registered; }
-int lw_monset_has_handles(const lw_monset_t *s) { return s->uv_ready; }
+int lw_monset_has_handles(const lw_monset_t *s) { return s->rt.uv_ready; }
 void lw_monset_stats(const lw_monset_t *s, lw_monset_core_stats_t *out) { lw_monset_core_stats(&s->core, out); }
 
 uint64_t lw_monset_blocks_discarded(const lw_monset_t *s, uint32_t reason) {

@@ -45,6 +45,71 @@ typedef struct lw_monset_owner_s {
   void *data;
 } lw_monset_owner_t;
 
+/* Simulation: the worker's messages in flight, with the time each was sent; the worker thread's
+ * last run and the SIGCONTs it has seen (sim.h), as uvworker.c keeps them. */
+typedef struct lw_monset_inflight_s {
+  lw_msg_t *msgs;
+  double *at;
+  size_t n;
+  size_t cap;
+  double worker_ran;
+  uint64_t worker_conts;
+} lw_monset_inflight_t;
+
+/* Real time: what the prepare and check hooks keep from one iteration to the next. */
+typedef struct lw_monset_hooks_s {
+  uint64_t check_loop_raw; /* uv_now() at the end of the last iteration's poll (check_cb), or
+                            * at the last timed prepare while the check hook is off; 0: none */
+  int check_on;            /* the check hook runs (check_needed) */
+  int suspect_outside;     /* iterations whose end is still read from the clock */
+  uint64_t prepare_raw;    /* uv_now() at the last prepare */
+  int merge_ok; /* the last timed prepare allows the next ones of its millisecond to merge */
+} lw_monset_hooks_t;
+
+/* Real time: the worker's last sighting of the main loop inside its poll's wait (core
+ * monitors.h: poll_seen), written by the worker under a sequence count (odd while it writes),
+ * read by the main thread: ns on the set's clock, libuv's idle ns, the main thread's runnable ns
+ * (INT64_MIN: unknown). */
+typedef struct lw_monset_seen_s {
+  lw_atomic_i64 seq, at_ns, idle_ns, runnable_ns;
+} lw_monset_seen_t;
+
+/* Real time: libuv's handles and the readings of the main thread and its worker
+ * (monset-uv.c, monset-uv-readings.c). */
+typedef struct lw_monset_rt_s {
+  int uv_ready;
+  unsigned open_handles;
+  uv_prepare_t prepare;
+  uv_check_t check;
+  lw_monset_hooks_t hook;
+  int runq_known;   /* the main thread's run-queue delay can be read (Linux schedstat) */
+  double runq_last; /* the last run-queue delay read of it (monset-uv-readings.c) */
+  /* libuv's idle time at the last reading, and whether no poll since could have waited. */
+  double idle_last;
+  int idle_valid;
+  double origin_ms;     /* the loop's time origin: uv_now() - origin_ms is on the set's clock */
+  uv_async_t async;
+  lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
+  lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */
+  uint64_t cont_seen;    /* the SIGCONTs seen (platform/sigcont.h; the simulation's in sim.h) */
+  uint64_t dbg_changes; /* lw_debugger_changes() at the last look */
+  lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
+  lw_monset_seen_t seen;
+} lw_monset_rt_t;
+
+/* Real time: a hang while it runs (monset-uv-hangs.c): its entry in the registry of sets, its
+ * record, and the line said on stderr (core/hangline.h) when `hangline_on` (set by the main
+ * thread, read by the worker); the rest is the worker thread's. The stack's copy is allocated at
+ * the first line (most sets never hang) and freed with the set. */
+typedef struct lw_monset_hangs_s {
+  uint64_t set_id; /* its entry in the registry of sets (sets.h), 0 if none */
+  lw_hangrec_t rec; /* the record of a running hang, if a directory is set */
+  lw_atomic_i64 hangline_on;
+  lw_hangline_t hangline;
+  char *hangline_stack;
+  int hang_shown; /* worker thread: the registry entry holds a hang in progress (sets.h) */
+} lw_monset_hangs_t;
+
 struct lw_monset_s {
   /* private */
   const lw_monset_backend_t *be; /* the simulation's, or libuv's */
@@ -59,61 +124,10 @@ struct lw_monset_s {
   int registered;
   int finished;
   int worker_error; /* the libuv error of the last worker start that failed, or 0 */
-
-  /* Simulation: the worker's messages in flight, with the time each was sent; the worker
-   * thread's last run and the SIGCONTs it has seen (sim.h), as uvworker.c keeps them. */
-  struct lw_monset_inflight_s {
-    lw_msg_t *msgs;
-    double *at;
-    size_t n;
-    size_t cap;
-    double worker_ran;
-    uint64_t worker_conts;
-  } inflight;
-
-  /* Real time. */
-  int uv_ready;
-  unsigned open_handles;
-  uv_prepare_t prepare;
-  uv_check_t check;
-  /* What the prepare and check hooks keep from one iteration to the next. */
-  struct lw_monset_hooks_s {
-    uint64_t check_loop_raw; /* uv_now() at the end of the last iteration's poll (check_cb), or
-                              * at the last timed prepare while the check hook is off; 0: none */
-    int check_on;            /* the check hook runs (check_needed) */
-    int suspect_outside;     /* iterations whose end is still read from the clock */
-    uint64_t prepare_raw;    /* uv_now() at the last prepare */
-    int merge_ok; /* the last timed prepare allows the next ones of its millisecond to merge */
-  } hook;
-  int runq_known;   /* the main thread's run-queue delay can be read (Linux schedstat) */
-  double runq_last; /* the last run-queue delay read of it (monset-uv-readings.c) */
-  /* libuv's idle time at the last reading, and whether no poll since could have waited. */
-  double idle_last;
-  int idle_valid;
-  double origin_ms;     /* the loop's time origin: uv_now() - origin_ms is on the set's clock */
-  uv_async_t async;
-  lw_uvworker_t *uw; /* allocated in real time only: its message buffers are large */
-  lw_thread_src_t main_src; /* the main thread's times, read by the worker thread */
-  uint64_t cont_seen;    /* the SIGCONTs seen (platform/sigcont.h; the simulation's in sim.h) */
-  uint64_t dbg_changes; /* lw_debugger_changes() at the last look */
-  lw_thread_src_t self_src; /* the worker thread's own: opened and read by it alone */
-  uint64_t set_id; /* real time: its entry in the registry of sets (sets.h), 0 if none */
+  lw_monset_inflight_t inflight; /* simulation */
+  lw_monset_rt_t rt;             /* real time */
+  lw_monset_hangs_t hangs;       /* real time */
   lw_spans_t gc; /* V8's GC pauses on the main thread, for the causes of its hangs */
-  lw_hangrec_t rec; /* real time: the record of a running hang, if a directory is set */
-  /* Real time: the line said on stderr while a hang runs (core/hangline.h), when `hangline_on`
-   * (set by the main thread, read by the worker); the rest is the worker thread's. The stack's
-   * copy is allocated at the first line (most sets never hang) and freed with the set. */
-  lw_atomic_i64 hangline_on;
-  /* Real time: the worker's last sighting of the main loop inside its poll's wait (core
-   * monitors.h: poll_seen), written by the worker under a sequence count (odd while it writes),
-   * read by the main thread: ns on the set's clock, libuv's idle ns, the main thread's runnable ns
-   * (INT64_MIN: unknown). */
-  struct lw_monset_seen_s {
-    lw_atomic_i64 seq, at_ns, idle_ns, runnable_ns;
-  } seen;
-  lw_hangline_t hangline;
-  char *hangline_stack;
-  int hang_shown; /* worker thread: the registry entry holds a hang in progress (sets.h) */
 };
 
 /* Sets up a set on `c`: on `sim` if not NULL, else in real time on `uv`. Registers with the

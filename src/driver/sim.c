@@ -17,13 +17,13 @@ lw_sim_t *lw_sim_new(lw_platform_t platform, double start_ms) {
   sim->main_free_at = -INFINITY;
   sim->wait_end = start_ms;
   sim->wait_since = start_ms;
-  sim->seen_at = -INFINITY;
+  sim->seen.at = -INFINITY;
   sim->worker_free_at = -INFINITY;
-  sim->throttle_until = -INFINITY;
-  sim->throttle_align = LW_SIM_ALIGN_MS;
+  sim->throttle.until = -INFINITY;
+  sim->throttle.align = LW_SIM_ALIGN_MS;
   sim->last_iteration = -INFINITY;
-  sim->debug_since = sim->debug_until = -INFINITY;
-  sim->debug_taken = 1;
+  sim->debug.since = sim->debug.until = -INFINITY;
+  sim->debug.taken = 1;
   sim->progress = start_ms;
   /* Idle time counts from 0 on the same origin as the clock. */
   sim->busy_total = 0;
@@ -58,9 +58,9 @@ static double effective_due(const lw_sim_t *sim, const lw_client_t *c, double du
   if (sim->in_callback) return LW_NEVER; /* the main thread is inside a callback until "return" */
   if (due < sim->main_free_at) due = sim->main_free_at;
   if (c->evidence_due) return due > sim->now ? due : sim->now; /* hands over, no timer */
-  if (c->is_timer && due < sim->throttle_until) {
+  if (c->is_timer && due < sim->throttle.until) {
     double t = due < sim->now ? sim->now : due;
-    due = ceil(t / sim->throttle_align) * sim->throttle_align;
+    due = ceil(t / sim->throttle.align) * sim->throttle.align;
   }
   return due;
 }
@@ -183,8 +183,8 @@ int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, con
 
 /* The time the current block has spent in its state by `t`. */
 static double cur_part(const lw_sim_t *sim, double t) {
-  double end = t < sim->cur_end ? t : sim->cur_end;
-  return end > sim->cur_start ? end - sim->cur_start : 0;
+  double end = t < sim->states.end ? t : sim->states.end;
+  return end > sim->states.start ? end - sim->states.start : 0;
 }
 
 /* The loop stops waiting: a callback begins (a block, or "callback"). */
@@ -212,10 +212,10 @@ static void callback_held(lw_sim_t *sim, double ms) {
 void lw_sim_block(lw_sim_t *sim, double ms, int state) {
   if (!sim->in_callback) loop_wakes(sim);
   /* The previous block is over: what it spent is settled. */
-  sim->main_acc[sim->cur_state] += cur_part(sim, sim->now);
-  sim->cur_state = state;
-  sim->cur_start = sim->now;
-  sim->cur_end = sim->now + ms;
+  sim->states.acc[sim->states.cur] += cur_part(sim, sim->now);
+  sim->states.cur = state;
+  sim->states.start = sim->now;
+  sim->states.end = sim->now + ms;
   if (state == LW_SIM_GC && ms > 0) lw_spans_add(&sim->gc, sim->now, sim->now + ms);
   sim->busy_total += ms;
   sim->main_free_at = sim->now + ms;
@@ -238,9 +238,9 @@ void lw_sim_signal(lw_sim_t *sim) {
 
 void lw_sim_look_at_poll(lw_sim_t *sim) {
   if (sim->loop == LW_LOOP_EMBEDDED || sim->in_callback || sim->main_free_at > sim->now) return;
-  sim->seen_at = sim->now;
-  sim->seen_idle = lw_sim_idle(sim);
-  sim->seen_runnable = lw_sim_runnable(sim);
+  sim->seen.at = sim->now;
+  sim->seen.idle = lw_sim_idle(sim);
+  sim->seen.runnable = lw_sim_runnable(sim);
 }
 
 void lw_sim_outside(lw_sim_t *sim, double ms) {
@@ -252,34 +252,34 @@ void lw_sim_outside(lw_sim_t *sim, double ms) {
 void lw_sim_debug(lw_sim_t *sim, double ms) {
   /* The thread sits in the debugger's message loop, off every CPU, busy for its loop. */
   lw_sim_block(sim, ms, LW_SIM_BLOCKED);
-  sim->debug_since = sim->now;
-  sim->debug_until = sim->now + ms;
-  sim->debug_taken = 0;
+  sim->debug.since = sim->now;
+  sim->debug.until = sim->now + ms;
+  sim->debug.taken = 0;
 }
 
 double lw_sim_debugged(const lw_sim_t *sim) {
-  return sim->debug_since <= sim->now && sim->now < sim->debug_until ? sim->debug_since : NAN;
+  return sim->debug.since <= sim->now && sim->now < sim->debug.until ? sim->debug.since : NAN;
 }
 
 int lw_sim_debug_take(lw_sim_t *sim, double *since, double *until) {
-  if (sim->debug_taken || !(sim->debug_until <= sim->now)) return 0;
-  sim->debug_taken = 1;
-  *since = sim->debug_since;
-  *until = sim->debug_until;
+  if (sim->debug.taken || !(sim->debug.until <= sim->now)) return 0;
+  sim->debug.taken = 1;
+  *since = sim->debug.since;
+  *until = sim->debug.until;
   return 1;
 }
 
 void lw_sim_starve(lw_sim_t *sim, double ms) {
   sim->now += ms;
-  sim->main_acc[LW_SIM_STARVED] += ms;
+  sim->states.acc[LW_SIM_STARVED] += ms;
   sim->worker_runq += ms;
 }
 
 void lw_sim_main_times(const lw_sim_t *sim, double *cpu, double *runq, double *throttled) {
   double t[LW_SIM_STATES];
   int i;
-  for (i = 0; i < LW_SIM_STATES; i++) t[i] = sim->main_acc[i];
-  t[sim->cur_state] += cur_part(sim, sim->now);
+  for (i = 0; i < LW_SIM_STATES; i++) t[i] = sim->states.acc[i];
+  t[sim->states.cur] += cur_part(sim, sim->now);
   *cpu = t[LW_SIM_CPU] + t[LW_SIM_GC];
   if (sim->platform != LW_PLATFORM_LINUX) {
     *runq = NAN;
@@ -328,8 +328,8 @@ void lw_sim_sigstop(lw_sim_t *sim, double ms) {
     sim->idle_lost += sim->now - began;
     sim->wait_since = sim->now;
   }
-  sim->conts++;
-  sim->cont_at = sim->now;
+  sim->cont.n++;
+  sim->cont.at = sim->now;
 }
 
 void lw_sim_step_wall(lw_sim_t *sim, double ms) { sim->wall_off += ms; }
@@ -337,8 +337,8 @@ void lw_sim_step_wall(lw_sim_t *sim, double ms) { sim->wall_off += ms; }
 void lw_sim_stall_worker(lw_sim_t *sim, double ms) { sim->worker_free_at = sim->now + ms; }
 
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms) {
-  sim->throttle_until = sim->now + ms;
-  sim->throttle_align = align_ms;
+  sim->throttle.until = sim->now + ms;
+  sim->throttle.align = align_ms;
 }
 
 int lw_sim_run(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,

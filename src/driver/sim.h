@@ -46,6 +46,40 @@ typedef enum { LW_LOOP_NODE = 0, LW_LOOP_EMBEDDED = 1 } lw_loop_model_t;
 /* What the main thread does during a block (SPEC §12). */
 enum { LW_SIM_CPU = 0, LW_SIM_GC, LW_SIM_BLOCKED, LW_SIM_STARVED, LW_SIM_THROTTLED, LW_SIM_STATES };
 
+/* The worker's last sighting of the main loop inside its poll's wait (lw_sim_look_at_poll): when,
+ * libuv's idle time and the main thread's runnable time then; -INFINITY: none. */
+typedef struct lw_sim_sighting_s {
+  double at, idle, runnable;
+} lw_sim_sighting_t;
+
+/* Timers held by the OS (lw_sim_throttle): until when, aligned to what. */
+typedef struct lw_sim_throttle_s {
+  double until;
+  double align;
+} lw_sim_throttle_t;
+
+/* The SIGCONTs so far (sigstop), and the time of the last. */
+typedef struct lw_sim_conts_s {
+  uint64_t n;
+  double at;
+} lw_sim_conts_t;
+
+/* The last debug(): a debugger held the main thread over [since, until); `taken` once the main
+ * thread has taken it as evidence. */
+typedef struct lw_sim_debug_s {
+  double since;
+  double until;
+  int taken;
+} lw_sim_debug_t;
+
+/* The main thread's times by state (SPEC §12), the current block's part counted as it goes. */
+typedef struct lw_sim_states_s {
+  double acc[LW_SIM_STATES];
+  int cur;
+  double start;
+  double end;
+} lw_sim_states_t;
+
 typedef struct lw_sim_s {
   double now;
   double wall_off;
@@ -56,12 +90,9 @@ typedef struct lw_sim_s {
   double wait_end; /* when the main loop last stopped waiting (the block in progress began) */
   double wait_since; /* when the main thread last ran a client: its poll's wait counts from then */
   double idle_lost;  /* the waits libuv's idle time lost to signals (lw_sim_signal) */
-  /* The worker's last sighting of the main loop inside its poll's wait (lw_sim_look_at_poll):
-   * when, libuv's idle time and the main thread's runnable time then; -INFINITY: none. */
-  double seen_at, seen_idle, seen_runnable;
+  lw_sim_sighting_t seen;
   double worker_free_at;
-  double throttle_until;
-  double throttle_align;
+  lw_sim_throttle_t throttle;
   double last_iteration;
   int poll_ended;      /* the clients took the loop model's reading at a poll's end since the last turn */
   double progress;
@@ -71,16 +102,9 @@ typedef struct lw_sim_s {
   unsigned refs;
   int advancing;
   int in_callback; /* between "callback" and "return": one iteration of the main loop */
-  uint64_t conts; /* the SIGCONTs so far (sigstop), and the time of the last */
-  double cont_at;
-  double debug_since; /* the last debug(): a debugger held the main thread over [since, until) */
-  double debug_until;
-  int debug_taken;    /* the main thread has taken it as evidence */
-  /* The main thread's times by state (SPEC §12), the current block's part counted as it goes. */
-  double main_acc[LW_SIM_STATES];
-  int cur_state;
-  double cur_start;
-  double cur_end;
+  lw_sim_conts_t cont;
+  lw_sim_debug_t debug;
+  lw_sim_states_t states;
   double worker_runq;
   lw_spans_t gc; /* the GC pauses of block(ms, 'gc') */
 } lw_sim_t;
@@ -128,8 +152,8 @@ void lw_sim_pause(lw_sim_t *sim, double ms);
 void lw_sim_sigstop(lw_sim_t *sim, double ms);
 /* The SIGCONTs so far (sigstop), and in `*at` the time of the last. */
 static inline uint64_t lw_sim_continues(const lw_sim_t *sim, double *at) {
-  *at = sim->cont_at;
-  return sim->conts;
+  *at = sim->cont.at;
+  return sim->cont.n;
 }
 void lw_sim_step_wall(lw_sim_t *sim, double ms);
 void lw_sim_stall_worker(lw_sim_t *sim, double ms);

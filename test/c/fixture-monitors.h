@@ -126,8 +126,8 @@ static inline size_t n_intervals(fx_t *x, double now) {
 
 /* The last held sample (its exact window and value). */
 static inline const lw__held_t *last_held(const fx_t *x) {
-  ASSERT_GT(x->c.held_len, x->c.held_head);
-  return &x->c.held[x->c.held_len - 1];
+  ASSERT_GT(x->c.held.len, x->c.held.head);
+  return &x->c.held.items[x->c.held.len - 1];
 }
 
 #define ASSERT_BATCH(b, ...)                                                                    \

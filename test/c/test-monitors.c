@@ -376,7 +376,7 @@ TEST_IMPL(monitors_receive_hang_end) {
   msg.detected_at = 6000;
   lw_monset_core_receive(&x.m, &msg, 1, 9005);
   ASSERT_EQ(STATE(&x.m, LW_MON_LIVENESS, uint64_t, "hangs"), 1);
-  ASSERT_EQ(x.c.nevents, 0);
+  ASSERT_EQ(x.c.events.n, 0);
   msg.type = LW_MSG_HANG_END;
   msg.hang_end = 8990; /* the worker saw progress stamped 8990 */
   lw_monset_core_receive(&x.m, &msg, 1, 9005);

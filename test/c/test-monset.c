@@ -103,7 +103,7 @@ TEST_IMPL(monset_sim_block_and_pause) {
       simset_advance(&s, 10000);
       ASSERT_EQ(stalls_total(&s.c), 0);
       ASSERT_EQ(s.c.jumps[LW_JUMP_SUSPEND] + s.c.jumps[LW_JUMP_STEP], 0);
-      ASSERT_EQ(s.c.nevents, 0);
+      ASSERT_EQ(s.c.events.n, 0);
       if (pause) {
         lw_sim_pause(s.sim, 6000);
       } else {

@@ -560,8 +560,8 @@ TEST_IMPL(lifecycle_intervals) {
   ASSERT_DBL_EQ(l[0].end, 400);
   ASSERT_DBL_EQ(l[1].end, 200);
   ASSERT_DBL_EQ(l[2].end, 400);
-  ASSERT_EQ(c.hidden_seq, 0);
-  ASSERT_EQ(c.frozen_seq, 0);
+  ASSERT_EQ(c.open.hidden, 0);
+  ASSERT_EQ(c.open.frozen, 0);
   ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_ACTIVE, 450, &from), 0);
   /* hidden -> passive closes hidden. */
   ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_HIDDEN, 500, &from), 1);
@@ -606,8 +606,8 @@ TEST_IMPL(lifecycle_frozen_to_visible_closes_both) {
   /* frozen -> terminated: not in {hidden, frozen}, both close. */
   ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_FROZEN, 3000, &from), 1);
   ASSERT_EQ(lw_conditions_set_state(&c, LW_STATE_TERMINATED, 3500, &from), 1);
-  ASSERT_EQ(c.hidden_seq, 0);
-  ASSERT_EQ(c.frozen_seq, 0);
+  ASSERT_EQ(c.open.hidden, 0);
+  ASSERT_EQ(c.open.frozen, 0);
   ASSERT_EQ(intervals(&c, 3500, l, 4), 4);
   ASSERT_DBL_EQ(l[2].end, 3500);
   ASSERT_DBL_EQ(l[3].end, 3500);

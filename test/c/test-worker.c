@@ -837,8 +837,8 @@ TEST_IMPL(worker_renews_sources_at_a_hang_start) {
   renew_times.throttled_ms = 500; /* the old group's counter, then the new one's */
   wrun(&x, &log, 1300, 1150); /* no progress: looked at once, moved: baseline read now */
   ASSERT_EQ(renews, 1);
-  ASSERT_TRUE(x.m.worker.cause_has_base);
-  ASSERT_DBL_EQ(x.m.worker.cause_base.throttled_ms, 500);
+  ASSERT_TRUE(x.m.worker.cause.has_base);
+  ASSERT_DBL_EQ(x.m.worker.cause.base.throttled_ms, 500);
   renew_times.throttled_ms = 40;
   wrun(&x, &log, 1400, 1150);
   wrun(&x, &log, 1500, 1150);
@@ -875,8 +875,8 @@ TEST_IMPL(worker_renews_a_rest_baseline_in_the_new_group) {
   x.rd.worker.main_renew = move_to_new_group;
   x.t.main.throttled_ms = 900;
   rest_from_1100(&x, log, &n);
-  ASSERT_TRUE(x.m.worker.cause_has_base);
-  ASSERT_DBL_EQ(x.m.worker.cause_base.throttled_ms, 900);
+  ASSERT_TRUE(x.m.worker.cause.has_base);
+  ASSERT_DBL_EQ(x.m.worker.cause.base.throttled_ms, 900);
   ASSERT_EQ(renews, 0);
   x.t.avail = 1500; /* the loop stops waiting at 1500 and hangs */
   run(&x, 2000, 1000, log, &n);

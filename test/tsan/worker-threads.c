@@ -108,7 +108,7 @@ int main(void) {
   CHECK(hang_events == 1, "workerHang events %zu", hang_events);
   CHECK(hang_ms >= 380 && hang_ms <= 600, "hang duration %.1f ms", hang_ms);
   CHECK(restarts == 20, "restarts %d", restarts);
-  CHECK(set.uw == NULL, "thread joined and its memory freed by finish");
+  CHECK(set.rt.uw == NULL, "thread joined and its memory freed by finish");
   CHECK(closed, "handles closed");
   CHECK(cond.stalls[LW_KIND_HANG] == 1, "one hang episode, %llu",
         (unsigned long long)cond.stalls[LW_KIND_HANG]);

@@ -14,7 +14,8 @@
 //    state until it is listed here.
 // 3. One concern per file, small enough to read: no file of src/ or lib/ is over MAX_LINES lines,
 //    and no struct declared in src/ has more than MAX_FIELDS fields (on clang's AST of every C
-//    file: a struct is known by its declaration, nested ones counted on their own).
+//    file: a struct is known by its declaration, and the fields of a struct defined inside it count
+//    as its own, besides the member of that struct).
 // 4. One table per concept: the names of the monitors, the reasons, the kinds of a stall and of
 //    a clock jump, the lifecycle states and the options under a key ('driftLag.intervalMs') are
 //    listed in C by one file each, their room (ROOMS), and lib/ lists none: it takes them from
@@ -43,7 +44,7 @@ const root = path.resolve(__dirname, '..');
 const SRC = path.join(root, 'src');
 const LIB = path.join(root, 'lib');
 const MAX_LINES = 400;
-const MAX_FIELDS = 40;
+const MAX_FIELDS = 30;
 const LAYERS = ['platform', 'core', 'driver', 'binding'];
 // 4. Each concept's room in src/, and the binding's export of its table (`pick`: its names in the
 // export; `only`: those of them the check takes).
@@ -158,7 +159,14 @@ function fieldBreaches(src = SRC, clang = 'clang') {
 }
 
 // 3. Sizes: files of `src` (every layer) and `lib` over MAX_LINES lines, structs of `src` over
-// MAX_FIELDS fields.
+// MAX_FIELDS fields, those of the structs defined inside them counted (fieldCount).
+// A struct's fields, with the fields of each struct defined inside it (a nested state is still
+// the struct's state).
+function fieldCount(node) {
+  return (node.inner || []).reduce((n, k) => n + (k.kind === 'FieldDecl' ? 1
+    : k.kind === 'RecordDecl' && k.completeDefinition ? fieldCount(k) : 0), 0);
+}
+
 function sizeBreaches(src = SRC, lib = LIB, clang = 'clang') {
   const out = [];
   const sources = LAYERS.flatMap((layer) => files(src, layer, ['.c', '.h']).map((f) => path.join(src, f)));
@@ -171,7 +179,7 @@ function sizeBreaches(src = SRC, lib = LIB, clang = 'clang') {
   for (const f of LAYERS.flatMap((layer) => files(src, layer, ['.c']))) {
     walkAst(astOf(src, f, clang), (node, file) => {
       if (node.kind !== 'RecordDecl' || !node.completeDefinition || !file || !path.resolve(file).startsWith(src + path.sep)) return null;
-      const fields = (node.inner || []).filter((k) => k.kind === 'FieldDecl').length;
+      const fields = fieldCount(node);
       const key = `${node.name || '(anonymous)'} (${path.relative(path.dirname(src), path.resolve(file))})`;
       if (fields > MAX_FIELDS && !counted.has(key)) {
         counted.add(key);

@@ -1,8 +1,8 @@
 'use strict';
 // The layering of src/ (scripts/layers.js): includes one way, platform <- core <- driver <-
 // binding, no field of the core's state touched outside src/core/ (on clang's AST), no file
-// of src/ or lib/ over 400 lines nor struct over 40 fields, and each concept's names listed by
-// one file of the core, none of lib/. Each rule is shown to catch a tree that breaks it, then
+// of src/ or lib/ over 400 lines nor struct over 30 fields (with those of the structs defined
+// in it), and each concept's names listed by one file of the core, none of lib/. Each rule is shown to catch a tree that breaks it, then
 // src/ and lib/ are checked.
 const assert = require('assert');
 const fs = require('fs');
@@ -62,13 +62,14 @@ describe('layering of src/ (scripts/layers.js)', function () {
     }
   });
 
-  it('catches a file over 400 lines in src/ or lib/ and a struct over 40 fields, nested ones on their own', () => {
+  it('catches a file over 400 lines in src/ or lib/ and a struct over 30 fields, those of a struct defined inside it counted', () => {
     const fields = (n, prefix) => Array.from({ length: n }, (_, i) => `int ${prefix}${i};`).join(' ');
     const dir = tree({
-      'src/core/big.h': `typedef struct lw_big_s { ${fields(41, 'f')} } lw_big_t;\n`
-        + `typedef struct lw_nest_s { ${fields(30, 'a')} struct lw_inner_s { ${fields(30, 'b')} } inner; } lw_nest_t;\n`
-        + `typedef struct lw_ok_s { ${fields(40, 'g')} } lw_ok_t;\n`,
-      'src/core/big.c': '#include "big.h"\nint lw_big_size(void) { return (int)(sizeof(lw_big_t) + sizeof(lw_nest_t) + sizeof(lw_ok_t)); }\n',
+      'src/core/big.h': `typedef struct lw_big_s { ${fields(31, 'f')} } lw_big_t;\n`
+        + `typedef struct lw_nest_s { ${fields(10, 'a')} struct lw_inner_s { ${fields(20, 'b')} } inner; } lw_nest_t;\n`
+        + `typedef struct lw_oknest_s { ${fields(5, 'c')} struct { ${fields(24, 'd')} } inner; } lw_oknest_t;\n`
+        + `typedef struct lw_ok_s { ${fields(30, 'g')} } lw_ok_t;\n`,
+      'src/core/big.c': '#include "big.h"\nint lw_big_size(void) { return (int)(sizeof(lw_big_t) + sizeof(lw_nest_t) + sizeof(lw_oknest_t) + sizeof(lw_ok_t)); }\n',
       'src/driver/long.c': 'int x;\n'.repeat(401),
       'src/driver/fits.c': 'int y;\n'.repeat(400),
       'lib/long.js': '\n'.repeat(401),
@@ -79,7 +80,8 @@ describe('layering of src/ (scripts/layers.js)', function () {
         'lib/long.d.ts: 401 lines (at most 400)',
         'lib/long.js: 401 lines (at most 400)',
         'src/driver/long.c: 401 lines (at most 400)',
-        'struct lw_big_s (src/core/big.h): 41 fields (at most 40)',
+        'struct lw_big_s (src/core/big.h): 31 fields (at most 30)',
+        'struct lw_nest_s (src/core/big.h): 31 fields (at most 30)',
       ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -35,6 +35,7 @@
         "src/core/statedir.c",
         "src/core/hangline.c",
         "src/driver/sim.c",
+        "src/driver/sim-verbs.c",
         "src/driver/uvtimer.c",
         "src/driver/uvworker.c",
         "src/driver/monset.c",

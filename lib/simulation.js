@@ -5,6 +5,8 @@ const native = require('./native');
 const { checkOptions, checkKeys, typeError } = require('./util');
 
 const handles = new WeakMap();
+// The verbs a step of iteration() may be, from the native table (its order).
+const STEP_VERBS = native.simStepVerbs();
 
 class Simulation {
   constructor(options) {
@@ -109,8 +111,9 @@ class Simulation {
       if (!Array.isArray(step) || typeof step[0] !== 'string') {
         throw typeError(`The "steps[${i}]" argument must be an array [verb, ms, state?]`);
       }
-      if (!['block', 'wait', 'pause', 'sigstop', 'sleep', 'stepWall', 'debug'].includes(step[0])) {
-        const err = new RangeError(`The "steps[${i}]" argument must name 'block', 'wait', 'pause', 'sigstop', 'sleep', 'stepWall' or 'debug'`);
+      if (!STEP_VERBS.includes(step[0])) {
+        const names = STEP_VERBS.map((v) => `'${v}'`);
+        const err = new RangeError(`The "steps[${i}]" argument must name ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
         err.code = 'ERR_OUT_OF_RANGE';
         throw err;
       }

@@ -231,6 +231,13 @@ describe('types: the names of the core\'s tables, from the binding', function ()
     assert.deepStrictEqual(keys(property(stats, 'causes')), sorted(native.causeNames()));
   });
 
+  it('the verbs of a step of Simulation#iteration: simStepVerbs()', () => {
+    const iteration = property(declared('Simulation'), 'iteration');
+    const steps = checker.getTypeOfSymbol(iteration.getCallSignatures()[0].parameters[0]);
+    const verbs = members(checker.getTypeArguments(steps)[0]).flatMap((t) => strings(checker.getTypeArguments(t)[0]));
+    assert.deepStrictEqual(sorted(new Set(verbs)), sorted(native.simStepVerbs()));
+  });
+
   it('the options of MonitorsOptions and SetupOptions: optionTables().monitors', () => {
     // A property is an option where it takes a value other than an object ('blocks': true,
     // 'flushIntervalMs': 1000), and its object's keys are options under it ('blocks.stacks').

@@ -109,11 +109,30 @@ static napi_value b_sim_verb(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* simStepVerbs(): the verbs a step of a callback may be (Simulation#iteration's), from the
+ * driver's table. */
+static napi_value b_sim_step_verbs(napi_env env, napi_callback_info info) {
+  napi_value out, name;
+  const char *verb;
+  size_t i;
+  uint32_t n = 0;
+  int step;
+  (void)info;
+  LW_NAPI_CALL(env, napi_create_array(env, &out));
+  for (i = 0; (verb = lw_sim_verb_at(i, &step)) != NULL; i++) {
+    if (!step) continue;
+    if ((name = lwb_make_string(env, verb)) == NULL) return NULL;
+    LW_NAPI_CALL(env, napi_set_element(env, out, n++, name));
+  }
+  return out;
+}
+
 int lwb_sim_init(napi_env env, napi_value exports) {
   static const lwb_fn_t fns[] = {
       {"simCreate", b_sim_create},
       {"simNow", b_sim_now},
       {"simVerb", b_sim_verb},
+      {"simStepVerbs", b_sim_step_verbs},
   };
   return lwb_export(env, exports, fns, sizeof(fns) / sizeof(fns[0]));
 }

@@ -4,7 +4,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Where the simulated wall clock starts: 2026-01-01T00:00:00Z, plus start_ms. */
 #define LW_SIM_WALL_EPOCH 1767225600000.0
@@ -118,67 +117,6 @@ lw_client_t *lw_sim_step(lw_sim_t *sim, double target) {
   best->run(best, sim->now);
   if (best->thread == LW_THREAD_MAIN) sim->wait_since = sim->now;
   return best;
-}
-
-int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
-                double *target, lw_err_t *err) {
-  static const char *const verbs[] = {"advance",  "block",    "sleep",  "pause",    "stepWall", "stallWorker",
-                                      "throttle", "starve",   "callback", "return", "debug",
-                                      "wait",     "outside",  "signal",   "sigstop"};
-  static const char *const states[LW_SIM_STATES] = {"cpu", "gc", "blocked", "starved",
-                                                    "throttled"};
-  /* The verbs that can happen to a running callback, by their index above. */
-  static const unsigned in_callback = 1u << 1 | 1u << 2 | 1u << 3 | 1u << 4 | 1u << 9 | 1u << 10 |
-                                      1u << 11 | 1u << 14;
-  const int nverbs = (int)(sizeof(verbs) / sizeof(verbs[0]));
-  int v, st = LW_SIM_CPU;
-  for (v = 0; v < nverbs && strcmp(verb, verbs[v]) != 0; v++) {
-  }
-  if (v == nverbs)
-    return lw__refuse(err, LW_EINVAL, "verb",
-                      "one of advance, block, sleep, pause, stepWall, stallWorker, throttle, "
-                      "starve, callback, return, debug, wait, outside, signal, sigstop");
-  /* Inside a callback only what can happen to a running callback: it works or waits, the process
-   * is stopped or the system sleeps, the wall clock steps, a debugger holds it; "return" ends it. */
-  if (sim->in_callback ? !((1u << v) & in_callback) : v == 9)
-    return lw__refuse(err, LW_EINVAL, "verb",
-                      sim->in_callback
-                          ? "block, wait, sleep, pause, sigstop, stepWall, debug or return inside a callback"
-                          : "return only inside a callback");
-  /* Only an embedder runs the loop from outside: Node's thread is in uv_run all along. */
-  if (v == 12 && sim->loop != LW_LOOP_EMBEDDED)
-    return lw__refuse(err, LW_EINVAL, "verb", "outside only in an embedded loop");
-  if (v == 4 ? !(fabs(ms) <= LW_SIM_MAX_MS) : !(isfinite(ms) && ms >= 0 && sim->now + ms <= LW_SIM_MAX_MS))
-    return lw__refuse(err, LW_EINVAL, "ms",
-                      v == 4 ? "a finite number within 1e10 of 0"
-                             : "a finite number >= 0 that keeps the simulated time within 1e10 ms (about 116 days)");
-  if (v == 6 && !(isfinite(align_ms) && align_ms > 0))
-    return lw__refuse(err, LW_EINVAL, "alignMs", "a finite number > 0");
-  if (v == 1 && state != NULL) {
-    for (st = 0; st < LW_SIM_STATES && strcmp(state, states[st]) != 0; st++) {
-    }
-    if (st == LW_SIM_STATES)
-      return lw__refuse(err, LW_EINVAL, "state", "one of cpu, gc, blocked, starved, throttled");
-  }
-  *target = sim->now;
-  switch (v) {
-    case 0: *target += ms; break;
-    case 1: lw_sim_block(sim, ms, st); *target += ms; break;
-    case 7: lw_sim_starve(sim, ms); *target = sim->now; break; /* overdue work runs at once */
-    case 2: lw_sim_sleep(sim, ms); *target = sim->now; break; /* overdue work runs at the wake-up */
-    case 3: lw_sim_pause(sim, ms); *target = sim->now; break;
-    case 4: lw_sim_step_wall(sim, ms); break;
-    case 5: lw_sim_stall_worker(sim, ms); *target += ms; break;
-    case 8: lw_sim_callback(sim); break;
-    case 9: sim->in_callback = 0; break; /* the iteration ends: overdue main work runs now */
-    case 10: lw_sim_debug(sim, ms); *target += ms; break;
-    case 11: lw_sim_wait(sim, ms); *target += ms; break;
-    case 12: lw_sim_outside(sim, ms); *target += ms; break;
-    case 13: lw_sim_signal(sim); break; /* the handler runs now */
-    case 14: lw_sim_sigstop(sim, ms); *target = sim->now; break;
-    default: lw_sim_throttle(sim, ms, align_ms); *target += ms; break;
-  }
-  return LW_OK;
 }
 
 /* The time the current block has spent in its state by `t`. */
@@ -339,22 +277,6 @@ void lw_sim_stall_worker(lw_sim_t *sim, double ms) { sim->worker_free_at = sim->
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms) {
   sim->throttle.until = sim->now + ms;
   sim->throttle.align = align_ms;
-}
-
-int lw_sim_run(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
-               int (*stop)(void *data), void *stop_data, lw_err_t *err) {
-  double target;
-  int rc;
-  if (sim->advancing) return LW_EBUSY;
-  rc = lw_sim_verb(sim, verb, ms, align_ms, state, &target, err);
-  if (rc != LW_OK) return rc;
-  sim->advancing = 1;
-  lw_sim_ref(sim); /* a callback may drop the embedder's last reference */
-  while (lw_sim_step(sim, target) != NULL)
-    if (stop != NULL && stop(stop_data)) break;
-  sim->advancing = 0;
-  lw_sim_unref(sim);
-  return LW_OK;
 }
 
 double lw_sim_wall(const lw_sim_t *sim) { return sim->now + sim->wall_off; }

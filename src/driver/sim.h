@@ -21,8 +21,8 @@
  * - debug(ms): a debugger holds the main thread (a breakpoint): it is busy for its loop and off
  *   every CPU; the worker runs and knows it (the watcher's part in real time); the main thread
  *   then takes the span as `debugger` evidence.
- * - callback ... return: one callback of the main loop, made of the verbs between (block, pause,
- *   sleep, stepWall): a stop or a sleep inside it lands mid-iteration, its time the iteration's
+ * - callback ... return: one callback of the main loop, made of the verbs between (its steps:
+ *   block, wait, pause, sigstop, sleep, stepWall, debug; lw_sim_verb_at): a stop or a sleep inside it lands mid-iteration, its time the iteration's
  *   (the loop did not wait), and the iteration ends at "return" (SPEC §5's compound cases).
  *
  * Clocks: monotonic = `now`; wall, sleep-inclusive and sleep-exclusive are `now` plus offsets
@@ -166,11 +166,15 @@ void lw_sim_stall_worker(lw_sim_t *sim, double ms);
 #define LW_SIM_ALIGN_MS 1000.0
 void lw_sim_throttle(lw_sim_t *sim, double ms, double align_ms);
 
-/* A verb of SPEC §8 by its name ("advance", "block", "sleep", "pause", "sigstop", "stepWall",
- * "stallWorker", "throttle", "starve", "callback", "return", "debug", ...), checked then applied: `ms` must be >= 0 and keep
- * the time within LW_SIM_MAX_MS (stepWall: any value within it of 0), `align_ms` finite and > 0 (throttle only), `state` NULL or one of
- * "cpu", "gc", "blocked", "starved", "throttled" (block only). LW_EINVAL names the argument in
- * `*err` and changes nothing. On success `*target` is the time to step to (lw_sim_step). */
+/* Verb `i` of the verbs' table (the names of SPEC §8's verbs and the simulation's own), NULL
+ * past the last; `*step` is 1 if it can be a step of a callback (between "callback" and
+ * "return"). */
+const char *lw_sim_verb_at(size_t i, int *step);
+/* A verb by its name, checked then applied: `ms` must be >= 0 and keep the time within
+ * LW_SIM_MAX_MS (stepWall: any value within it of 0), `align_ms` finite and > 0 (throttle only),
+ * `state` NULL or one of "cpu", "gc", "blocked", "starved", "throttled" (block only). LW_EINVAL
+ * names the argument in `*err` and changes nothing. On success `*target` is the time to step to
+ * (lw_sim_step). */
 int lw_sim_verb(lw_sim_t *sim, const char *verb, double ms, double align_ms, const char *state,
                 double *target, lw_err_t *err);
 /* A verb applied (lw_sim_verb), then the simulation run to its target: every client due on the

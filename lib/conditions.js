@@ -100,20 +100,10 @@ class Validator {
   }
 }
 
-// A hang's fingerprint (lib/profile.js): from its profile, else from its one stack, else null.
-function fingerprintOf(profile, stack) {
-  const { fingerprint } = require('./profile'); // at a hang's report only
-  if (profile !== null) return fingerprint(profile.stacks);
-  return Array.isArray(stack) && stack.length > 0 ? fingerprint([{ frames: stack, count: 1 }]) : null;
-}
-
-// The OpenTelemetry span a hang blocked (lib/trace.js), when one was active.
-function addTrace(target, trace) {
-  if (trace === null || trace === undefined || typeof trace.traceId !== 'string') return;
-  target.traceId = trace.traceId;
-  target.spanId = trace.spanId;
-  target.traceFlags = trace.traceFlags;
-}
+// A hang's fingerprint (lib/profile.js) and the span it held (lib/trace.js), both loaded at a
+// hang's report only.
+const fingerprintOf = (profile, stack) => require('./profile').fingerprintOf(profile, stack);
+const addTrace = (target, trace) => require('./trace').addTrace(target, trace);
 
 class Conditions extends EventEmitter {
   // `producers` (setupAllMonitors): MetricProducers export the histograms of recorded samples.
@@ -281,12 +271,16 @@ class Conditions extends EventEmitter {
     target.fingerprint = fingerprintOf(profile, target.stack);
   }
 
-  // A fatal hang (lib/fatal.js): its record's process, stack and span, joined by its detection
-  // time; what the record kept is the stack taken at detection, no profile.
+  // A fatal hang (lib/fatal.js): its record's process, thread, stack and span, joined by its
+  // detection time; the binding left these to the record, which JS alone read. What the record
+  // kept is the stack taken at detection, no profile.
   _joinFatal(stall, detectedAt) {
     const f = this._fatal.get(detectedAt);
     this._fatal.delete(detectedAt);
-    if (f === undefined) return;
+    if (f === undefined) {
+      stall.thread = null;
+      return;
+    }
     stall.pid = f.pid;
     // The hung thread (null for records of versions that did not say), and whether it was
     // terminated by its owner while the process lived on.

@@ -292,6 +292,12 @@ function fingerprint(stacks, root = appRoot()) {
   return hash64(text);
 }
 
+// A hang's or a block's fingerprint: from its profile, else from its one stack, else null.
+function fingerprintOf(profile, stack) {
+  if (profile !== null && profile !== undefined) return fingerprint(profile.stacks);
+  return Array.isArray(stack) && stack.length > 0 ? fingerprint([{ frames: stack, count: 1 }]) : null;
+}
+
 // Folded stacks ("outer;...;inner count" lines, heaviest first), as flame graph tools read them.
 function folded(profile) {
   return profile.stacks.map((st) => `${st.frames.slice().reverse()
@@ -300,5 +306,6 @@ function folded(profile) {
 
 module.exports = {
   SAMPLE_INTERVAL_MS, MAX_SAMPLES, MAX_STACKS, MAX_DEPTH, LATE_MS,
-  register, stopSampling, sampleExpression, profileOf, blockOf, heaviestPath, fingerprint, folded, scriptOf,
+  register, stopSampling, sampleExpression, profileOf, blockOf, heaviestPath, fingerprint, fingerprintOf, folded,
+  scriptOf,
 };

@@ -4,6 +4,7 @@
 // with --enable-source-maps. lib/profile.js, which takes and keeps them, is loaded at the first
 // stack read (the stack thread loads it in its own thread).
 const native = require('./native');
+const { addTrace } = require('./trace');
 
 // A frame where the source map of its script says (with --enable-source-maps), else as taken.
 function sourceMapped(frame) {
@@ -50,19 +51,11 @@ function blockStack(block, id, detectedAt) {
   const got = typeof detectedAt === 'number' ? profile.blockOf(id, detectedAt, sourceMapped) : null;
   block.stack = got === null || got.late ? null : got.stack;
   block.stackDelayMs = got === null ? null : got.delayMs;
-  if (got !== null && got.late) block.fingerprint = null;
-  else if (got !== null && got.profile !== null) block.fingerprint = profile.fingerprint(got.profile.stacks);
-  else block.fingerprint = Array.isArray(block.stack) && block.stack.length > 0 ? profile.fingerprint([{ frames: block.stack, count: 1 }]) : null;
+  block.fingerprint = got !== null && got.late ? null : profile.fingerprintOf(got === null ? null : got.profile, block.stack);
   if (block.stack === null) block.stackMissing = got !== null && got.late ? 'native' : typeof detectedAt === 'number' ? 'late' : 'unseen';
   // The request it held: the span active where its stack was taken (none for a late sample,
   // which ran after the part that blocked).
-  const trace = got !== null && !got.late ? got.trace : null;
-  if (trace !== null && trace !== undefined) {
-    block.traceId = trace.traceId;
-    block.spanId = trace.spanId;
-    block.traceFlags = trace.traceFlags;
-    if (typeof trace.name === 'string') block.spanName = trace.name;
-  }
+  addTrace(block, got !== null && !got.late ? got.trace : null, true);
 }
 
 module.exports = { hangStack, hangProfile, blockStack };

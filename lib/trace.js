@@ -25,4 +25,14 @@ function activeSpanContext() {
   }
 }
 
-module.exports = { activeSpanContext };
+// The span's fields on a report (a hang's or a block's): traceId, spanId, traceFlags, and with
+// `named` its name (spanName) where the span told it. Nothing without a span.
+function addTrace(target, trace, named = false) {
+  if (trace === null || trace === undefined || typeof trace.traceId !== 'string') return;
+  target.traceId = trace.traceId;
+  target.spanId = trace.spanId;
+  target.traceFlags = trace.traceFlags;
+  if (named && typeof trace.name === 'string') target.spanName = trace.name;
+}
+
+module.exports = { activeSpanContext, addTrace };

@@ -74,12 +74,15 @@ static napi_value stall_to_js(napi_env env, const lw_conditions_t *core, const l
   if (lwb_set_string(env, o, "kind", lw_kind_name(ev->kind)) ||
       lwb_set_number(env, o, "durationMs", ev->duration_ms) || lwb_set_number(env, o, "start", ev->start) ||
       lwb_set_number(env, o, "end", ev->end) || lwb_set_number(env, o, "samples", ev->samples) ||
-      set_monitors(env, o, core, ev) || lwb_set_value(env, o, "thread", thread))
+      set_monitors(env, o, core, ev))
     return NULL;
+  /* The thread it is about; a fatal hang's is its record's, which JS alone read (lib/conditions.js
+   * adds it with the record's pid and stack). */
+  if (!ev->fatal && lwb_set_value(env, o, "thread", thread)) return NULL;
   /* SPEC §12: why the main thread hung (hang episodes only; null when nothing was measured). */
   if (ev->kind == LW_KIND_HANG && set_cause(env, o, &ev->cause)) return NULL;
   if (ev->is_block && set_true(env, o, "block")) return NULL;
-  /* A hang of a process that died hung: when it flagged it (JS joins the record's pid and stack). */
+  /* A hang of a process that died hung: when it flagged it (the key of its record in JS). */
   if (ev->fatal && (set_true(env, o, "fatal") || lwb_set_number(env, o, "detectedAt", ev->hang_detected_at)))
     return NULL;
   return o;

@@ -40,7 +40,6 @@ typedef struct lwb_cond_s {
   int self_strong;
   int registered;
   unsigned refs;
-  int has_reader; /* a lifecycle reader is set in JS: monitors ask it before their timers */
   struct lw_monset_s *set; /* the monitor set running on these conditions, if any */
   uint64_t lost_logged;    /* core.lost already handed to JS */
   int64_t reported;        /* bytes of native memory reported to V8 */

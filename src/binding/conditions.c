@@ -239,8 +239,8 @@ static napi_value b_cond_has_reader(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 2, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   LW_NAPI_CALL(env, napi_get_value_bool(env, argv[1], &b));
-  c->has_reader = b;
-  /* driftLag keeps firing while a reader is set (the reader is asked at its firings). */
+  lw_conditions_set_reader(&c->core, b);
+  /* The lateness timers asleep wake: they keep firing while a reader is set. */
   if (b) lwb_cond_entered(c);
   return NULL;
 }

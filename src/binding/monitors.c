@@ -63,10 +63,8 @@ void lwb_mon_report_memory(lwb_monset_t *m, int64_t bytes) {
  * once per run rather than once per sample: a state that changed before its event counts. */
 static void owner_read(void *data) {
   lwb_monset_t *m = data;
-  if (m->cond->has_reader) lwb_deliver(m->cond, read_extra, NULL);
+  if (lw_conditions_has_reader(&m->cond->core)) lwb_deliver(m->cond, read_extra, NULL);
 }
-
-static int owner_keeps_awake(void *data) { return ((lwb_monset_t *)data)->cond->has_reader; }
 
 static void owner_deliver(void *data, int batches, int from_loop) {
   lwb_monset_t *m = data;
@@ -183,7 +181,6 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   m->e = c->e;
   m->cond = c;
   owner.read = owner_read;
-  owner.keeps_awake = owner_keeps_awake;
   owner.deliver = owner_deliver;
   owner.closed = owner_closed;
   owner.data = m;

@@ -3,7 +3,8 @@
  * monitor; yet while the loop waits in its poll, a timer's firing is known in advance: on time.
  * The driver calls lw_monset_core_idle() when the loop is about to wait: each running monitor
  * whose row has a `sleep` hook (driftLag, macrotaskLag: their files say when they may) stops its
- * timer, unless the loop is an embedded one (it never waits in its poll). When the loop runs again
+ * timer, unless the loop is an embedded one (it never waits in its poll) or a lifecycle reader is
+ * set (it is asked at their firings: lw_conditions_set_reader). When the loop runs again
  * the driver calls lw_monset_core_awake() (`idle_end`: when the loop stopped waiting), and each
  * sleeping timer's `wake` does what it would have done meanwhile:
  * - the wake-up came LW_STOP_MIN_MS or more after the armed timer's due (a stop, starvation,
@@ -19,7 +20,7 @@ int lw_monset_core_idle(lw_monset_core_t *m, double now) {
   double before = lw_monset_core_next_due_armed(m);
   unsigned was = m->asleep;
   int i;
-  if (lw_monset_core_embedded(m)) return 0;
+  if (lw_monset_core_embedded(m) || lw_conditions_has_reader(m->c)) return 0;
   for (i = 0; i < LW_MON_COUNT; i++) {
     const lw__mon_desc_t *d = lw__mon_desc((lw_mon_t)i);
     if (m->running[i] && d->sleep != NULL && !lw__mon_asleep(m, (lw_mon_t)i) && d->sleep(m, now))

@@ -113,6 +113,7 @@ typedef struct lw_conditions_s {
   lw_conditions_config_t cfg;
   lw_tracker_t tracker;
   lw_state_t state;
+  int has_reader; /* a lifecycle reader is set (lw_conditions_set_reader) */
   lw_lifecycle_open_t open; /* the lifecycle's open intervals */
   int disposed;
 
@@ -240,6 +241,11 @@ const char *lw_conditions_name(const lw_conditions_t *c, uint32_t id);
 /* Read-only views for drivers and bindings. */
 static inline lw_tracker_t *lw_conditions_tracker(lw_conditions_t *c) { return &c->tracker; }
 static inline lw_state_t lw_conditions_state(const lw_conditions_t *c) { return c->state; }
+/* Whether a lifecycle reader is set (SPEC §3, JS's): its owner asks it before the monitors'
+ * timers run, and while one is set their lateness timers do not sleep while the loop waits (it is
+ * asked at their firings, so a state change is seen when it came: lw_monset_core_idle). */
+static inline void lw_conditions_set_reader(lw_conditions_t *c, int on) { c->has_reader = on != 0; }
+static inline int lw_conditions_has_reader(const lw_conditions_t *c) { return c->has_reader; }
 static inline int lw_conditions_disposed(const lw_conditions_t *c) { return c->disposed; }
 static inline uint64_t lw_conditions_lost(const lw_conditions_t *c) { return c->lost; }
 /* Counts `n` samples, evidence or events lost by a driver (memory ran out, a buffer was full). */

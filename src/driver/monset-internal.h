@@ -67,8 +67,6 @@ void lw__monset_uv_record_hang(void *data, const lw_msg_t *msgs, size_t n, doubl
 int lw__monset_evidence(lw_monset_t *s, double now);
 /* The sleeping timers caught up (evidence first): 1 if a due time changed; `*got`: events came. */
 int lw__monset_awake(lw_monset_t *s, double now, int *got);
-/* The loop is about to wait: the timers may sleep. 1 if a due time changed. */
-int lw__monset_idle(lw_monset_t *s, double now);
 /* Hands events over, and the batches when `flush`. */
 void lw__monset_hand_over(lw_monset_t *s, int flush, int from_loop, double now);
 /* The main-thread timers due by `now`, then the hand-over. */

@@ -114,7 +114,7 @@ static void sim_receive_last(lw_monset_t *s, const lw_msg_t *msgs, size_t n, dou
 static void sim_main_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
   lw__monset_main_run(s, now, 0);
-  lw__monset_idle(s, now);
+  lw_monset_core_idle(&s->core, now);
 }
 static void main_iteration_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, main_client);
@@ -152,7 +152,7 @@ static void async_run_cb(lw_client_t *c, double now) {
   lw_monset_t *s = LW_MONSET_OF(c, async_client);
   sim_receive(s, now);
   lw__monset_hand_over(s, 0, 0, now);
-  lw__monset_idle(s, now);
+  lw_monset_core_idle(&s->core, now);
 }
 
 static double worker_next_due(lw_client_t *c) {

@@ -42,7 +42,7 @@ static void uv_receive_last(lw_monset_t *s, const lw_msg_t *msgs, size_t n, doub
 static int poll_may_wait(lw_monset_t *s, double now) {
   lw_uvworker_set_waiting(s->rt.uw, 1);
   s->rt.idle_valid = 0;
-  return lw__monset_idle(s, now);
+  return lw_monset_core_idle(&s->core, now);
 }
 
 /* The poll that may have waited is over: a callback of it runs, or the check hook

@@ -42,13 +42,6 @@ int lw__monset_awake(lw_monset_t *s, double now, int *got) {
   return lw_monset_core_awake(&s->core, now, idle_end);
 }
 
-/* The loop is about to wait: driftLag and macrotaskLag may sleep (lw_monset_core_idle). Returns 1
- * if a due time changed. */
-int lw__monset_idle(lw_monset_t *s, double now) {
-  if (s->owner.keeps_awake && s->owner.keeps_awake(s->owner.data)) return 0;
-  return lw_monset_core_idle(&s->core, now);
-}
-
 /* Hands events over, and the batches when `flush`; then the batches start again. */
 void lw__monset_hand_over(lw_monset_t *s, int flush, int from_loop, double now) {
   if (s->owner.deliver) s->owner.deliver(s->owner.data, flush, from_loop);

@@ -34,9 +34,6 @@ typedef struct lw_monset_backend_s lw_monset_backend_t; /* monset-internal.h */
 typedef struct lw_monset_owner_s {
   /* Before the main-thread timers run: the owner asks the lifecycle reader, if it has one. */
   void (*read)(void *data);
-  /* Whether driftLag must keep firing while the loop waits (lw_monset_core_idle): a lifecycle reader
-   * is asked at each firing, so its state changes are seen when they were. NULL: never. */
-  int (*keeps_awake)(void *data);
   /* Events are queued in the conditions and, with `batches`, the batches are ready: hand them
    * over now (lw_monset_batches() reads them). `from_loop`: called from a libuv callback. */
   void (*deliver)(void *data, int batches, int from_loop);

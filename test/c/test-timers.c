@@ -123,6 +123,11 @@ TEST_IMPL(monitors_drift_sleep_rules) {
   STATE(&x.m, LW_MON_LOOPBLOCK, int, "model.embedded") = 1;
   ASSERT_EQ(lw_monset_core_idle(&x.m, 1451), 0);
   STATE(&x.m, LW_MON_LOOPBLOCK, int, "model.embedded") = 0;
+  /* Nor while a lifecycle reader is set: it is asked at driftLag's firings (SPEC §3). */
+  lw_conditions_set_reader(&x.c, 1);
+  ASSERT_EQ(lw_monset_core_idle(&x.m, 1451), 0);
+  ASSERT_EQ(lw_monset_core_asleep(&x.m), 0);
+  lw_conditions_set_reader(&x.c, 0);
   /* Stopping driftLag while it sleeps fires what was due (nothing is lost). */
   ASSERT_EQ(lw_monset_core_idle(&x.m, 1451), 1);
   {

@@ -49,10 +49,13 @@ function unquiet(f, ready) {
 }
 
 // The longest recorded sample of a monitor over the batches (each sends its longest), but for
-// iterations that were such blocks: every one of 100 ms or more is a block (LAGWATCH_BLOCK_MS).
+// iterations that were such blocks (every one of 100 ms or more is a block: LAGWATCH_BLOCK_MS),
+// and driftLag's lateness behind one: a batch's driftLag no longer than its excused loopBlock.
 function longest(f, type) {
-  const excused = type === 'loopBlock' ? new Set(f.messages.filter(onCpu).map((m) => m.durationMs)) : new Set();
-  return Math.max(...f.messages.filter((m) => m.type === type && !excused.has(m.max)).map((m) => m.max));
+  const excused = new Set(f.messages.filter(onCpu).map((m) => m.durationMs));
+  const held = new Map(f.messages.filter((m) => m.type === 'loopBlock' && excused.has(m.max)).map((m) => [m.batch, m.max]));
+  const kept = f.messages.filter((m) => m.type === type && !(held.has(m.batch) && m.max <= held.get(m.batch)));
+  return Math.max(...kept.map((m) => m.max));
 }
 
 // Every period of idle time lagwatch read, but the first (it holds the start-up's own work), is

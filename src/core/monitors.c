@@ -121,16 +121,21 @@ static void episode_cause(void *data, lw_event_t *ev) {
     if (ev->monitors[i] == loop->name_id) ev->is_block = 1;
 }
 
-/* Every monitor's state, in one zeroed allocation, each slot aligned for any type and set as
- * its own file says. */
-static int states_init(lw_monset_core_t *m) {
+/* Row `i`'s slot of the states' allocation: its state's size, rounded up so that every slot is
+ * aligned for any type. */
+static size_t slot_size(int i) {
   const size_t align = _Alignof(max_align_t);
+  return (monitors[i]->state_size + align - 1) / align * align;
+}
+
+/* Every row's state, in one zeroed allocation, each set as its own file says. */
+static int states_init(lw_monset_core_t *m) {
   size_t at[LW_ROW_COUNT], total = 0;
   char *block;
   int i;
   for (i = 0; i < LW_ROW_COUNT; i++) {
     at[i] = total;
-    total += (monitors[i]->state_size + align - 1) / align * align;
+    total += slot_size(i);
   }
   if ((block = lw__calloc(1, total > 0 ? total : 1)) == NULL) return LW_ENOMEM;
   for (i = 0; i < LW_ROW_COUNT; i++) m->state[i] = block + at[i];
@@ -148,14 +153,11 @@ static void states_free(lw_monset_core_t *m) {
 }
 
 static size_t states_memory(const lw_monset_core_t *m) {
-  const size_t align = _Alignof(max_align_t);
   size_t total = 0;
   int i;
   if (m->state[0] == NULL) return 0;
-  for (i = 0; i < LW_ROW_COUNT; i++) {
-    total += (monitors[i]->state_size + align - 1) / align * align;
-    if (monitors[i]->memory != NULL) total += monitors[i]->memory(m);
-  }
+  for (i = 0; i < LW_ROW_COUNT; i++)
+    total += slot_size(i) + (monitors[i]->memory != NULL ? monitors[i]->memory(m) : 0);
   return total;
 }
 

@@ -30,15 +30,19 @@ describe('e2e: synchronous waits in Node\'s own loop are blocks (real processes)
       callMs += dur;
       const own = r.blocks.filter((b) => b.start <= c.start + 1 && b.end >= c.end - 1);
       assert.strictEqual(own.length, 1, `${c.kind} call of ${dur.toFixed(1)} ms: ${JSON.stringify(own)}\n${why}`);
-      // The block runs to the end of its iteration: within 20 ms of the call, later by the time
-      // the thread waited for a CPU from the call to its next callback, and never past that
-      // callback (what else the iteration ran after the call, a GC under ASan, is the loop's).
+      // The block is its iteration: it ends within 20 ms of the call, later by the time the
+      // thread waited for a CPU from the call to its next callback, and never past that callback
+      // (what else the iteration ran after the call, a GC under ASan, is the loop's); it starts
+      // after the idle wait before the call, never before the fixture's callback that preceded it
+      // (what the iteration ran before the call, a platform task's GC, is the loop's as well).
       const waitedMs = c.q0 === null || c.q1 === null ? 0 : c.q1 - c.q0;
-      const ceiling = Math.max(dur + 20 + waitedMs, c.after === null ? 0 : c.after - c.start + 5);
+      const endCeiling = Math.max(c.end + 20 + waitedMs, c.after === null ? 0 : c.after + 5);
       const b = own[0];
-      assert.ok(b.durationMs - dur >= -20 && b.durationMs <= ceiling,
-        `${c.kind}: block ${b.durationMs} ms, call ${dur.toFixed(1)} ms, run-queue delay ${waitedMs} ms, ` +
-        `next callback ${c.after === null ? '-' : (c.after - c.start).toFixed(1)} ms after the call's start`);
+      assert.ok(b.durationMs - dur >= -20 && b.end <= endCeiling && b.start >= c.prevEnd,
+        `${c.kind}: block ${b.durationMs} ms from ${(b.start - c.start).toFixed(1)} ms to ${(b.end - c.start).toFixed(1)} ms ` +
+        `of the call's start, call ${dur.toFixed(1)} ms, run-queue delay ${waitedMs} ms, ` +
+        `next callback ${c.after === null ? '-' : (c.after - c.start).toFixed(1)} ms, the fixture's callback before ` +
+        `${(c.prevEnd - c.start).toFixed(1)} ms`);
       assert.strictEqual(b.hang, false);
       // The worker sees a block at most a rest (the 100 ms threshold) after it crossed the
       // threshold: one of 200 ms or more is watched and has its cause; a shorter one may end

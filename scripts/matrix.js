@@ -117,6 +117,8 @@ function builtFromSource(version) {
   try {
     fs.copyFileSync(path.join(root, 'binding.gyp'), path.join(src, 'binding.gyp'));
     fs.cpSync(path.join(root, 'src'), path.join(src, 'src'), { recursive: true });
+    fs.mkdirSync(path.join(src, 'scripts'));
+    fs.copyFileSync(path.join(root, 'scripts', 'sources.js'), path.join(src, 'scripts', 'sources.js'));
     const b = sh(node, [nodeGyp, 'rebuild', `--nodedir=${dir}`], { cwd: src, env });
     if (b.status !== 0) throw new Error(`node-gyp rebuild: ${b.stderr.slice(-3000)}`);
     const addon = path.join(src, 'build', 'Release', 'lagwatch.node');

@@ -37,6 +37,7 @@ const path = require('path');
 const root = path.resolve(__dirname, '..');
 const prefix = path.resolve(path.dirname(process.execPath), '..');
 const gyp = JSON.parse(fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8')).targets[0];
+const { sources: addonSources, WINDOWS_ONLY } = require('./sources');
 const nodeInclude = path.join(prefix, 'include', 'node');
 const native = `${process.platform}-${process.arch}`;
 
@@ -59,14 +60,14 @@ function need(tool, pkg) {
 }
 
 // prebuildify runs node-gyp, which builds in build/ and copies the result to prebuilds/. It runs
-// in a scratch copy of the sources (binding.gyp, src/, package.json), so that the checkout's
+// in a scratch copy of the sources (binding.gyp, src/, scripts/, package.json), so that the checkout's
 // build/ (the addon npm test's mocha loads, the sanitizer build beside it) is never wiped under a
 // suite that runs at the same time; the file still lands in this checkout's prebuilds/.
 function prebuildify(arch, extraEnv) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-prebuild-${arch}-`));
   try {
     for (const f of ['binding.gyp', 'package.json']) fs.copyFileSync(path.join(root, f), path.join(scratch, f));
-    fs.cpSync(path.join(root, 'src'), path.join(scratch, 'src'), { recursive: true });
+    for (const d of ['src', 'scripts']) fs.cpSync(path.join(root, d), path.join(scratch, d), { recursive: true });
     prebuildifyIn(scratch, arch, extraEnv);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
@@ -129,7 +130,7 @@ function win32x64() {
   const dir = path.join(root, 'build', 'cross', 'win32-x64');
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const sources = [...gyp.sources, 'src/platform/win_delayload.c'];
+  const sources = [...addonSources(), ...WINDOWS_ONLY];
   const objects = sources.map((src) => {
     const obj = path.join(dir, src.replace(/[\\/]/g, '_').replace(/\.c$/, '.o'));
     run(`${cross}-gcc`, [...gyp.cflags_c, '-Werror', ...gyp.defines.map((d) => `-D${d}`),
@@ -177,7 +178,7 @@ function darwinBuild(arch, out, extra = {}) {
   const minos = extra.minos || t.minos;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `lagwatch-darwin-${arch}-`));
   try {
-    const sources = extra.sources || gyp.sources;
+    const sources = extra.sources || addonSources();
     const objects = sources.map((src, i) => {
       const obj = path.join(dir, `${i}-${path.basename(src, '.c')}.o`);
       run(zig, ['cc', '-target', `${arch === 'x64' ? 'x86_64' : 'aarch64'}-macos.${minos}`, ...gyp.cflags_c, '-Werror',

@@ -31,6 +31,7 @@ const { SIMULATION, PLAIN_REAL_PROCESS, SANITIZED_REAL_PROCESS, PACKAGING, TEST_
 const TEST_BUILD_REAL = TEST_BUILD.filter((f) => f.startsWith('test/e2e/'));
 const TEST_BUILD_SIM = TEST_BUILD.filter((f) => !TEST_BUILD_REAL.includes(f));
 const { failuresIn } = require('./failures');
+const { sources } = require('./sources');
 
 const root = path.resolve(__dirname, '..');
 const mocha = require.resolve('mocha/bin/mocha.js');
@@ -51,14 +52,15 @@ let stateEnv; // every suite of this run's: scripts/suites.js runEnv(), made whe
 const conformance = path.resolve(root, '..', 'shared', 'conformance', 'core-rules.js');
 const asanAddon = path.join(root, 'build', 'asan', 'lagwatch.node');
 
-// The sources of binding.gyp (written as JSON), compiled with the sanitizers into build/asan/.
+// The addon's sources (scripts/sources.js) with binding.gyp's defines (it is written as JSON),
+// compiled with the sanitizers into build/asan/.
 function asanBuildArgs() {
   const target = JSON.parse(fs.readFileSync(path.join(root, 'binding.gyp'), 'utf8')).targets[0];
   const include = path.resolve(path.dirname(process.execPath), '..', 'include', 'node');
   fs.mkdirSync(path.dirname(asanAddon), { recursive: true });
   return ['-std=gnu11', '-Wall', '-Wextra', '-Werror', '-O1', '-g', '-fPIC', '-shared',
     '-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer',
-    ...target.defines.map((d) => `-D${d}`), '-DLW_TEST_HOOKS', `-I${include}`, ...target.sources, '-o', asanAddon, '-lm'];
+    ...target.defines.map((d) => `-D${d}`), '-DLW_TEST_HOOKS', `-I${include}`, ...sources(), '-o', asanAddon, '-lm'];
 }
 function asanEnv() {
   const libasan = spawnSync('gcc', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim();

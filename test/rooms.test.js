@@ -81,3 +81,28 @@ describe('docs/architecture.md: its Layout names every file of src/ and lib/', (
     assert.deepStrictEqual([...named].filter((f) => !fs.existsSync(path.join(ROOT, f))), []);
   });
 });
+
+// One list of the addon's sources for every build: a file of src/ is built by being there.
+describe('the build takes every C file of src/, from one list', () => {
+  const { sources, WINDOWS_ONLY } = require('../scripts/sources');
+  const { execFileSync } = require('child_process');
+  const os = require('os');
+
+  it('scripts/sources.js lists each .c file under src/ (any depth), but the Windows loader\'s hook', () => {
+    const files = walk('src').filter((f) => f.endsWith('.c'));
+    for (const f of WINDOWS_ONLY) assert.ok(files.includes(f), `${f} exists`);
+    assert.deepStrictEqual([...sources()].sort(), files.filter((f) => !WINDOWS_ONLY.includes(f)).sort());
+  });
+
+  it('binding.gyp takes its sources from it alone, and the script prints the same list from any directory', () => {
+    const target = JSON.parse(fs.readFileSync(path.join(ROOT, 'binding.gyp'), 'utf8')).targets[0];
+    assert.deepStrictEqual(target.sources, ['<!@(node scripts/sources.js)']);
+    const printed = execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'sources.js')], { cwd: os.tmpdir(), encoding: 'utf8' });
+    assert.deepStrictEqual(printed.trim().split(' '), sources());
+  });
+
+  it('the package carries the script, which a build from source runs', () => {
+    const { files } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    for (const f of ['binding.gyp', 'scripts/build.js', 'scripts/sources.js', 'src/']) assert.ok(files.includes(f), `package.json files: ${f}`);
+  });
+});

@@ -670,8 +670,13 @@ describe('bad input (SPEC §11)', () => {
     const end = (x) => (x === undefined ? undefined : typeof x.stop === 'function' ? x.stop() : x.dispose());
     // [entry point, call with the value, the name its error gives].
     // (native.optionCheck: one option checked alone, as register checks LAGWATCH_BLOCK_MS.)
+    // The option's path in the user's options object: every entry point's error names it so.
+    function pathOf(table, name) {
+      const head = name.split('.')[0];
+      return table === 'monitors' && native.monNames().includes(head) ? `options.monitors.${name}` : `options.${name}`;
+    }
     function entries(table, name) {
-      return [...userEntries(table, name), ['optionCheck', (v) => native.optionCheck(table, name, v), name]];
+      return [...userEntries(table, name), ['optionCheck', (v) => native.optionCheck(table, name, v), pathOf(table, name)]];
     }
     function userEntries(table, name) {
       if (table === 'conditions') {
@@ -694,9 +699,10 @@ describe('bad input (SPEC §11)', () => {
         return out;
       }
       const [head, key] = name.split('.');
-      if (key === undefined) return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), [head]: v }), name]];
-      if (head === 'blocks') return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), blocks: { [key]: v } }), name]];
-      return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), monitors: { [head]: { [key]: v } } }), name]];
+      const named = pathOf(table, name);
+      if (key === undefined) return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), [head]: v }), named]];
+      if (head === 'blocks') return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), blocks: { [key]: v } }), named]];
+      return [['setupAllMonitors', (v) => lw.setupAllMonitors({ clock: sim(), monitors: { [head]: { [key]: v } } }), named]];
     }
     const show = (v) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'string' ? JSON.stringify(v) : String(v));
 

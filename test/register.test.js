@@ -220,7 +220,7 @@ describe('lagwatch/register (node -r lagwatch/register)', function () {
     const bad = run(APP, { env: { LAGWATCH_BLOCK_MS: '20', ...QUICK } });
     assert.strictEqual((await bad.waitExit(30000)).code, 0, bad.describe());
     assert.deepStrictEqual(bad.stderrLines(), [
-      'lagwatch: LAGWATCH_BLOCK_MS=20: The "blocks.thresholdMs" argument must be a finite number >= 50 (blocks are not reported)',
+      'lagwatch: LAGWATCH_BLOCK_MS=20: The "options.blocks.thresholdMs" argument must be a finite number >= 50 (blocks are not reported)',
     ], bad.describe());
   });
 

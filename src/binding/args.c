@@ -129,7 +129,11 @@ int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size
   return 0;
 }
 
-int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg, const char *prefix) {
+void lwb_option_path(lw_options_t t, size_t i, char *buf, size_t cap) {
+  snprintf(buf, cap, "options.%s%s", lw_option_of_monitor(t, i) ? "monitors." : "", lw_option_name(t, i));
+}
+
+int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg) {
   napi_valuetype type;
   size_t i;
   LW_NAPI_CALL_RET(env, napi_typeof(env, obj, &type), -1);
@@ -143,7 +147,7 @@ int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg, con
     napi_value v;
     bool has;
     double d;
-    snprintf(name, sizeof(name), "%s%s", prefix, lw_option_name(t, i));
+    lwb_option_path(t, i, name, sizeof(name));
     LW_NAPI_CALL_RET(env, napi_has_named_property(env, obj, lw_option_name(t, i), &has), -1);
     if (!has) continue;
     LW_NAPI_CALL_RET(env, napi_get_named_property(env, obj, lw_option_name(t, i), &v), -1);

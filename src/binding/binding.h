@@ -66,12 +66,16 @@ int lwb_arg_nonneg(napi_env env, napi_value v, const char *name, double *out);
 /* A string of at most `cap - 1` bytes into `buf` (always NUL-terminated); a longer one leaves
  * `buf` empty and `*len` >= cap, so that the caller's range check names it. */
 int lwb_arg_string(napi_env env, napi_value v, const char *name, char *buf, size_t cap, size_t *len);
+/* Option `i` of table `t` as the JS API's options object holds it, the name every entry point's
+ * error gives it: "options.holdMs", "options.monitors.driftLag.intervalMs",
+ * "options.blocks.thresholdMs". */
+void lwb_option_path(lw_options_t t, size_t i, char *buf, size_t cap);
 /* Reads into `cfg` each option of the core's table `t` (config.h) that the object `obj` has and
  * is not undefined: a boolean for a boolean option, else a number, in its range. The one parse of
  * every entry point's options: a wrong type is a TypeError, a value out of range a RangeError,
- * each naming the option as `prefix` and its name. Keys that are none of the table's are not
- * read: lib/ checks the names, against the same table. */
-int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg, const char *prefix);
+ * each naming the option by its path (lwb_option_path). Keys that are none of the table's are
+ * not read: lib/ checks the names, against the same table. */
+int lwb_arg_options(napi_env env, napi_value obj, lw_options_t t, void *cfg);
 /* One value `v` of option `i` of table `t`, as lwb_arg_options reads each (the same errors,
  * naming it `name`), into `*out`: 0, or -1 with the exception pending. */
 int lwb_arg_option(napi_env env, napi_value v, lw_options_t t, size_t i, const char *name, double *out);

@@ -98,7 +98,7 @@ static napi_value b_cond_create(napi_env env, napi_callback_info info) {
   if (t != napi_null && (sim = lwb_get_sim(env, argv[1])) == NULL)
     return NULL;
   lw_conditions_config_default(&cfg);
-  if (lwb_arg_options(env, argv[2], LW_OPTIONS_CONDITIONS, &cfg, "options.")) return NULL;
+  if (lwb_arg_options(env, argv[2], LW_OPTIONS_CONDITIONS, &cfg)) return NULL;
   c = calloc(1, sizeof(*c));
   if (c == NULL || lw_conditions_init(&c->core, &cfg) != LW_OK) {
     free(c);

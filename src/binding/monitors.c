@@ -156,7 +156,7 @@ static napi_value b_mon_check(napi_env env, napi_callback_info info) {
   lw_monset_core_config_t cfg;
   if (lwb_get_args(env, info, 1, argv)) return NULL;
   lw_monset_core_config_default(&cfg, NULL);
-  lwb_arg_options(env, argv[0], LW_OPTIONS_MONITORS, &cfg, "");
+  lwb_arg_options(env, argv[0], LW_OPTIONS_MONITORS, &cfg);
   return NULL;
 }
 
@@ -172,7 +172,7 @@ static napi_value b_mon_create(napi_env env, napi_callback_info info) {
   if (lwb_get_args(env, info, 3, argv)) return NULL;
   if ((c = lwb_get_cond(env, argv[0])) == NULL) return NULL;
   lw_monset_core_config_default(&cfg, &c->core);
-  if (lwb_arg_options(env, argv[2], LW_OPTIONS_MONITORS, &cfg, "")) return NULL;
+  if (lwb_arg_options(env, argv[2], LW_OPTIONS_MONITORS, &cfg)) return NULL;
   m = calloc(1, sizeof(*m));
   if (m == NULL) {
     napi_throw_error(env, "ERR_MEMORY", "lagwatch: out of memory");

@@ -98,6 +98,7 @@ static napi_value b_option_check(napi_env env, napi_callback_info info) {
     lwb_throw_range(env, "name", "an option of the table");
     return NULL;
   }
+  lwb_option_path(t, i, name, sizeof(name));
   if (lwb_arg_option(env, argv[2], t, i, name, &d)) return NULL;
   LW_NAPI_CALL(env, napi_get_undefined(env, &r));
   return r;

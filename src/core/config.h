@@ -79,6 +79,9 @@ size_t lw_option_count(lw_options_t t);
 const char *lw_option_name(lw_options_t t, size_t i);
 lw_option_kind_t lw_option_kind(lw_options_t t, size_t i);
 double lw_option_default(lw_options_t t, size_t i);
+/* 1 if option `i` of table `t` is a monitor's ("driftLag.intervalMs": its name begins with the
+ * monitor's), 0 if it is the set's ("blocks.thresholdMs") or the conditions'. */
+int lw_option_of_monitor(lw_options_t t, size_t i);
 /* Sets option `i` of table `t` in `cfg` to `value`: LW_OK, or LW_EINVAL if it is out of range
  * (nothing changed; `*range` describes the range), or LW_ENOENT past the last option. */
 int lw_option_set(lw_options_t t, void *cfg, size_t i, double value, const char **range);

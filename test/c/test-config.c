@@ -5,7 +5,18 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/monitors.h"
 #include "test.h"
+
+/* 1 if `name` is "<a monitor's name>.<key>". */
+static int named_under_monitor(const char *name) {
+  int m;
+  for (m = 0; m < LW_MON_COUNT; m++) {
+    size_t n = strlen(lw_mon_name((lw_mon_t)m));
+    if (strncmp(name, lw_mon_name((lw_mon_t)m), n) == 0 && name[n] == '.') return 1;
+  }
+  return 0;
+}
 
 /* Values of every kind's edges, in and out of range. */
 static const double probes[] = {-INFINITY, -1, 0, 0.5, 1, 1.5, 8, 9, 49.9, 50, 100000, 100001, INFINITY, NAN};
@@ -31,6 +42,10 @@ TEST_IMPL(config_tables_defaults) {
       /* A default config holds each default. */
       ASSERT_DBL_EQ(lw_option_get((lw_options_t)t, cfgs[t], i), d);
       ASSERT(lw_option_kind_name(lw_option_kind((lw_options_t)t, i)) != NULL);
+      /* A monitor's option, and only one, is named under the monitor (the binding names it
+       * options.monitors.<name> in its errors). */
+      ASSERT_EQ(lw_option_of_monitor((lw_options_t)t, i),
+                t == LW_OPTIONS_MONITORS && named_under_monitor(lw_option_name((lw_options_t)t, i)));
       /* Each public name once, across both tables. */
       for (u = 0; u < LW_OPTIONS_COUNT; u++)
         for (j = 0; j < lw_option_count((lw_options_t)u); j++)
@@ -41,6 +56,7 @@ TEST_IMPL(config_tables_defaults) {
     ASSERT_TRUE(isnan(lw_option_default((lw_options_t)t, lw_option_count((lw_options_t)t))));
   }
   ASSERT_EQ(lw_option_count(LW_OPTIONS_COUNT), 0);
+  ASSERT_EQ(lw_option_of_monitor(LW_OPTIONS_MONITORS, lw_option_count(LW_OPTIONS_MONITORS)), 0);
   return 0;
 }
 

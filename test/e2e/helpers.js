@@ -376,7 +376,9 @@ function nextRun(pid, tid, timeoutMs) {
 // worker runs once per rest (LW_REST_MAX_MS), while it runs every 100 ms; so a run followed by
 // 150 ms without one began a rest, and the run that ends that rest (a rest's length later) begins
 // the next one, with the loop still idle: the freeze starts `delayMs` after it is seen. Returns,
-// per stop, the length of the rest before it as seen (the alignment's evidence).
+// per stop, { restMs: the length of the rest before it as seen (the alignment's evidence),
+// frozenMs: how long the freezer took to stop every thread, ranFrozen: how many times the worker
+// thread ran after that (0: the freeze held) }.
 async function freezeAtRestStarts(f, cg, tid, stops) {
   const pid = f.child.pid;
   const rests = [];
@@ -389,10 +391,17 @@ async function freezeAtRestStarts(f, cg, tid, stops) {
     const ends = nextRun(pid, tid, 2000);
     assert.ok(ends !== null, `the worker's rest ends: ${f.describe()}`);
     sleepSync(delayMs);
+    const t0 = performance.now();
     cg.write('freezer.state', 'FROZEN');
-    sleepSync(stopMs);
+    // The freezer reads FREEZING until every thread is stopped: how long that took, for the
+    // failure's account (none of it is taken out of the stop's length, counted from the write).
+    while (cg.read('freezer.state').trim() !== 'FROZEN' && performance.now() - t0 < stopMs) sleepSync(0.2);
+    const frozenMs = performance.now() - t0;
+    const runs = threadRuns(pid, tid);
+    sleepSync(Math.max(0, stopMs - frozenMs));
+    const ranFrozen = threadRuns(pid, tid) - runs;
     cg.write('freezer.state', 'THAWED');
-    rests.push(Math.round(ends - began));
+    rests.push({ restMs: Math.round(ends - began), frozenMs: +frozenMs.toFixed(1), ranFrozen });
   }
   return rests;
 }

@@ -44,16 +44,9 @@ static const lw_option_row_t *monitors_option(size_t at) {
   return at < LW__COUNT(set_options) ? &set_options[at] : NULL;
 }
 
+/* The monitors' rows come first in their table, the set's after them. */
 int lw_option_of_monitor(lw_options_t t, size_t i) {
-  size_t k;
-  int m;
-  if (t != LW_OPTIONS_MONITORS) return 0;
-  for (m = 0; m < LW_MON_COUNT; m++) {
-    lw__mon_options((lw_mon_t)m, &k);
-    if (i < k) return 1;
-    i -= k;
-  }
-  return 0;
+  return t == LW_OPTIONS_MONITORS && i < monitors_count() - LW__COUNT(set_options);
 }
 
 static const char *const kind_names[LW_OPTION_KINDS] = {"ms",   "count",     "boolean",    "blockMs",
